@@ -1,0 +1,150 @@
+// Hint pass cost: find + label + draw (overlay in the page, or onto a captured frame), without the
+// screenshot itself, on generated pages with 100, 1,000 and 10,000 links and on the saved real pages.
+// Targets (issue 3): <= 30 ms for 1,000 links, <= 150 ms for 10,000. Counters: hints found, and the cost
+// per element of the page (so growth with page size is visible).
+#include <benchmark/benchmark.h>
+#include <httplib.h>
+
+#include <filesystem>
+#include <memory>
+#include <thread>
+
+#include "browser/browser.h"
+#include "hints/hints.h"
+
+namespace {
+
+using namespace vimgpt;
+
+// A minimal loopback server: generated pages under /gen/N, the saved pages under /pages.
+class Server {
+ public:
+  Server() {
+    server_.Get(R"(/gen/(\d+))", [](const httplib::Request& request, httplib::Response& response) {
+      const int links = std::stoi(request.matches[1]);
+      std::string html = "<!doctype html><html><head><title>gen</title><style>body{font:14px sans-serif}"
+                         " li{display:inline-block;margin:2px 6px}</style></head><body><nav><ul>";
+      for (int i = 0; i < links; ++i) {
+        html += "<li><a href=\"/item/" + std::to_string(i) + "\">item " + std::to_string(i) + "</a></li>";
+        if (i % 50 == 49) html += "</ul><p>Some paragraph text between groups of links.</p><ul>";
+      }
+      html += "</ul></nav></body></html>";
+      response.set_content(html, "text/html");
+    });
+    server_.set_mount_point("/pages", VIMGPT_PAGES_DIR);
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    while (!server_.is_running()) std::this_thread::yield();  // listening starts on the thread
+  }
+  ~Server() {
+    server_.stop();
+    thread_.join();
+  }
+  [[nodiscard]] std::string url(const std::string& path) const {
+    return "http://127.0.0.1:" + std::to_string(port_) + path;
+  }
+
+ private:
+  httplib::Server server_;
+  std::thread thread_;
+  int port_ = 0;
+};
+
+Server& server() {
+  static Server instance;
+  return instance;
+}
+
+browser::Tab& tab() {
+  static std::unique_ptr<browser::Tab> instance = [] {
+    auto launched = browser::Tab::launch(cdp::LaunchOptions{});
+    if (!launched) throw std::runtime_error(launched.error().describe());
+    return std::move(*launched);
+  }();
+  return *instance;
+}
+
+double element_count() {
+  auto count = tab().evaluate("document.getElementsByTagName('*').length");
+  return count ? count->get<double>() : 1;
+}
+
+bool open(benchmark::State& state, const std::string& path) {
+  auto navigated = tab().navigate(server().url(path));
+  if (!navigated) state.SkipWithError(navigated.error().describe().c_str());
+  return static_cast<bool>(navigated);
+}
+
+// Overlay mode: find, label, put the markers in the page, take them away.
+void run_overlay_pass(benchmark::State& state) {
+  std::size_t hints = 0;
+  for (auto _ : state) {
+    auto map = hints::find_hints(tab());
+    if (!map) return state.SkipWithError(map.error().describe().c_str());
+    if (auto shown = hints::show_overlay(tab(), *map); !shown) return state.SkipWithError(shown.error().describe().c_str());
+    if (auto removed = hints::remove_overlay(tab()); !removed) return state.SkipWithError(removed.error().describe().c_str());
+    hints = map->size();
+  }
+  const double elements = element_count();
+  state.counters["hints"] = static_cast<double>(hints);
+  state.counters["elements"] = elements;
+  state.counters["per_element"] = benchmark::Counter(elements, benchmark::Counter::kIsIterationInvariantRate |
+                                                                   benchmark::Counter::kInvert);
+}
+
+// Image mode: find, label, and draw onto an already captured frame (decode, paint, PNG encode).
+void run_image_pass(benchmark::State& state) {
+  auto frame = tab().screenshot();
+  if (!frame) return state.SkipWithError(frame.error().describe().c_str());
+  std::size_t hints = 0;
+  for (auto _ : state) {
+    auto map = hints::find_hints(tab());
+    if (!map) return state.SkipWithError(map.error().describe().c_str());
+    auto drawn = hints::draw_labels(*frame, *map);
+    if (!drawn) return state.SkipWithError(drawn.error().describe().c_str());
+    hints = map->size();
+  }
+  state.counters["hints"] = static_cast<double>(hints);
+}
+
+void BM_HintPassOverlay(benchmark::State& state) {
+  if (open(state, "/gen/" + std::to_string(state.range(0)))) run_overlay_pass(state);
+}
+void BM_HintPassImage(benchmark::State& state) {
+  if (open(state, "/gen/" + std::to_string(state.range(0)))) run_image_pass(state);
+}
+void BM_FindOnly(benchmark::State& state) {
+  if (!open(state, "/gen/" + std::to_string(state.range(0)))) return;
+  for (auto _ : state) {
+    auto map = hints::find_hints(tab());
+    if (!map) return state.SkipWithError(map.error().describe().c_str());
+    benchmark::DoNotOptimize(map->size());
+  }
+}
+
+void configure(benchmark::internal::Benchmark* bench) {
+  bench->Unit(benchmark::kMillisecond)->UseRealTime()->Repetitions(3)->ReportAggregatesOnly(true);
+}
+
+BENCHMARK(BM_HintPassOverlay)->Arg(100)->Arg(1000)->Arg(10000)->Apply(configure);
+BENCHMARK(BM_HintPassImage)->Arg(100)->Arg(1000)->Arg(10000)->Apply(configure);
+BENCHMARK(BM_FindOnly)->Arg(100)->Arg(1000)->Arg(10000)->Apply(configure);
+
+// One benchmark per saved real page.
+[[maybe_unused]] const bool registered = [] {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(VIMGPT_PAGES_DIR))
+    if (entry.path().extension() == ".html") names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  for (const auto& name : names) {
+    auto* bench = benchmark::RegisterBenchmark(("BM_RealPage/" + name).c_str(), [name](benchmark::State& state) {
+      if (open(state, "/pages/" + name)) run_overlay_pass(state);
+    });
+    bench->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(10)->Repetitions(3)->ReportAggregatesOnly(true);
+  }
+  return true;
+}();
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Fails on unformatted files (clang-format, 120 columns) and on clang-tidy findings in src/.
+#   scripts/lint.sh BUILD_DIR      (BUILD_DIR holds compile_commands.json)
+#   scripts/lint.sh --fix          reformat in place instead of checking
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mapfile -t sources < <(git ls-files --cached --others --exclude-standard -- 'src/*.cpp' 'src/*.h' \
+  'tests/*.cpp' 'tests/*.h' 'bench/*.cpp' 'fuzz/*.cpp' | while read -r f; do [[ -f $f ]] && echo "$f"; done)
+
+if [[ ${1:-} == --fix ]]; then
+  clang-format -i "${sources[@]}"
+  exit 0
+fi
+
+build=${1:?usage: scripts/lint.sh BUILD_DIR | --fix}
+if ! clang-format --dry-run --Werror "${sources[@]}" 2>/tmp/vimgpt-format.log; then
+  grep -E '^[^ ].*(warning|error):' /tmp/vimgpt-format.log | cut -d: -f1 | sort -u | sed 's/^/unformatted: /' >&2
+  echo "lint: run scripts/lint.sh --fix to format these files" >&2
+  exit 1
+fi
+
+mapfile -t tidy_sources < <(printf '%s\n' "${sources[@]}" | grep -E '^src/.*\.cpp$')
+# run-clang-tidy runs one process per file on every core and prints only findings.
+if ! run-clang-tidy -quiet -p "$build" -j"$(nproc)" "${tidy_sources[@]}" >/tmp/vimgpt-tidy.log 2>&1; then
+  grep -E 'warning:|error:' /tmp/vimgpt-tidy.log | sort -u >&2 || cat /tmp/vimgpt-tidy.log >&2
+  echo "lint: clang-tidy found problems in src/ (see above)" >&2
+  exit 1
+fi

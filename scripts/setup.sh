@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs every Debian package vimgpt needs to build, run, test and benchmark.
+# Idempotent: quiet when everything is present; runs `apt-get update` once, only when something is missing.
+set -euo pipefail
+
+packages=(
+  # toolchain
+  build-essential cmake ninja-build pkg-config clang-format clang-tidy clang libclang-rt-dev
+  # libraries
+  nlohmann-json3-dev libcurl4-openssl-dev libcli11-dev libspdlog-dev libfmt-dev libboost-dev libssl-dev
+  libstb-dev libturbojpeg0-dev libfreetype-dev fonts-dejavu-core
+  portaudio19-dev libpocketsphinx-dev pocketsphinx-en-us libespeak-ng-dev libsndfile1-dev libsamplerate0-dev
+  # tests and benchmarks
+  libcpp-httplib-dev libgtest-dev libgmock-dev libbenchmark-dev espeak-ng sox
+  # the browser
+  chromium
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+((${#missing[@]} == 0)) && exit 0
+
+if [[ $(id -u) -ne 0 ]]; then
+  echo "setup: missing packages: ${missing[*]}" >&2
+  echo "setup: run this script as root (or: sudo apt-get install ${missing[*]})" >&2
+  exit 1
+fi
+echo "setup: installing ${#missing[@]} packages: ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,232 @@
+// The action vocabulary: the seed's contract ({"navigate"}, {"click"}, {"type"}, {"click"+"type"}, {"done"})
+// plus our extensions, parsed in the seed's priority order and validated before anything touches the page.
+#include <algorithm>
+#include <cctype>
+
+#include "agent/agent.h"
+
+namespace vimgpt::agent {
+namespace {
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  return out;
+}
+
+Result<std::string> string_field(const Json& reply, const char* key) {
+  const auto& value = reply.at(key);
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_number()) return value.dump();  // a label like 12 or a number to type
+  return fail(ErrorKind::InvalidArgument, std::string("\"") + key + "\" must be a string");
+}
+
+Result<std::string> text_field(const Json& reply, const char* key) {
+  VIMGPT_TRY(std::string text, string_field(reply, key));
+  if (text.size() > kMaxTypedText) {
+    return fail(ErrorKind::Refused, "the text to type is " + std::to_string(text.size()) + " characters; at most " +
+                                        std::to_string(kMaxTypedText) + " are allowed in one action");
+  }
+  return text;
+}
+
+Result<std::string> label_field(const Json& reply, const char* key) {
+  VIMGPT_TRY(std::string label, string_field(reply, key));
+  if (label.empty()) return fail(ErrorKind::InvalidArgument, std::string("\"") + key + "\" needs a hint label");
+  return label;
+}
+
+bool has(const Json& reply, const char* key) { return reply.contains(key) && !reply.at(key).is_null(); }
+
+}  // namespace
+
+std::string_view to_string(ActionKind kind) {
+  switch (kind) {
+    case ActionKind::Done: return "done";
+    case ActionKind::ClickType: return "click+type";
+    case ActionKind::Navigate: return "navigate";
+    case ActionKind::Type: return "type";
+    case ActionKind::Click: return "click";
+    case ActionKind::Select: return "select";
+    case ActionKind::ClickAt: return "click_at";
+    case ActionKind::Scroll: return "scroll";
+    case ActionKind::Back: return "back";
+    case ActionKind::Key: return "key";
+    case ActionKind::Wait: return "wait";
+  }
+  return "action";
+}
+
+Result<std::string> normalize_url(std::string_view url) {
+  std::string trimmed(url);
+  trimmed.erase(0, trimmed.find_first_not_of(" \t\r\n"));
+  trimmed.erase(trimmed.find_last_not_of(" \t\r\n") + 1);
+  if (trimmed.empty()) return fail(ErrorKind::InvalidArgument, "\"navigate\" needs a URL");
+  const auto colon = trimmed.find(':');
+  const auto first_special = trimmed.find_first_of("/?#");
+  const bool has_scheme = colon != std::string::npos && colon > 0 &&
+                          (first_special == std::string::npos || colon < first_special) &&
+                          std::all_of(trimmed.begin(), trimmed.begin() + static_cast<long>(colon), [](unsigned char c) {
+                            return std::isalnum(c) || c == '+' || c == '-' || c == '.';
+                          });
+  // "localhost:8080/x" has a colon but no scheme: a scheme is never followed by digits only.
+  const bool looks_like_port =
+      has_scheme && colon + 1 < trimmed.size() && std::isdigit(static_cast<unsigned char>(trimmed[colon + 1]));
+  if (!has_scheme || looks_like_port) return "https://" + trimmed;
+  const std::string scheme = lower(trimmed.substr(0, colon));
+  if (scheme == "http" || scheme == "https") return trimmed;
+  return fail(ErrorKind::Refused, "navigation to " + scheme + ": URLs is not allowed (only http and https)");
+}
+
+Result<Action> parse_action(const Json& reply) {
+  if (!reply.is_object()) {
+    return fail(ErrorKind::InvalidArgument, std::string("the reply must be one JSON object, not ") +
+                                                (reply.is_array() ? "an array" : reply.type_name()));
+  }
+  Action action;
+  if (reply.contains("done")) {
+    action.kind = ActionKind::Done;
+    action.answer = reply.at("done");
+    return action;
+  }
+  if (has(reply, "click") && has(reply, "type")) {
+    action.kind = ActionKind::ClickType;
+    VIMGPT_TRY(action.label, label_field(reply, "click"));
+    VIMGPT_TRY(action.text, text_field(reply, "type"));
+    return action;
+  }
+  if (has(reply, "navigate")) {
+    action.kind = ActionKind::Navigate;
+    VIMGPT_TRY(std::string url, string_field(reply, "navigate"));
+    VIMGPT_TRY(action.text, normalize_url(url));
+    return action;
+  }
+  if (has(reply, "type")) {
+    action.kind = ActionKind::Type;
+    VIMGPT_TRY(action.text, text_field(reply, "type"));
+    return action;
+  }
+  if (has(reply, "click")) {
+    action.kind = ActionKind::Click;
+    VIMGPT_TRY(action.label, label_field(reply, "click"));
+    return action;
+  }
+  if (has(reply, "select")) {
+    action.kind = ActionKind::Select;
+    VIMGPT_TRY(action.label, label_field(reply, "select"));
+    if (!has(reply, "option")) return fail(ErrorKind::InvalidArgument, "\"select\" needs an \"option\" to choose");
+    VIMGPT_TRY(action.text, string_field(reply, "option"));
+    return action;
+  }
+  if (has(reply, "click_at")) {
+    const auto& point = reply.at("click_at");
+    if (!point.is_array() || point.size() != 2 || !point[0].is_number() || !point[1].is_number()) {
+      return fail(ErrorKind::InvalidArgument, "\"click_at\" must be [x, y] in pixels of the screenshot");
+    }
+    action.kind = ActionKind::ClickAt;
+    action.x = point[0].get<double>();
+    action.y = point[1].get<double>();
+    return action;
+  }
+  if (has(reply, "scroll")) {
+    action.kind = ActionKind::Scroll;
+    const std::string direction = reply.at("scroll").is_string() ? lower(reply.at("scroll").get<std::string>()) : "";
+    if (direction != "down" && direction != "up") {
+      return fail(ErrorKind::InvalidArgument, "\"scroll\" must be \"down\" or \"up\"");
+    }
+    action.direction = direction == "up" ? browser::ScrollDirection::Up : browser::ScrollDirection::Down;
+    return action;
+  }
+  if (has(reply, "back")) {
+    action.kind = ActionKind::Back;
+    return action;
+  }
+  if (has(reply, "key")) {
+    action.kind = ActionKind::Key;
+    VIMGPT_TRY(action.text, string_field(reply, "key"));
+    VIMGPT_TRY_VOID(browser::parse_key(action.text));
+    return action;
+  }
+  if (has(reply, "wait")) {
+    const auto& seconds = reply.at("wait");
+    if (!seconds.is_number() || seconds.get<double>() < 0 || seconds.get<double>() > 10) {
+      return fail(ErrorKind::InvalidArgument, "\"wait\" must be a number of seconds from 0 to 10");
+    }
+    action.kind = ActionKind::Wait;
+    action.seconds = seconds.get<double>();
+    return action;
+  }
+  if (reply.empty()) return fail(ErrorKind::InvalidArgument, "the reply was an empty object: choose one action");
+  std::string keys;
+  for (const auto& [key, value] : reply.items()) keys += (keys.empty() ? "" : ", ") + key;
+  return fail(ErrorKind::InvalidArgument,
+              "no known action in the reply (keys: " + keys +
+                  "); use navigate, click, type, done, scroll, back, key, select+option, wait or click_at");
+}
+
+Json to_json(const Action& action) {
+  switch (action.kind) {
+    case ActionKind::Done: return {{"done", action.answer}};
+    case ActionKind::ClickType: return {{"click", action.label}, {"type", action.text}};
+    case ActionKind::Navigate: return {{"navigate", action.text}};
+    case ActionKind::Type: return {{"type", action.text}};
+    case ActionKind::Click: return {{"click", action.label}};
+    case ActionKind::Select: return {{"select", action.label}, {"option", action.text}};
+    case ActionKind::ClickAt: return {{"click_at", {action.x, action.y}}};
+    case ActionKind::Scroll:
+      return {{"scroll", action.direction == browser::ScrollDirection::Up ? "up" : "down"}};
+    case ActionKind::Back: return {{"back", true}};
+    case ActionKind::Key: return {{"key", action.text}};
+    case ActionKind::Wait: return {{"wait", action.seconds}};
+  }
+  return Json::object();
+}
+
+std::string describe(const Action& action) {
+  switch (action.kind) {
+    case ActionKind::Done: return "done";
+    case ActionKind::ClickType: return "click " + action.label + " and type \"" + action.text + "\"";
+    case ActionKind::Navigate: return "navigate to " + action.text;
+    case ActionKind::Type: return "type \"" + action.text + "\"";
+    case ActionKind::Click: return "click " + action.label;
+    case ActionKind::Select: return "select \"" + action.text + "\" in " + action.label;
+    case ActionKind::ClickAt:
+      return "click at (" + std::to_string(static_cast<int>(action.x)) + ", " +
+             std::to_string(static_cast<int>(action.y)) + ")";
+    case ActionKind::Scroll: return action.direction == browser::ScrollDirection::Up ? "scroll up" : "scroll down";
+    case ActionKind::Back: return "go back";
+    case ActionKind::Key: return "press " + action.text;
+    case ActionKind::Wait: return "wait " + std::to_string(action.seconds).substr(0, 4) + " s";
+  }
+  return "act";
+}
+
+Result<Observe> parse_observe(std::string_view name) {
+  if (name == "vision") return Observe::Vision;
+  if (name == "hybrid") return Observe::Hybrid;
+  return fail(ErrorKind::InvalidArgument, "--observe takes vision or hybrid, not '" + std::string(name) + "'");
+}
+
+std::string_view to_string(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::Done: return "done";
+    case Outcome::Error: return "error";
+    case Outcome::BudgetExhausted: return "budget exhausted";
+    case Outcome::Stuck: return "stuck";
+    case Outcome::Interrupted: return "interrupted";
+  }
+  return "error";
+}
+
+int exit_code(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::Done: return 0;
+    case Outcome::Error: return 1;
+    case Outcome::BudgetExhausted: return 2;
+    case Outcome::Stuck: return 3;
+    case Outcome::Interrupted: return 130;
+  }
+  return 1;
+}
+
+}  // namespace vimgpt::agent

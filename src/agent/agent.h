@@ -1,0 +1,182 @@
+// The agent: the step loop (capture with hints → model → act → settle → record), the action vocabulary,
+// budgets, the stuck detector, and recorded runs a person can step through.
+//
+//   vimgpt::agent::AgentOptions options;
+//   options.objective = "find the opening hours";
+//   auto tab = vimgpt::browser::Tab::launch({});
+//   auto model = vimgpt::vision::Client::create(model_options);
+//   vimgpt::agent::Agent agent(options, **tab, std::make_unique<vimgpt::agent::ModelPlanner>(**model));
+//   auto outcome = agent.run([](const vimgpt::agent::StepRecord& step) { /* progress */ });
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "browser/browser.h"
+#include "common/result.h"
+#include "hints/hints.h"
+#include "vision/vision.h"
+
+namespace vimgpt::agent {
+
+using Json = nlohmann::json;
+using std::chrono::milliseconds;
+
+// ---- Actions ----------------------------------------------------------------------------------------------
+
+enum class ActionKind { Done, ClickType, Navigate, Type, Click, Select, ClickAt, Scroll, Back, Key, Wait };
+std::string_view to_string(ActionKind kind);
+
+struct Action {
+  ActionKind kind = ActionKind::Done;
+  std::string label;  // Click, ClickType, Select
+  std::string text;   // Type, ClickType (may hold <secret:NAME> placeholders), Navigate (the URL), Key, Select option
+  Json answer;        // Done
+  browser::ScrollDirection direction = browser::ScrollDirection::Down;
+  double seconds = 0;  // Wait
+  double x = 0;        // ClickAt, in pixels of the frame the model saw
+  double y = 0;
+};
+
+inline constexpr std::size_t kMaxTypedText = 4096;
+
+// The seed's contract: several keys in one reply are taken in the order done, click+type, navigate, type,
+// click; extensions come after. Refused URLs (javascript:, file:, chrome:, data:, ...), unknown keys to press,
+// over-long text and empty objects are errors the model sees on its next step.
+Result<Action> parse_action(const Json& reply);
+// "navigate example.com" → "https://example.com"; only http and https are allowed.
+Result<std::string> normalize_url(std::string_view url);
+Json to_json(const Action& action);
+std::string describe(const Action& action);
+
+// ---- Planning: where the next action comes from -----------------------------------------------------------
+
+struct Observation {
+  std::string objective;
+  std::string url;
+  std::string title;
+  const hints::Capture* capture = nullptr;
+  std::vector<vision::HistoryEntry> history;
+};
+
+struct Plan {
+  Json action;
+  std::string raw_reply;
+  vision::Decision decision;  // empty for scripted plans
+};
+
+class Planner {
+ public:
+  virtual ~Planner() = default;
+  virtual Result<Plan> next(const Observation& observation) = 0;
+  [[nodiscard]] virtual vision::Usage usage() const { return {}; }
+};
+
+enum class Observe { Vision, Hybrid };
+Result<Observe> parse_observe(std::string_view name);
+
+// Asks a vision model.
+class ModelPlanner final : public Planner {
+ public:
+  ModelPlanner(vision::Client& client, Observe observe, std::vector<std::string> secret_names = {});
+  Result<Plan> next(const Observation& observation) override;
+  [[nodiscard]] vision::Usage usage() const override;
+
+ private:
+  vision::Client& client_;
+  Observe observe_;
+  std::vector<std::string> secret_names_;
+};
+
+// Replays a script (--actions): deterministic automation with no model.
+class ScriptedPlanner final : public Planner {
+ public:
+  explicit ScriptedPlanner(std::vector<Json> actions);
+  // A JSON array, or JSON Lines (one action object per line).
+  static Result<std::unique_ptr<ScriptedPlanner>> from_file(const std::string& path);
+  Result<Plan> next(const Observation& observation) override;
+
+ private:
+  std::vector<Json> actions_;
+  std::size_t next_ = 0;
+};
+
+// ---- The run ----------------------------------------------------------------------------------------------
+
+enum class Outcome { Done, Error, BudgetExhausted, Stuck, Interrupted };
+std::string_view to_string(Outcome outcome);
+int exit_code(Outcome outcome);  // 0 done, 1 error, 2 budget, 3 stuck, 130 interrupted
+
+struct StepTimings {
+  milliseconds capture{0};
+  milliseconds model{0};
+  milliseconds act{0};
+  milliseconds settle{0};
+  milliseconds total{0};
+};
+
+struct StepRecord {
+  int step = 0;
+  int max_steps = 0;
+  std::string url;
+  std::string title;
+  std::size_t hint_count = 0;
+  Json action;  // as parsed (secrets still as placeholders)
+  std::string raw_reply;
+  bool ok = true;
+  std::string result;  // what happened, or why not
+  StepTimings timings;
+  vision::Usage usage_so_far;
+  std::vector<std::string> frames;  // file names inside the record folder
+  Json hints;                       // the hint map as JSON (recorded)
+  Json request;                     // request metadata (never the key)
+  std::string repair;
+  std::optional<hints::Rect> target;  // the element acted on, for drawing it in the report
+};
+
+struct RunResult {
+  Outcome outcome = Outcome::Error;
+  Json answer;            // Done: the model's answer to the user
+  std::string message;    // why the run ended
+  int steps = 0;
+  vision::Usage usage;
+  milliseconds elapsed{0};
+  std::string record_dir;
+};
+
+struct AgentOptions {
+  std::string objective;
+  std::string start_url = "https://www.google.com";
+  int max_steps = 30;
+  milliseconds timeout{0};  // 0: none
+  milliseconds settle_cap{3000};
+  hints::CaptureOptions capture;
+  std::string record_dir;  // empty: no recording
+  std::map<std::string, std::string> secrets;  // NAME → value, substituted only at typing time
+  const std::atomic<bool>* interrupted = nullptr;  // set by Ctrl-C
+};
+
+class Agent {
+ public:
+  Agent(AgentOptions options, browser::Tab& tab, std::unique_ptr<Planner> planner);
+  ~Agent();
+  using StepCallback = std::function<void(const StepRecord&)>;
+  RunResult run(const StepCallback& on_step = {});
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// ---- Recordings -------------------------------------------------------------------------------------------
+
+// Rebuilds report.html from steps.jsonl (a torn last line, from a crash, is skipped).
+Status write_report(const std::string& record_dir);
+
+}  // namespace vimgpt::agent

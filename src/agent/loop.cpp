@@ -1,0 +1,293 @@
+// The step loop: capture (hints drawn) → plan → act → settle → record → repeat, within the budgets.
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+#include "agent/agent.h"
+#include "agent/recorder.h"
+
+namespace vimgpt::agent {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+milliseconds since(Clock::time_point start) {
+  return std::chrono::duration_cast<milliseconds>(Clock::now() - start);
+}
+
+struct ActResult {
+  bool ok = true;
+  std::string message;
+  std::optional<hints::Rect> target;
+};
+
+ActResult failed(const Error& error) { return {false, error.message, std::nullopt}; }
+
+// Replaces <secret:NAME> with its value at the last moment, so values never reach the model or a record.
+Result<std::string> with_secrets(std::string text, const std::map<std::string, std::string>& secrets) {
+  std::size_t at = 0;
+  while ((at = text.find("<secret:", at)) != std::string::npos) {
+    const auto end = text.find('>', at);
+    if (end == std::string::npos) break;
+    const std::string name = text.substr(at + 8, end - at - 8);
+    const auto it = secrets.find(name);
+    if (it == secrets.end()) return fail(ErrorKind::NotFound, "there is no secret named " + name);
+    text.replace(at, end - at + 1, it->second);
+    at += it->second.size();
+  }
+  return text;
+}
+
+constexpr const char* kFocusedEditable =
+    "(() => { let e = document.activeElement;"
+    "  while (e && e.shadowRoot && e.shadowRoot.activeElement) e = e.shadowRoot.activeElement;"
+    "  return !!e && (e.isContentEditable || e.tagName === 'IFRAME' ||"
+    "    (/^(INPUT|TEXTAREA)$/.test(e.tagName) && !e.disabled && !e.readOnly)); })()";
+
+}  // namespace
+
+struct Agent::Impl {
+  Impl(AgentOptions agent_options, browser::Tab& working_tab, std::unique_ptr<Planner> step_planner)
+      : options(std::move(agent_options)), tab(working_tab), planner(std::move(step_planner)) {}
+
+  AgentOptions options;
+  browser::Tab& tab;
+  std::unique_ptr<Planner> planner;
+  std::unique_ptr<Recorder> recorder;
+  std::vector<vision::HistoryEntry> history;
+  std::mutex wait_mutex;
+  std::condition_variable wait_cv;
+
+  bool interrupted() const { return options.interrupted != nullptr && options.interrupted->load(); }
+
+  ActResult type_into_focus(const std::string& text) {
+    auto editable = tab.evaluate(kFocusedEditable);
+    if (!editable) return failed(editable.error());
+    if (*editable != true) return {false, "nothing focused to type into: click a text field first", std::nullopt};
+    auto value = with_secrets(text, options.secrets);
+    if (!value) return failed(value.error());
+    if (auto typed = tab.type_text(*value); !typed) return failed(typed.error());
+    if (auto entered = tab.press_key(browser::Key::Enter); !entered) return failed(entered.error());
+    return {true, "typed " + std::to_string(text.size()) + " characters and pressed Enter", std::nullopt};
+  }
+
+  ActResult click(const hints::HintMap& map, const std::string& label) {
+    auto outcome = hints::click_label(tab, map, label);
+    if (!outcome) return failed(outcome.error());
+    std::string message = "clicked " + outcome->hint.role + " \"" + outcome->hint.text + "\"";
+    if (outcome->effect == hints::Effect::OptionsListed) {
+      message += "; its options are:";
+      for (const auto& option : outcome->options) message += " \"" + option.text + "\"";
+      message += " (choose one with {\"select\": \"" + outcome->hint.label + "\", \"option\": TEXT})";
+    }
+    return {true, message, outcome->hint.rect};
+  }
+
+  ActResult act(const Action& action, const hints::Capture& capture) {
+    switch (action.kind) {
+      case ActionKind::Done: return {true, "done", std::nullopt};
+      case ActionKind::Click: return click(capture.map, action.label);
+      case ActionKind::ClickType: {
+        // Click, then type, then Enter, once (the seed typed the text twice).
+        ActResult clicked = click(capture.map, action.label);
+        if (!clicked.ok) return clicked;
+        ActResult typed = type_into_focus(action.text);
+        typed.message = clicked.message + ", then " + typed.message;
+        typed.target = clicked.target;
+        return typed;
+      }
+      case ActionKind::Type: return type_into_focus(action.text);
+      case ActionKind::Navigate: {
+        if (auto loaded = tab.navigate(action.text); !loaded) return failed(loaded.error());
+        return {true, "loaded " + action.text, std::nullopt};
+      }
+      case ActionKind::Select: {
+        auto chosen = hints::select_option(tab, capture.map, action.label, action.text);
+        if (!chosen) return failed(chosen.error());
+        return {true, "selected \"" + chosen->selected + "\"", chosen->hint.rect};
+      }
+      case ActionKind::ClickAt: {
+        // The model points in pixels of the frame it saw; the page wants viewport CSS pixels.
+        const double scale = capture.labelled.width > 0 ? capture.map.viewport_width() / capture.labelled.width : 1.0;
+        const browser::Point point{action.x * scale, action.y * scale};
+        if (auto clicked = tab.click(point); !clicked) return failed(clicked.error());
+        return {true, "clicked at (" + std::to_string(int(point.x)) + ", " + std::to_string(int(point.y)) + ")",
+                hints::Rect{point.x - 8, point.y - 8, 16, 16}};
+      }
+      case ActionKind::Scroll: {
+        if (auto scrolled = tab.scroll(action.direction); !scrolled) return failed(scrolled.error());
+        return {true, describe(action), std::nullopt};
+      }
+      case ActionKind::Back: {
+        if (auto back = tab.go_back(); !back) return failed(back.error());
+        return {true, "went back", std::nullopt};
+      }
+      case ActionKind::Key: {
+        auto key = browser::parse_key(action.text);
+        if (!key) return failed(key.error());
+        if (auto pressed = tab.press_key(*key); !pressed) return failed(pressed.error());
+        return {true, "pressed " + std::string(browser::to_string(*key)), std::nullopt};
+      }
+      case ActionKind::Wait: {
+        // A wait the model asked for; Ctrl-C still ends it at once.
+        std::unique_lock lock(wait_mutex);
+        wait_cv.wait_for(lock, std::chrono::duration<double>(action.seconds), [&] { return interrupted(); });
+        return {true, describe(action), std::nullopt};
+      }
+    }
+    return {false, "unknown action", std::nullopt};
+  }
+
+  RunResult finish(RunResult result, Clock::time_point started, int steps) {
+    result.steps = steps;
+    result.usage = planner->usage();
+    result.elapsed = since(started);
+    if (recorder) {
+      result.record_dir = recorder->dir();
+      recorder->finish(result);
+    }
+    return result;
+  }
+};
+
+Agent::Agent(AgentOptions options, browser::Tab& tab, std::unique_ptr<Planner> planner)
+    : impl_(std::make_unique<Impl>(std::move(options), tab, std::move(planner))) {}
+
+Agent::~Agent() = default;
+
+RunResult Agent::run(const StepCallback& on_step) {
+  Impl& s = *impl_;
+  const auto started = Clock::now();
+  RunResult result;
+  if (!s.options.record_dir.empty()) {
+    auto recorder = Recorder::open(s.options.record_dir, s.options);
+    if (!recorder) {
+      result.message = recorder.error().message;
+      return result;
+    }
+    s.recorder = std::move(*recorder);
+  }
+  if (!s.options.start_url.empty()) {
+    if (auto loaded = s.tab.navigate(s.options.start_url); !loaded) {
+      if (loaded.error().kind == ErrorKind::BrowserExited) {
+        result.message = loaded.error().message;
+        return s.finish(result, started, 0);
+      }
+      // The model sees the failure and can navigate elsewhere.
+      s.history.push_back({Json{{"navigate", s.options.start_url}}, "", s.options.start_url, loaded.error().message});
+    }
+  }
+
+  std::string last_signature;
+  int repeats = 0;
+  for (int step = 1; step <= s.options.max_steps; ++step) {
+    if (s.interrupted()) {
+      result.outcome = Outcome::Interrupted;
+      result.message = "interrupted";
+      return s.finish(result, started, step - 1);
+    }
+    if (s.options.timeout.count() > 0 && since(started) >= s.options.timeout) {
+      result.outcome = Outcome::BudgetExhausted;
+      result.message = "the time budget of " + std::to_string(s.options.timeout.count() / 1000) + " s ran out";
+      return s.finish(result, started, step - 1);
+    }
+    StepRecord record;
+    record.step = step;
+    record.max_steps = s.options.max_steps;
+    const auto step_start = Clock::now();
+
+    auto capture = hints::capture(s.tab, s.options.capture);
+    if (!capture) {
+      result.message = "could not capture the page: " + capture.error().message;
+      return s.finish(result, started, step - 1);
+    }
+    record.url = s.tab.url().value_or("");
+    record.title = s.tab.title().value_or("");
+    record.hint_count = capture->map.size();
+    record.hints = capture->map.to_json();
+    record.timings.capture = since(step_start);
+
+    const auto model_start = Clock::now();
+    Observation observation{s.options.objective, record.url, record.title, &*capture, s.history};
+    auto plan = s.planner->next(observation);
+    record.timings.model = since(model_start);
+    if (!plan) {
+      if (s.interrupted()) {
+        result.outcome = Outcome::Interrupted;
+        result.message = "interrupted";
+      } else {
+        result.message = "the model could not be used: " + plan.error().message;
+      }
+      return s.finish(result, started, step - 1);
+    }
+    record.raw_reply = plan->raw_reply;
+    record.request = plan->decision.request_metadata;
+    record.repair = std::string(vision::to_string(plan->decision.repair));
+    record.action = plan->action;
+
+    auto action = parse_action(plan->action);
+    ActResult acted;
+    const auto act_start = Clock::now();
+    if (!action) {
+      acted = failed(action.error());
+    } else if (action->kind == ActionKind::Done) {
+      acted = {true, "done", std::nullopt};
+    } else {
+      // The same action on an unchanged page: warn the model once, then end the run.
+      const std::string signature = to_json(*action).dump() + "@" + record.url + "#" + capture->map.to_text();
+      repeats = signature == last_signature ? repeats + 1 : 0;
+      last_signature = signature;
+      if (repeats >= 3) {
+        record.ok = false;
+        record.result = "the same action on an unchanged page, again after a warning: the run is stuck";
+        if (s.recorder) s.recorder->add_step(record, *capture);
+        if (on_step) on_step(record);
+        result.outcome = Outcome::Stuck;
+        result.message = "stuck: " + describe(*action) + " repeated on an unchanged page";
+        return s.finish(result, started, step);
+      }
+      acted = s.act(*action, *capture);
+      if (repeats == 2) {
+        acted.message += ". Warning: this is the third time this action was taken on an unchanged page; it is "
+                         "not working. Try something different, or the run will end";
+      }
+    }
+    record.timings.act = since(act_start);
+    const auto settle_start = Clock::now();
+    if (action && action->kind != ActionKind::Done) {
+      if (auto settled = s.tab.settle(s.options.settle_cap); !settled &&
+                                                              settled.error().kind == ErrorKind::BrowserExited) {
+        acted = failed(settled.error());
+      }
+      for (const auto& dialog : s.tab.take_dialogs()) {
+        acted.message += "; the page showed a " + dialog.type + " dialog: \"" + dialog.message + "\" (dismissed)";
+      }
+    }
+    record.timings.settle = since(settle_start);
+    record.timings.total = since(step_start);
+    record.ok = acted.ok;
+    record.result = acted.message;
+    record.target = acted.target;
+    record.usage_so_far = s.planner->usage();
+    if (s.recorder) s.recorder->add_step(record, *capture);
+    if (on_step) on_step(record);
+
+    if (action && action->kind == ActionKind::Done) {
+      result.outcome = Outcome::Done;
+      result.answer = action->answer;
+      result.message = "done";
+      return s.finish(result, started, step);
+    }
+    if (!s.tab.alive()) {
+      result.message = "the browser exited: " + acted.message;
+      return s.finish(result, started, step);
+    }
+    s.history.push_back({plan->action, acted.ok ? acted.message : "", record.url, acted.ok ? "" : acted.message});
+  }
+  result.outcome = Outcome::BudgetExhausted;
+  result.message = "the step budget of " + std::to_string(s.options.max_steps) + " steps ran out";
+  return s.finish(result, started, s.options.max_steps);
+}
+
+}  // namespace vimgpt::agent

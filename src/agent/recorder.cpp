@@ -1,0 +1,115 @@
+#include "agent/recorder.h"
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+
+namespace vimgpt::agent {
+namespace {
+
+std::string timestamp() {
+  const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+std::string extension(const browser::Screenshot& shot) {
+  return shot.format == browser::ImageFormat::Png ? "png" : shot.format == browser::ImageFormat::Jpeg ? "jpg" : "webp";
+}
+
+bool write_file(const std::filesystem::path& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  return static_cast<bool>(out);
+}
+
+Json usage_json(const vision::Usage& usage) {
+  Json json = {{"prompt_tokens", usage.prompt_tokens},
+               {"completion_tokens", usage.completion_tokens},
+               {"requests", usage.requests}};
+  if (usage.cost_known) json["cost_usd"] = usage.cost_usd;
+  return json;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Recorder>> Recorder::open(const std::string& dir, const AgentOptions& options) {
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error) return fail(ErrorKind::Io, "--record: cannot create " + dir + ": " + error.message());
+  std::FILE* steps = std::fopen((std::filesystem::path(dir) / "steps.jsonl").c_str(), "a");
+  if (steps == nullptr) return fail(ErrorKind::Io, "--record: cannot write steps.jsonl in " + dir);
+  Json run = {{"objective", options.objective},
+              {"start_url", options.start_url},
+              {"max_steps", options.max_steps},
+              {"started", timestamp()},
+              {"hint_mode", hints::to_string(options.capture.mode)}};
+  std::ofstream(std::filesystem::path(dir) / "run.json") << run.dump(2) << "\n";
+  return std::unique_ptr<Recorder>(new Recorder(dir, steps, std::move(run)));
+}
+
+Recorder::Recorder(std::string dir, std::FILE* steps, Json run)
+    : dir_(std::move(dir)), steps_(steps), run_(std::move(run)) {}
+
+Recorder::~Recorder() { std::fclose(steps_); }
+
+void Recorder::add_step(const StepRecord& step, const hints::Capture& capture) {
+  char name[32];
+  std::snprintf(name, sizeof name, "step-%03d", step.step);
+  std::vector<std::string> frames;
+  const std::string labelled = std::string(name) + "." + extension(capture.labelled);
+  if (write_file(std::filesystem::path(dir_) / labelled, capture.labelled.bytes)) frames.push_back(labelled);
+  if (capture.clean) {
+    const std::string clean = std::string(name) + "-clean." + extension(*capture.clean);
+    if (write_file(std::filesystem::path(dir_) / clean, capture.clean->bytes)) frames.push_back(clean);
+  }
+  Json line = {{"step", step.step},
+               {"time", timestamp()},
+               {"url", step.url},
+               {"title", step.title},
+               {"frames", frames},
+               {"frame_size", {capture.labelled.width, capture.labelled.height}},
+               {"viewport", {capture.map.viewport_width(), capture.map.viewport_height()}},
+               {"hint_count", step.hint_count},
+               {"hints", step.hints},
+               {"request", step.request},
+               {"raw_reply", step.raw_reply},
+               {"repair", step.repair},
+               {"action", step.action},
+               {"ok", step.ok},
+               {"result", step.result},
+               {"timings_ms",
+                {{"capture", step.timings.capture.count()},
+                 {"model", step.timings.model.count()},
+                 {"act", step.timings.act.count()},
+                 {"settle", step.timings.settle.count()},
+                 {"total", step.timings.total.count()}}},
+               {"usage_so_far", usage_json(step.usage_so_far)}};
+  if (step.target) {
+    line["target"] = {{"x", step.target->x}, {"y", step.target->y}, {"width", step.target->width},
+                      {"height", step.target->height}};
+  }
+  // One line, written and flushed before the next step starts: a crash keeps every finished step.
+  const std::string text = line.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
+  std::fwrite(text.data(), 1, text.size(), steps_);
+  std::fflush(steps_);
+}
+
+void Recorder::finish(const RunResult& result) {
+  run_["finished"] = timestamp();
+  run_["outcome"] = to_string(result.outcome);
+  run_["answer"] = result.answer;
+  run_["message"] = result.message;
+  run_["steps"] = result.steps;
+  run_["elapsed_ms"] = result.elapsed.count();
+  run_["usage"] = usage_json(result.usage);
+  std::ofstream(std::filesystem::path(dir_) / "run.json") << run_.dump(2, ' ', false, Json::error_handler_t::replace)
+                                                          << "\n";
+  [[maybe_unused]] auto written = write_report(dir_);
+}
+
+}  // namespace vimgpt::agent

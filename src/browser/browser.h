@@ -1,0 +1,145 @@
+// One browser tab as a person uses it: navigate and wait until settled, screenshot, click, type, keys,
+// scroll, history, scripts in an isolated world, dialogs, and following new tabs the page opens.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cdp/cdp.h"
+#include "common/result.h"
+
+namespace vimgpt::browser {
+
+using cdp::Json;
+using std::chrono::milliseconds;
+
+struct Viewport {
+  int width = 1080;  // the original vimGPT's window
+  int height = 720;
+  double device_scale_factor = 1.0;
+};
+
+enum class ImageFormat { Png, Jpeg, Webp };
+std::string_view mime_type(ImageFormat format);
+std::string_view to_string(ImageFormat format);
+Result<ImageFormat> parse_image_format(std::string_view name);
+
+struct ScreenshotOptions {
+  ImageFormat format = ImageFormat::Png;
+  int quality = 80;    // JPEG and WebP only
+  double scale = 1.0;  // Chromium scales at capture time (clip.scale): no decode and re-encode here
+};
+
+struct Screenshot {
+  std::string bytes;  // encoded image, as Chromium returned it
+  ImageFormat format = ImageFormat::Png;
+  int width = 0;  // pixels of the encoded image
+  int height = 0;
+};
+
+struct Point {
+  double x = 0;  // viewport CSS pixels
+  double y = 0;
+};
+
+enum class Key { Enter, Escape, Tab, Backspace, Delete, Space, ArrowUp, ArrowDown, ArrowLeft, ArrowRight,
+                 PageUp, PageDown, Home, End };
+// Accepts the DOM key names ("Enter", "ArrowDown", "PageUp", ...), case-insensitively, plus "Esc", "Return".
+Result<Key> parse_key(std::string_view name);
+std::string_view to_string(Key key);
+
+enum class ScrollDirection { Down, Up };
+
+struct Dialog {
+  std::string type;  // alert, confirm, prompt, beforeunload
+  std::string message;
+  std::string url;
+};
+
+struct SettleOptions {
+  milliseconds load_cap{10000};  // wait for the load event at most this long
+  milliseconds idle_cap{3000};   // then for network-almost-idle at most this long
+};
+
+struct TabOptions {
+  Viewport viewport;
+  SettleOptions settle;
+  std::string user_agent;
+};
+
+// A frame the page runs out of process (a cross-origin iframe), reached through its own flattened session.
+struct ChildFrame {
+  std::string session_id;
+  std::string frame_id;
+  std::string url;
+};
+
+class Tab {
+ public:
+  // Launches a local Chromium and opens its first tab.
+  static Result<std::unique_ptr<Tab>> launch(const cdp::LaunchOptions& launch, const TabOptions& options = {});
+  // Opens a tab on an existing connection (a remote browser).
+  static Result<std::unique_ptr<Tab>> open(std::shared_ptr<cdp::Connection> connection,
+                                           const TabOptions& options = {});
+  struct Impl;
+  ~Tab();
+  Tab(const Tab&) = delete;
+  Tab& operator=(const Tab&) = delete;
+
+  // Loads the URL and waits until it has settled: this navigation's load event, then network-almost-idle,
+  // each capped. A failed load (refused connection, bad host) is an ErrorKind::Navigation error.
+  Status navigate(std::string_view url);
+  Status go_back();
+  Status go_forward();
+  Status reload();
+
+  // After an action: if a navigation started, wait for it like navigate(); otherwise wait until the DOM has
+  // had no mutations for `quiet`, at most `cap`.
+  Status settle(milliseconds cap, milliseconds quiet = milliseconds{150});
+
+  Status set_viewport(const Viewport& viewport);
+  [[nodiscard]] const Viewport& viewport() const;
+
+  Result<Screenshot> screenshot(const ScreenshotOptions& options = {});
+
+  // Trusted input: real Input.dispatch* events, event.isTrusted is true in the page.
+  Status click(Point point);
+  Status move_mouse(Point point);
+  Status type_text(std::string_view text);
+  Status press_key(Key key);
+  Status scroll(ScrollDirection direction);
+
+  Result<std::string> url();
+  Result<std::string> title();
+
+  // Evaluates an expression in this tab's isolated world (page scripts cannot see or change its globals),
+  // awaiting a promise and returning the value as JSON. A thrown exception is an ErrorKind::Protocol error.
+  Result<Json> evaluate(std::string_view expression);
+  // The same, in the main world of the page.
+  Result<Json> evaluate_in_page(std::string_view expression);
+  // The same in the isolated world of an out-of-process child frame.
+  Result<Json> evaluate_in_frame(const ChildFrame& frame, std::string_view expression);
+  [[nodiscard]] std::vector<ChildFrame> child_frames() const;
+
+  // Dialogs opened since the last call; each was dismissed (alert accepted) so the page could go on.
+  std::vector<Dialog> take_dialogs();
+
+  // Low-level access for modules that speak CDP themselves (hints).
+  cdp::Connection& connection();
+  [[nodiscard]] std::string session_id() const;
+  [[nodiscard]] bool alive() const;
+  // The local Chromium's process id (0 for a remote browser).
+  [[nodiscard]] int browser_pid() const;
+  // Ends the browser (local) or closes the tab (remote).
+  void close();
+
+ private:
+  explicit Tab(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace vimgpt::browser

@@ -1,0 +1,277 @@
+// What a person does to a tab: look at it (screenshot), click, type, press keys, scroll; and scripts.
+#include <algorithm>
+#include <array>
+#include <cctype>
+
+#include "browser/tab_impl.h"
+#include "common/base64.h"
+#include "common/image_info.h"
+
+namespace vimgpt::browser {
+namespace {
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  return out;
+}
+
+struct KeyInfo {
+  Key key;
+  std::string_view name;  // KeyboardEvent.key
+  std::string_view code;  // KeyboardEvent.code
+  int virtual_key;        // Windows virtual key code, which Chromium uses to run default actions
+  std::string_view text;  // what the key types, if anything
+};
+
+constexpr std::array<KeyInfo, 14> kKeys{{
+    {Key::Enter, "Enter", "Enter", 13, "\r"},
+    {Key::Escape, "Escape", "Escape", 27, ""},
+    {Key::Tab, "Tab", "Tab", 9, ""},
+    {Key::Backspace, "Backspace", "Backspace", 8, ""},
+    {Key::Delete, "Delete", "Delete", 46, ""},
+    {Key::Space, " ", "Space", 32, " "},
+    {Key::ArrowUp, "ArrowUp", "ArrowUp", 38, ""},
+    {Key::ArrowDown, "ArrowDown", "ArrowDown", 40, ""},
+    {Key::ArrowLeft, "ArrowLeft", "ArrowLeft", 37, ""},
+    {Key::ArrowRight, "ArrowRight", "ArrowRight", 39, ""},
+    {Key::PageUp, "PageUp", "PageUp", 33, ""},
+    {Key::PageDown, "PageDown", "PageDown", 34, ""},
+    {Key::Home, "Home", "Home", 36, ""},
+    {Key::End, "End", "End", 35, ""},
+}};
+
+const KeyInfo& info(Key key) {
+  return *std::find_if(kKeys.begin(), kKeys.end(), [key](const KeyInfo& k) { return k.key == key; });
+}
+
+}  // namespace
+
+std::string_view mime_type(ImageFormat format) {
+  switch (format) {
+    case ImageFormat::Png: return "image/png";
+    case ImageFormat::Jpeg: return "image/jpeg";
+    case ImageFormat::Webp: return "image/webp";
+  }
+  return "application/octet-stream";
+}
+
+std::string_view to_string(ImageFormat format) {
+  switch (format) {
+    case ImageFormat::Png: return "png";
+    case ImageFormat::Jpeg: return "jpeg";
+    case ImageFormat::Webp: return "webp";
+  }
+  return "png";
+}
+
+Result<ImageFormat> parse_image_format(std::string_view name) {
+  const std::string n = lower(name);
+  if (n == "png") return ImageFormat::Png;
+  if (n == "jpeg" || n == "jpg") return ImageFormat::Jpeg;
+  if (n == "webp") return ImageFormat::Webp;
+  return fail(ErrorKind::InvalidArgument, "unknown image format '" + std::string(name) + "' (use png, jpeg or webp)");
+}
+
+Result<Key> parse_key(std::string_view name) {
+  std::string n = lower(name);
+  if (n == "esc") n = "escape";
+  if (n == "return") n = "enter";
+  if (n == "space" || n == "spacebar") n = " ";
+  if (n == "up" || n == "down" || n == "left" || n == "right") n = "arrow" + n;
+  for (const auto& k : kKeys) {
+    if (lower(k.name) == n) return k.key;
+  }
+  return fail(ErrorKind::InvalidArgument,
+              "unknown key '" + std::string(name) +
+                  "' (use Enter, Escape, Tab, Backspace, Delete, Space, ArrowUp, ArrowDown, ArrowLeft, ArrowRight, "
+                  "PageUp, PageDown, Home or End)");
+}
+
+std::string_view to_string(Key key) { return key == Key::Space ? "Space" : info(key).name; }
+
+Result<Screenshot> Tab::screenshot(const ScreenshotOptions& options) {
+  VIMGPT_TRY_VOID(impl_->follow_new_tabs());
+  if (options.scale <= 0 || options.scale > 4) {
+    return fail(ErrorKind::InvalidArgument, "screenshot scale must be in (0, 4]");
+  }
+  Json params = {{"format", to_string(options.format)}, {"captureBeyondViewport", false}};
+  if (options.format != ImageFormat::Png) params["quality"] = std::clamp(options.quality, 1, 100);
+  if (options.scale != 1.0) {
+    // clip is in page coordinates: start it where the visual viewport is scrolled to.
+    VIMGPT_TRY(Json metrics, impl_->call("Page.getLayoutMetrics"));
+    const auto& visual = metrics["cssVisualViewport"];
+    params["clip"] = {{"x", visual.value("pageX", 0.0)},
+                      {"y", visual.value("pageY", 0.0)},
+                      {"width", visual.value("clientWidth", double(impl_->options.viewport.width))},
+                      {"height", visual.value("clientHeight", double(impl_->options.viewport.height))},
+                      {"scale", options.scale}};
+  }
+  VIMGPT_TRY(Json result, impl_->call("Page.captureScreenshot", std::move(params)));
+  VIMGPT_TRY(std::string bytes, base64_decode(result.value("data", "")));
+  const auto sniffed = sniff_image(bytes);
+  if (!sniffed) return fail(ErrorKind::Protocol, "Chromium returned a screenshot that is not a readable image");
+  return Screenshot{std::move(bytes), options.format, sniffed->width, sniffed->height};
+}
+
+Status Tab::move_mouse(Point point) {
+  VIMGPT_TRY_VOID(impl_->call("Input.dispatchMouseEvent", {{"type", "mouseMoved"}, {"x", point.x}, {"y", point.y}}));
+  return ok();
+}
+
+Status Tab::click(Point point) {
+  VIMGPT_TRY_VOID(impl_->prepare_action());
+  const auto& v = impl_->options.viewport;
+  if (point.x < 0 || point.y < 0 || point.x >= v.width || point.y >= v.height) {
+    return fail(ErrorKind::InvalidArgument, "the point (" + std::to_string(int(point.x)) + ", " +
+                                                std::to_string(int(point.y)) + ") is outside the " +
+                                                std::to_string(v.width) + "x" + std::to_string(v.height) + " viewport");
+  }
+  VIMGPT_TRY_VOID(move_mouse(point));
+  for (const char* type : {"mousePressed", "mouseReleased"}) {
+    VIMGPT_TRY_VOID(impl_->call("Input.dispatchMouseEvent", {{"type", type},
+                                                             {"x", point.x},
+                                                             {"y", point.y},
+                                                             {"button", "left"},
+                                                             {"buttons", std::string_view(type) == "mousePressed" ? 1 : 0},
+                                                             {"clickCount", 1}}));
+  }
+  return ok();
+}
+
+Status Tab::type_text(std::string_view text) {
+  VIMGPT_TRY_VOID(impl_->prepare_action());
+  VIMGPT_TRY_VOID(impl_->call("Input.insertText", {{"text", text}}));
+  return ok();
+}
+
+Status Tab::press_key(Key key) {
+  VIMGPT_TRY_VOID(impl_->prepare_action());
+  const KeyInfo& k = info(key);
+  Json down = {{"type", k.text.empty() ? "rawKeyDown" : "keyDown"},
+               {"key", k.name},
+               {"code", k.code},
+               {"windowsVirtualKeyCode", k.virtual_key},
+               {"nativeVirtualKeyCode", k.virtual_key}};
+  if (!k.text.empty()) down["text"] = k.text;
+  VIMGPT_TRY_VOID(impl_->call("Input.dispatchKeyEvent", down));
+  down["type"] = "keyUp";
+  down.erase("text");
+  VIMGPT_TRY_VOID(impl_->call("Input.dispatchKeyEvent", down));
+  return ok();
+}
+
+Status Tab::scroll(ScrollDirection direction) {
+  VIMGPT_TRY_VOID(impl_->prepare_action());
+  // Scroll the page by most of a screen; when the page itself does not move (an app that scrolls an inner
+  // container), scroll the largest scrollable element under the middle of the viewport instead.
+  const std::string sign = direction == ScrollDirection::Down ? "1" : "-1";
+  const std::string script =
+      "(() => { const dy = " + sign + " * Math.round(innerHeight * 0.8); const before = scrollY;"
+      "  scrollBy({top: dy, behavior: 'instant'});"
+      "  if (scrollY !== before) return true;"
+      "  for (let el = document.elementFromPoint(innerWidth / 2, innerHeight / 2); el; el = el.parentElement) {"
+      "    const s = getComputedStyle(el);"
+      "    if (/(auto|scroll)/.test(s.overflowY) && el.scrollHeight > el.clientHeight) {"
+      "      const top = el.scrollTop; el.scrollBy({top: dy, behavior: 'instant'}); return el.scrollTop !== top; }"
+      "  }"
+      "  return false; })()";
+  VIMGPT_TRY(Json moved, evaluate(script));
+  if (!moved.is_boolean() || !moved.get<bool>()) {
+    return fail(ErrorKind::InvalidArgument, std::string("the page cannot scroll further ") +
+                                                (direction == ScrollDirection::Down ? "down" : "up"));
+  }
+  return ok();
+}
+
+Result<std::string> Tab::url() {
+  VIMGPT_TRY_VOID(impl_->follow_new_tabs());
+  VIMGPT_TRY(Json info, impl_->connection->call("Target.getTargetInfo", {{"targetId", impl_->target_id}}));
+  return info["targetInfo"].value("url", "");
+}
+
+Result<std::string> Tab::title() {
+  VIMGPT_TRY_VOID(impl_->follow_new_tabs());
+  VIMGPT_TRY(Json info, impl_->connection->call("Target.getTargetInfo", {{"targetId", impl_->target_id}}));
+  return info["targetInfo"].value("title", "");
+}
+
+// Scripts ---------------------------------------------------------------------------------------------------
+
+Result<Json> Tab::Impl::evaluate_with(std::string_view session, std::optional<int> context,
+                                      std::string_view expression) {
+  Json params = {{"expression", expression}, {"returnByValue", true}, {"awaitPromise", true}};
+  if (context) params["contextId"] = *context;
+  VIMGPT_TRY(Json result, connection->call("Runtime.evaluate", std::move(params), session, kCommandTimeout));
+  if (const auto details = result.find("exceptionDetails"); details != result.end()) {
+    std::string text = details->value("text", "script error");
+    if (const auto exception = details->find("exception"); exception != details->end()) {
+      text = exception->value("description", text);
+    }
+    return fail(ErrorKind::Protocol, "script failed: " + text);
+  }
+  return result["result"].value("value", Json());
+}
+
+Result<int> Tab::Impl::isolated_world() {
+  std::string frame;
+  {
+    std::scoped_lock lock(mutex);
+    if (isolated_context != 0) return isolated_context;
+    frame = main_frame_id;
+  }
+  VIMGPT_TRY(Json world, call("Page.createIsolatedWorld",
+                              {{"frameId", frame}, {"worldName", "vimgpt"}, {"grantUniveralAccess", true}}));
+  std::scoped_lock lock(mutex);
+  isolated_context = world.value("executionContextId", 0);
+  return isolated_context;
+}
+
+namespace {
+// The context vanished between creating it and using it (a navigation): worth one fresh try.
+bool is_stale_context(const Result<Json>& result) {
+  return !result && result.error().kind == ErrorKind::Protocol &&
+         result.error().message.find("context") != std::string::npos;
+}
+}  // namespace
+
+Result<Json> Tab::evaluate(std::string_view expression) {
+  VIMGPT_TRY_VOID(impl_->follow_new_tabs());
+  for (int attempt = 0;; ++attempt) {
+    VIMGPT_TRY(int context, impl_->isolated_world());
+    auto result = impl_->evaluate_with(impl_->session_id, context, expression);
+    if (attempt == 0 && is_stale_context(result)) {
+      std::scoped_lock lock(impl_->mutex);
+      impl_->isolated_context = 0;
+      continue;
+    }
+    return result;
+  }
+}
+
+Result<Json> Tab::evaluate_in_page(std::string_view expression) {
+  VIMGPT_TRY_VOID(impl_->follow_new_tabs());
+  return impl_->evaluate_with(impl_->session_id, std::nullopt, expression);
+}
+
+Result<Json> Tab::evaluate_in_frame(const ChildFrame& frame, std::string_view expression) {
+  std::optional<int> context;
+  {
+    std::scoped_lock lock(impl_->mutex);
+    if (auto it = impl_->child_contexts.find(frame.session_id); it != impl_->child_contexts.end()) {
+      context = it->second;
+    }
+  }
+  if (!context) {
+    VIMGPT_TRY(Json world,
+               impl_->connection->call("Page.createIsolatedWorld",
+                                       {{"frameId", frame.frame_id}, {"worldName", "vimgpt"}, {"grantUniveralAccess", true}},
+                                       frame.session_id, kCommandTimeout));
+    context = world.value("executionContextId", 0);
+    std::scoped_lock lock(impl_->mutex);
+    impl_->child_contexts[frame.session_id] = *context;
+  }
+  return impl_->evaluate_with(frame.session_id, context, expression);
+}
+
+}  // namespace vimgpt::browser

@@ -1,0 +1,343 @@
+// Opening, attaching to and following tabs; navigation and settling.
+#include <chrono>
+
+#include "browser/tab_impl.h"
+
+namespace vimgpt::browser {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+milliseconds remaining(Clock::time_point deadline) {
+  return std::max(milliseconds{0}, std::chrono::duration_cast<milliseconds>(deadline - Clock::now()));
+}
+
+bool is_lifecycle(const cdp::Event& event, std::string_view name, std::string_view loader) {
+  return event.method == "Page.lifecycleEvent" && event.params.value("name", "") == name &&
+         event.params.value("loaderId", "") == loader;
+}
+
+}  // namespace
+
+void Tab::Impl::on_event(const cdp::Event& event) {
+  std::scoped_lock lock(mutex);
+  const std::string& method = event.method;
+  if (method == "Page.javascriptDialogOpening" && event.session_id == session_id) {
+    const std::string type = event.params.value("type", "alert");
+    dialogs.push_back({type, event.params.value("message", ""), event.params.value("url", "")});
+    // Alerts and beforeunload are accepted so the page (and a navigation) can go on; questions are declined.
+    const bool accept = type == "alert" || type == "beforeunload";
+    connection->post("Page.handleJavaScriptDialog", {{"accept", accept}}, session_id);
+  } else if (method == "Page.frameNavigated" && event.session_id == session_id) {
+    const auto& frame = event.params["frame"];
+    if (!frame.contains("parentId")) {
+      main_frame_id = frame.value("id", main_frame_id);
+      isolated_context = 0;  // the old world went with the old document
+    }
+  } else if (method == "Target.targetCreated") {
+    const auto& info = event.params["targetInfo"];
+    if (info.value("type", "") == "page" && info.value("openerId", "") == target_id) {
+      opened_targets.push_back(info.value("targetId", ""));
+    }
+  } else if (method == "Target.targetDestroyed") {
+    if (event.params.value("targetId", "") == target_id) current_target_destroyed = true;
+  } else if (method == "Inspector.targetCrashed" && event.session_id == session_id) {
+    crashed = true;
+  } else if (method == "Target.attachedToTarget" && event.session_id == session_id) {
+    const auto& info = event.params["targetInfo"];
+    if (info.value("type", "") == "iframe") {
+      const std::string child = event.params.value("sessionId", "");
+      child_frames[child] = ChildFrame{child, info.value("targetId", ""), info.value("url", "")};
+    }
+  } else if (method == "Target.detachedFromTarget") {
+    const std::string child = event.params.value("sessionId", "");
+    child_frames.erase(child);
+    child_contexts.erase(child);
+  } else if (method == "Target.targetInfoChanged") {
+    const auto& info = event.params["targetInfo"];
+    for (auto& [id, frame] : child_frames) {
+      if (frame.frame_id == info.value("targetId", "")) frame.url = info.value("url", frame.url);
+    }
+  }
+}
+
+Status Tab::Impl::attach(const std::string& target) {
+  VIMGPT_TRY(Json attached, connection->call("Target.attachToTarget", {{"targetId", target}, {"flatten", true}}));
+  const std::string session = attached.value("sessionId", "");
+  {
+    std::scoped_lock lock(mutex);
+    target_id = target;
+    session_id = session;
+    isolated_context = 0;
+    current_target_destroyed = false;
+    crashed = false;
+    child_frames.clear();
+    child_contexts.clear();
+  }
+  page_events = std::make_unique<cdp::EventQueue>(*connection, [session](const cdp::Event& event) {
+    return event.session_id == session &&
+           (event.method == "Page.lifecycleEvent" || event.method == "Page.frameNavigated" ||
+            event.method == "Page.frameStartedLoading" || event.method == "Page.frameRequestedNavigation" ||
+            event.method == "Page.navigatedWithinDocument");
+  });
+  VIMGPT_TRY_VOID(call("Page.enable"));
+  VIMGPT_TRY_VOID(call("Page.setLifecycleEventsEnabled", {{"enabled", true}}));
+  VIMGPT_TRY_VOID(call("Inspector.enable"));
+  // Cross-origin iframes run in their own processes; auto-attach gives each a flattened session.
+  VIMGPT_TRY_VOID(call("Target.setAutoAttach",
+                       {{"autoAttach", true}, {"waitForDebuggerOnStart", false}, {"flatten", true}}));
+  VIMGPT_TRY(Json tree, call("Page.getFrameTree"));
+  {
+    std::scoped_lock lock(mutex);
+    main_frame_id = tree["frameTree"]["frame"].value("id", "");
+  }
+  if (!options.user_agent.empty()) {
+    VIMGPT_TRY_VOID(call("Emulation.setUserAgentOverride", {{"userAgent", options.user_agent}}));
+  }
+  VIMGPT_TRY_VOID(apply_viewport());
+  // Screenshots of a background tab never complete: keep the working tab in front.
+  VIMGPT_TRY_VOID(call("Page.bringToFront"));
+  return ok();
+}
+
+Status Tab::Impl::apply_viewport() {
+  const auto& v = options.viewport;
+  return call("Emulation.setDeviceMetricsOverride", {{"width", v.width},
+                                                      {"height", v.height},
+                                                      {"deviceScaleFactor", v.device_scale_factor},
+                                                      {"mobile", false}})
+      .has_value()
+             ? ok()
+             : fail(ErrorKind::Protocol, "cannot set the viewport to " + std::to_string(v.width) + "x" +
+                                             std::to_string(v.height));
+}
+
+// The agent works in the newest tab: a link with target=_blank or window.open moves it there, and a popup
+// that closes itself hands control back to the tab that opened it.
+Status Tab::Impl::follow_new_tabs() {
+  std::vector<std::string> opened;
+  bool destroyed = false;
+  {
+    std::scoped_lock lock(mutex);
+    opened.swap(opened_targets);
+    destroyed = current_target_destroyed;
+  }
+  if (!opened.empty()) {
+    if (!destroyed) previous_targets.push_back(target_id);
+    VIMGPT_TRY_VOID(attach(opened.back()));
+    return wait_for_new_tab_load();
+  }
+  if (destroyed && !previous_targets.empty()) {
+    const std::string previous = previous_targets.back();
+    previous_targets.pop_back();
+    return attach(previous);
+  }
+  return ok();
+}
+
+// A tab we attach to late may still show its initial about:blank, be loading, or be done already; its
+// earlier lifecycle events went to nobody, so look at where it is now.
+Status Tab::Impl::wait_for_new_tab_load() {
+  VIMGPT_TRY(Json tree, call("Page.getFrameTree"));
+  const auto& frame = tree["frameTree"]["frame"];
+  if (frame.value("url", "") == "about:blank") return wait_for_navigation("", options.settle.load_cap);
+  const std::string loaded =
+      "new Promise(resolve => document.readyState === 'complete' ? resolve(true)"
+      " : addEventListener('load', () => resolve(true), {once: true}))";
+  auto done = evaluate_with(session_id, std::nullopt, loaded);
+  if (!done && done.error().kind == ErrorKind::BrowserExited) return done.failure();
+  page_events->drain();
+  return ok();
+}
+
+// Waits for the load event of a navigation (the given loader, or the next main-frame one), then for
+// network-almost-idle. Both are capped: a page that never finishes loading still lets the run go on.
+Status Tab::Impl::wait_for_navigation(std::string loader_id, milliseconds load_cap) {
+  const auto deadline = Clock::now() + load_cap;
+  if (loader_id.empty()) {
+    auto navigated = page_events->wait(
+        [&](const cdp::Event& e) {
+          return e.method == "Page.frameNavigated" && !e.params["frame"].contains("parentId");
+        },
+        load_cap);
+    if (!navigated) return navigated.error().kind == ErrorKind::Timeout ? ok() : navigated.failure();
+    loader_id = navigated->params["frame"].value("loaderId", "");
+  }
+  auto loaded = page_events->wait([&](const cdp::Event& e) { return is_lifecycle(e, "load", loader_id); },
+                                  remaining(deadline));
+  if (!loaded && loaded.error().kind != ErrorKind::Timeout) return loaded.failure();
+  auto idle = page_events->wait([&](const cdp::Event& e) { return is_lifecycle(e, "networkAlmostIdle", loader_id); },
+                                options.settle.idle_cap);
+  if (!idle && idle.error().kind != ErrorKind::Timeout) return idle.failure();
+  page_events->drain();  // what is left belongs to this navigation: the next wait starts clean
+  return ok();
+}
+
+Result<std::unique_ptr<Tab>> Tab::launch(const cdp::LaunchOptions& launch, const TabOptions& options) {
+  cdp::LaunchOptions with_window = launch;
+  with_window.window_width = options.viewport.width;
+  with_window.window_height = options.viewport.height;
+  if (!options.user_agent.empty()) with_window.user_agent = options.user_agent;
+  VIMGPT_TRY(auto transport, cdp::launch_chromium(with_window));
+  auto connection = std::make_shared<cdp::Connection>(std::move(transport));
+  auto impl = std::make_unique<Impl>();
+  impl->connection = connection;
+  impl->owns_browser = true;
+  impl->options = options;
+  // Chromium starts with one about:blank page (the URL we passed); work in it rather than open another.
+  VIMGPT_TRY_VOID(connection->call("Target.setDiscoverTargets", {{"discover", true}}));
+  std::string first_page;
+  VIMGPT_TRY(Json targets, connection->call("Target.getTargets"));
+  for (const auto& info : targets["targetInfos"]) {
+    if (info.value("type", "") == "page") {
+      first_page = info.value("targetId", "");
+      break;
+    }
+  }
+  if (first_page.empty()) {
+    VIMGPT_TRY(Json created, connection->call("Target.createTarget", {{"url", "about:blank"}}));
+    first_page = created.value("targetId", "");
+  }
+  std::unique_ptr<Tab> tab(new Tab(std::move(impl)));
+  tab->impl_->subscription = connection->subscribe([raw = tab->impl_.get()](const cdp::Event& e) { raw->on_event(e); });
+  VIMGPT_TRY_VOID(tab->impl_->attach(first_page));
+  return tab;
+}
+
+Result<std::unique_ptr<Tab>> Tab::open(std::shared_ptr<cdp::Connection> connection, const TabOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  impl->connection = connection;
+  impl->options = options;
+  VIMGPT_TRY_VOID(connection->call("Target.setDiscoverTargets", {{"discover", true}}));
+  // Each task on a shared browser gets its own context: cookies and storage never leak between tasks.
+  VIMGPT_TRY(Json context, connection->call("Target.createBrowserContext", {{"disposeOnDetach", true}}));
+  impl->browser_context_id = context.value("browserContextId", "");
+  VIMGPT_TRY(Json created, connection->call("Target.createTarget",
+                                            {{"url", "about:blank"}, {"browserContextId", impl->browser_context_id}}));
+  std::unique_ptr<Tab> tab(new Tab(std::move(impl)));
+  tab->impl_->subscription = connection->subscribe([raw = tab->impl_.get()](const cdp::Event& e) { raw->on_event(e); });
+  VIMGPT_TRY_VOID(tab->impl_->attach(created.value("targetId", "")));
+  return tab;
+}
+
+Tab::Tab(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+Tab::~Tab() { close(); }
+
+void Tab::close() {
+  if (!impl_ || !impl_->connection) return;
+  impl_->connection->unsubscribe(impl_->subscription);
+  impl_->page_events.reset();
+  if (impl_->owns_browser) {
+    impl_->connection->close();
+  } else if (impl_->connection->alive() && !impl_->browser_context_id.empty()) {
+    [[maybe_unused]] auto disposed = impl_->connection->call(
+        "Target.disposeBrowserContext", {{"browserContextId", impl_->browser_context_id}}, {}, milliseconds{5000});
+  }
+  impl_->connection.reset();
+}
+
+Status Tab::navigate(std::string_view url) {
+  VIMGPT_TRY_VOID(impl_->follow_new_tabs());
+  impl_->page_events->drain();
+  VIMGPT_TRY(Json result, impl_->call("Page.navigate", {{"url", url}}, impl_->options.settle.load_cap + kCommandTimeout));
+  if (const auto error = result.value("errorText", ""); !error.empty()) {
+    return fail(ErrorKind::Navigation, "could not load " + std::string(url) + ": " + error);
+  }
+  const std::string loader = result.value("loaderId", "");
+  if (loader.empty()) return ok();  // same-document navigation (a #fragment): nothing loads
+  return impl_->wait_for_navigation(loader, impl_->options.settle.load_cap);
+}
+
+Status Tab::Impl::navigate_history(int offset) {
+  VIMGPT_TRY(Json history, call("Page.getNavigationHistory"));
+  const int target = history.value("currentIndex", 0) + offset;
+  const auto& entries = history["entries"];
+  if (target < 0 || target >= static_cast<int>(entries.size())) {
+    return fail(ErrorKind::InvalidArgument, offset < 0 ? "there is no previous page to go back to"
+                                                       : "there is no next page to go forward to");
+  }
+  page_events->drain();
+  VIMGPT_TRY_VOID(call("Page.navigateToHistoryEntry", {{"entryId", entries[target].value("id", 0)}}));
+  return wait_for_navigation("", options.settle.load_cap);
+}
+
+Status Tab::go_back() {
+  VIMGPT_TRY_VOID(impl_->follow_new_tabs());
+  return impl_->navigate_history(-1);
+}
+Status Tab::go_forward() {
+  VIMGPT_TRY_VOID(impl_->follow_new_tabs());
+  return impl_->navigate_history(+1);
+}
+
+Status Tab::reload() {
+  impl_->page_events->drain();
+  VIMGPT_TRY_VOID(impl_->call("Page.reload"));
+  return impl_->wait_for_navigation("", impl_->options.settle.load_cap);
+}
+
+Status Tab::settle(milliseconds cap, milliseconds quiet) {
+  const auto deadline = Clock::now() + cap;
+  const auto navigation_started = [&] {
+    return impl_->page_events->contains([&](const cdp::Event& e) {
+      return (e.method == "Page.frameStartedLoading" || e.method == "Page.frameRequestedNavigation") &&
+             e.params.value("frameId", "") == impl_->main_frame_id;
+    });
+  };
+  bool opened_tab = false;
+  {
+    std::scoped_lock lock(impl_->mutex);
+    opened_tab = !impl_->opened_targets.empty() || impl_->current_target_destroyed;
+  }
+  if (opened_tab) return impl_->follow_new_tabs();
+  if (!navigation_started()) {
+    // No navigation yet: wait for the DOM to go quiet. If a navigation starts meanwhile, the world is
+    // destroyed under the script and we fall through to waiting for the load instead.
+    const std::string script =
+        "new Promise(resolve => {"
+        "  const quietMs = " + std::to_string(quiet.count()) + ", capMs = " + std::to_string(cap.count()) + ";"
+        "  let timer = setTimeout(done, quietMs);"
+        "  const cap = setTimeout(done, capMs);"
+        "  const observer = new MutationObserver(() => { clearTimeout(timer); timer = setTimeout(done, quietMs); });"
+        "  observer.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});"
+        "  function done() { observer.disconnect(); clearTimeout(timer); clearTimeout(cap); resolve(true); }"
+        "})";
+    auto quiet_result = evaluate(script);
+    if (quiet_result && !navigation_started()) return ok();
+    if (!quiet_result && quiet_result.error().kind == ErrorKind::BrowserExited) return quiet_result.failure();
+  }
+  return impl_->wait_for_navigation("", std::max(remaining(deadline), milliseconds{1}));
+}
+
+Status Tab::set_viewport(const Viewport& viewport) {
+  if (viewport.width <= 0 || viewport.height <= 0 || viewport.device_scale_factor <= 0) {
+    return fail(ErrorKind::InvalidArgument, "the viewport must be at least 1x1 with a positive scale");
+  }
+  impl_->options.viewport = viewport;
+  return impl_->apply_viewport();
+}
+
+const Viewport& Tab::viewport() const { return impl_->options.viewport; }
+
+std::vector<Dialog> Tab::take_dialogs() {
+  std::scoped_lock lock(impl_->mutex);
+  return std::exchange(impl_->dialogs, {});
+}
+
+std::vector<ChildFrame> Tab::child_frames() const {
+  std::scoped_lock lock(impl_->mutex);
+  std::vector<ChildFrame> frames;
+  for (const auto& [id, frame] : impl_->child_frames) frames.push_back(frame);
+  return frames;
+}
+
+cdp::Connection& Tab::connection() { return *impl_->connection; }
+std::string Tab::session_id() const {
+  std::scoped_lock lock(impl_->mutex);
+  return impl_->session_id;
+}
+bool Tab::alive() const { return impl_->connection && impl_->connection->alive(); }
+int Tab::browser_pid() const { return impl_->connection ? impl_->connection->process_id() : 0; }
+
+}  // namespace vimgpt::browser

@@ -1,0 +1,60 @@
+// Private to src/browser: the state behind a Tab.
+#pragma once
+
+#include <map>
+#include <mutex>
+
+#include "browser/browser.h"
+
+namespace vimgpt::browser {
+
+// How long a single DevTools command may take before the browser is considered stuck.
+inline constexpr milliseconds kCommandTimeout{15000};
+
+struct Tab::Impl {
+  std::shared_ptr<cdp::Connection> connection;
+  bool owns_browser = false;        // a local Chromium we launched (vs a tab in a remote browser)
+  std::string browser_context_id;   // set when the tab lives in its own context on a remote browser
+  TabOptions options;
+
+  // The target the agent works in; it moves to a new tab when the page opens one.
+  std::string target_id;
+  std::string session_id;
+  std::string main_frame_id;
+  std::vector<std::string> previous_targets;  // to return to when a popup closes itself
+
+  // Everything below is written by event handlers on the connection's reader thread.
+  mutable std::mutex mutex;
+  std::vector<Dialog> dialogs;
+  std::vector<std::string> opened_targets;  // pages this tab opened, not yet followed
+  bool current_target_destroyed = false;
+  bool crashed = false;
+  int isolated_context = 0;                 // 0: create on next use
+  std::map<std::string, ChildFrame> child_frames;  // by session id
+  std::map<std::string, int> child_contexts;       // isolated world per child session
+
+  std::uint64_t subscription = 0;
+  std::unique_ptr<cdp::EventQueue> page_events;  // lifecycle and navigation events of the current target
+
+  Result<Json> call(std::string_view method, Json params = Json::object(), milliseconds timeout = kCommandTimeout) {
+    return connection->call(method, std::move(params), session_id, timeout);
+  }
+
+  void on_event(const cdp::Event& event);
+  Status attach(const std::string& target);
+  Status follow_new_tabs();
+  Result<int> isolated_world();
+  Result<Json> evaluate_with(std::string_view session, std::optional<int> context, std::string_view expression);
+  Status wait_for_navigation(std::string loader_id, milliseconds load_cap);
+  Status wait_for_new_tab_load();
+  Status apply_viewport();
+  Status navigate_history(int offset);
+  // Before an action: follow tabs the page opened and forget events from before the action.
+  Status prepare_action() {
+    VIMGPT_TRY_VOID(follow_new_tabs());
+    page_events->drain();
+    return ok();
+  }
+};
+
+}  // namespace vimgpt::browser

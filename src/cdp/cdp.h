@@ -1,0 +1,125 @@
+// The Chrome DevTools Protocol wire: launching Chromium, transports, commands matched to replies by id,
+// events routed by flattened sessionId, timeouts, and noticing a dead browser.
+// Protocol reference: https://chromedevtools.github.io/devtools-protocol/
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+
+namespace vimgpt::cdp {
+
+using Json = nlohmann::json;
+using std::chrono::milliseconds;
+
+inline constexpr milliseconds kDefaultCommandTimeout{30000};
+
+enum class Display { Headless, Headed };
+
+struct LaunchOptions {
+  std::string chrome_path;    // empty: $CHROME_PATH, else /usr/lib/chromium/chromium
+  Display display = Display::Headless;
+  std::string user_data_dir;  // empty: a fresh temporary profile, removed when the browser is closed
+  std::string extension_dir;  // an unpacked extension to load (e.g. a real Vimium)
+  std::string user_agent;
+  int window_width = 1080;
+  int window_height = 720;
+  std::vector<std::string> extra_args;
+};
+
+// Carries whole JSON messages to and from one browser. Implementations: a pipe to a child Chromium
+// (it owns the process), a WebSocket to a remote one.
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  virtual Status send(std::string_view message) = 0;
+  // Blocks until one whole message arrives; BrowserExited when the browser or the link is gone,
+  // Cancelled after interrupt().
+  virtual Result<std::string> receive() = 0;
+  // Makes a blocked receive() return; safe to call from another thread.
+  virtual void interrupt() = 0;
+  // Ends the browser (for a child process) or the link (for a remote one). Idempotent.
+  virtual void close() = 0;
+  [[nodiscard]] virtual std::string describe() const = 0;
+  // The local browser's process id; 0 for a remote browser.
+  [[nodiscard]] virtual int process_id() const { return 0; }
+};
+
+// Starts Chromium with --remote-debugging-pipe. The returned transport owns the process: destroying it
+// ends and reaps the child and removes a temporary profile.
+Result<std::unique_ptr<Transport>> launch_chromium(const LaunchOptions& options);
+
+struct Event {
+  std::string method;
+  Json params;
+  std::string session_id;  // empty for browser-level events
+};
+
+class Connection {
+ public:
+  explicit Connection(std::unique_ptr<Transport> transport);
+  ~Connection();
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  // Sends a command and waits for its reply. A CDP error reply becomes ErrorKind::Protocol; a dead
+  // browser fails every pending command with ErrorKind::BrowserExited.
+  Result<Json> call(std::string_view method, Json params = Json::object(), std::string_view session_id = {},
+                    milliseconds timeout = kDefaultCommandTimeout);
+  // Sends a command without waiting for its reply (safe from an event handler).
+  void post(std::string_view method, Json params = Json::object(), std::string_view session_id = {});
+
+  using Handler = std::function<void(const Event&)>;
+  // Handlers run on the reader thread: they must not call call(); post() is fine.
+  std::uint64_t subscribe(Handler handler);
+  void unsubscribe(std::uint64_t id);
+
+  [[nodiscard]] bool alive() const;
+  // Why the connection ended (empty while alive).
+  [[nodiscard]] std::string closed_reason() const;
+  // Closes the browser or link and fails pending commands. Idempotent.
+  void close();
+  // The local browser's process id; 0 for a remote browser.
+  [[nodiscard]] int process_id() const;
+
+ private:
+  struct State;
+  std::shared_ptr<State> state_;
+};
+
+// Buffers the events that match a filter from the moment it is created, so a caller can issue a command
+// and then wait for its events without a race. Unsubscribes when destroyed.
+class EventQueue {
+ public:
+  using Filter = std::function<bool(const Event&)>;
+  EventQueue(Connection& connection, Filter filter);
+  ~EventQueue();
+  EventQueue(const EventQueue&) = delete;
+  EventQueue& operator=(const EventQueue&) = delete;
+
+  // Waits for the next buffered event that satisfies `predicate` (others stay buffered for later calls).
+  // Timeout when none comes in time; BrowserExited when the connection dies meanwhile.
+  Result<Event> wait(const std::function<bool(const Event&)>& predicate, milliseconds timeout);
+  // Whether a buffered event satisfies `predicate` (nothing is removed).
+  bool contains(const std::function<bool(const Event&)>& predicate);
+  // Removes and returns everything buffered.
+  std::vector<Event> drain();
+
+ private:
+  struct Shared;
+  Connection& connection_;
+  std::shared_ptr<Shared> shared_;
+  std::uint64_t subscription_ = 0;
+};
+
+}  // namespace vimgpt::cdp

@@ -1,0 +1,228 @@
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <thread>
+
+#include "cdp/cdp.h"
+
+namespace vimgpt::cdp {
+
+// The reader thread and callers share this; the thread keeps it alive until it has stopped.
+struct Connection::State {
+  struct Pending {
+    bool done = false;
+    Result<Json> result = Json();
+  };
+
+  std::unique_ptr<Transport> transport;
+  std::thread reader;
+
+  mutable std::mutex mutex;
+  std::condition_variable replied;
+  std::map<std::uint64_t, std::shared_ptr<Pending>> pending;
+  std::map<std::uint64_t, Handler> handlers;
+  std::uint64_t next_handler = 1;
+  std::atomic<std::uint64_t> next_id{1};
+  bool alive = true;
+  std::string closed_reason;
+
+  void dispatch(const Event& event) {
+    std::vector<Handler> targets;
+    {
+      std::scoped_lock lock(mutex);
+      targets.reserve(handlers.size());
+      for (const auto& [id, handler] : handlers) targets.push_back(handler);
+    }
+    for (const auto& handler : targets) handler(event);
+  }
+
+  void deliver_reply(const Json& message) {
+    const auto id = message["id"].get<std::uint64_t>();
+    std::scoped_lock lock(mutex);
+    auto it = pending.find(id);
+    if (it == pending.end()) return;  // a post() or a command that already timed out
+    if (const auto error = message.find("error"); error != message.end()) {
+      it->second->result = fail(ErrorKind::Protocol, error->value("message", std::string("unknown error")) + " (" +
+                                                         std::to_string(error->value("code", 0)) + ")");
+    } else {
+      it->second->result = message.value("result", Json::object());
+    }
+    it->second->done = true;
+    pending.erase(it);
+    replied.notify_all();
+  }
+
+  void mark_dead(const std::string& reason) {
+    {
+      std::scoped_lock lock(mutex);
+      if (!alive) return;
+      alive = false;
+      closed_reason = reason;
+      for (auto& [id, slot] : pending) {
+        slot->result = fail(ErrorKind::BrowserExited, reason);
+        slot->done = true;
+      }
+      pending.clear();
+      replied.notify_all();
+    }
+    dispatch(Event{"Connection.closed", Json{{"reason", reason}}, ""});
+  }
+
+  void read_loop() {
+    while (true) {
+      auto message = transport->receive();
+      if (!message) {
+        mark_dead(message.error().message);
+        return;
+      }
+      Json parsed = Json::parse(*message, nullptr, /*allow_exceptions=*/false);
+      if (!parsed.is_object()) continue;  // never expected from Chromium; skip rather than die
+      if (parsed.contains("id") && parsed["id"].is_number_unsigned()) {
+        deliver_reply(parsed);
+      } else if (parsed.contains("method") && parsed["method"].is_string()) {
+        dispatch(Event{parsed["method"].get<std::string>(), parsed.value("params", Json::object()),
+                       parsed.value("sessionId", std::string())});
+      }
+    }
+  }
+};
+
+Connection::Connection(std::unique_ptr<Transport> transport) : state_(std::make_shared<State>()) {
+  state_->transport = std::move(transport);
+  state_->reader = std::thread([state = state_] { state->read_loop(); });
+}
+
+Connection::~Connection() {
+  close();
+  if (state_->reader.joinable()) state_->reader.join();
+}
+
+namespace {
+std::string encode_command(std::uint64_t id, std::string_view method, Json params, std::string_view session_id) {
+  Json message = {{"id", id}, {"method", method}, {"params", std::move(params)}};
+  if (!session_id.empty()) message["sessionId"] = session_id;
+  return message.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+}  // namespace
+
+Result<Json> Connection::call(std::string_view method, Json params, std::string_view session_id,
+                              milliseconds timeout) {
+  const auto id = state_->next_id++;
+  auto slot = std::make_shared<State::Pending>();
+  {
+    std::scoped_lock lock(state_->mutex);
+    if (!state_->alive) return fail(ErrorKind::BrowserExited, state_->closed_reason);
+    state_->pending.emplace(id, slot);
+  }
+  if (auto sent = state_->transport->send(encode_command(id, method, std::move(params), session_id)); !sent) {
+    std::scoped_lock lock(state_->mutex);
+    state_->pending.erase(id);
+    return sent.failure();
+  }
+  std::unique_lock lock(state_->mutex);
+  if (!state_->replied.wait_for(lock, timeout, [&] { return slot->done; })) {
+    state_->pending.erase(id);
+    return fail(ErrorKind::Timeout, "Chromium did not answer " + std::string(method) + " within " +
+                                        std::to_string(timeout.count()) + " ms");
+  }
+  if (!slot->result && slot->result.error().kind == ErrorKind::Protocol) {
+    return fail(ErrorKind::Protocol, std::string(method) + ": " + slot->result.error().message);
+  }
+  return std::move(slot->result);
+}
+
+void Connection::post(std::string_view method, Json params, std::string_view session_id) {
+  [[maybe_unused]] auto sent =
+      state_->transport->send(encode_command(state_->next_id++, method, std::move(params), session_id));
+}
+
+std::uint64_t Connection::subscribe(Handler handler) {
+  std::scoped_lock lock(state_->mutex);
+  const auto id = state_->next_handler++;
+  state_->handlers.emplace(id, std::move(handler));
+  return id;
+}
+
+void Connection::unsubscribe(std::uint64_t id) {
+  std::scoped_lock lock(state_->mutex);
+  state_->handlers.erase(id);
+}
+
+bool Connection::alive() const {
+  std::scoped_lock lock(state_->mutex);
+  return state_->alive;
+}
+
+std::string Connection::closed_reason() const {
+  std::scoped_lock lock(state_->mutex);
+  return state_->closed_reason;
+}
+
+void Connection::close() {
+  state_->mark_dead("the browser was closed");
+  state_->transport->close();
+  state_->transport->interrupt();
+}
+
+int Connection::process_id() const { return state_->transport->process_id(); }
+
+// EventQueue ------------------------------------------------------------------------------------------------
+
+struct EventQueue::Shared {
+  std::mutex mutex;
+  std::condition_variable arrived;
+  std::deque<Event> events;
+  bool connection_closed = false;
+};
+
+EventQueue::EventQueue(Connection& connection, Filter filter)
+    : connection_(connection), shared_(std::make_shared<Shared>()) {
+  subscription_ = connection_.subscribe([shared = shared_, filter = std::move(filter)](const Event& event) {
+    const bool closing = event.method == "Connection.closed";
+    if (!closing && !filter(event)) return;
+    std::scoped_lock lock(shared->mutex);
+    if (closing) {
+      shared->connection_closed = true;
+    } else {
+      shared->events.push_back(event);
+    }
+    shared->arrived.notify_all();
+  });
+  // A connection that died before we subscribed never sends us Connection.closed.
+  if (!connection_.alive()) shared_->connection_closed = true;
+}
+
+EventQueue::~EventQueue() { connection_.unsubscribe(subscription_); }
+
+Result<Event> EventQueue::wait(const std::function<bool(const Event&)>& predicate, milliseconds timeout) {
+  std::unique_lock lock(shared_->mutex);
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (true) {
+    for (auto it = shared_->events.begin(); it != shared_->events.end(); ++it) {
+      if (predicate(*it)) {
+        Event event = std::move(*it);
+        shared_->events.erase(it);
+        return event;
+      }
+    }
+    if (shared_->connection_closed) return fail(ErrorKind::BrowserExited, connection_.closed_reason());
+    if (shared_->arrived.wait_until(lock, deadline) == std::cv_status::timeout) {
+      return fail(ErrorKind::Timeout, "no matching DevTools event within " + std::to_string(timeout.count()) + " ms");
+    }
+  }
+}
+
+bool EventQueue::contains(const std::function<bool(const Event&)>& predicate) {
+  std::scoped_lock lock(shared_->mutex);
+  return std::any_of(shared_->events.begin(), shared_->events.end(), predicate);
+}
+
+std::vector<Event> EventQueue::drain() {
+  std::scoped_lock lock(shared_->mutex);
+  std::vector<Event> all(std::make_move_iterator(shared_->events.begin()),
+                         std::make_move_iterator(shared_->events.end()));
+  shared_->events.clear();
+  return all;
+}
+
+}  // namespace vimgpt::cdp

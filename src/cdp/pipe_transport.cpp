@@ -1,0 +1,319 @@
+// Launching Chromium as a child with --remote-debugging-pipe: commands go to its fd 3, replies come from its
+// fd 4. No port is opened, so nothing else on the machine can drive this browser.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <filesystem>
+#include <mutex>
+
+#include "cdp/cdp.h"
+#include "cdp/framing.h"
+
+namespace vimgpt::cdp {
+namespace {
+
+constexpr const char* kDefaultChrome = "/usr/lib/chromium/chromium";
+// How often a blocked reader re-checks that the child is still alive when the pipe stays silent.
+constexpr int kLivenessPollMs = 200;
+// Time a browser gets to shut down cleanly before it is killed, and its helpers get to disappear.
+constexpr auto kGracefulExit = std::chrono::milliseconds(2000);
+
+std::string errno_text() { return std::strerror(errno); }
+
+std::string resolve_chrome_path(const LaunchOptions& options) {
+  if (!options.chrome_path.empty()) return options.chrome_path;
+  if (const char* env = std::getenv("CHROME_PATH"); env != nullptr && *env != '\0') return env;
+  return kDefaultChrome;
+}
+
+std::vector<std::string> chromium_arguments(const LaunchOptions& options, const std::string& profile) {
+  std::vector<std::string> args = {
+      "--remote-debugging-pipe",
+      "--user-data-dir=" + profile,
+      // Quiet on a closed network: no first-run UI, no background fetches, no updates, no sync.
+      "--no-first-run",
+      "--no-default-browser-check",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--disable-gpu",
+      "--disable-breakpad",
+      "--disable-domain-reliability",
+      "--metrics-recording-only",
+      "--password-store=basic",
+      "--use-mock-keychain",
+      "--mute-audio",
+      "--hide-scrollbars",
+      // A tab that is not in front must still render and run timers: the agent may be waiting on it.
+      "--disable-renderer-backgrounding",
+      "--disable-background-timer-throttling",
+      "--disable-backgrounding-occluded-windows",
+      // Back/forward cache restores fire no load events; going back should load like any navigation.
+      "--disable-features=BackForwardCache,Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider",
+      "--window-size=" + std::to_string(options.window_width) + "," + std::to_string(options.window_height),
+  };
+  if (options.display == Display::Headless) args.emplace_back("--headless=new");
+  // Chromium's sandbox cannot start as root; everywhere else it stays on.
+  if (geteuid() == 0) args.emplace_back("--no-sandbox");
+  if (!options.extension_dir.empty()) {
+    args.push_back("--disable-extensions-except=" + options.extension_dir);
+    args.push_back("--load-extension=" + options.extension_dir);
+  }
+  if (!options.user_agent.empty()) args.push_back("--user-agent=" + options.user_agent);
+  args.insert(args.end(), options.extra_args.begin(), options.extra_args.end());
+  args.emplace_back("about:blank");
+  return args;
+}
+
+class PipeTransport final : public Transport {
+ public:
+  enum class Profile { Temporary, Persistent };
+
+  PipeTransport(pid_t pid, int to_browser, int from_browser, int wake_read, int wake_write,
+                std::filesystem::path scratch_root, Profile profile)
+      : pid_(pid),
+        profile_(profile),
+        to_browser_(to_browser),
+        from_browser_(from_browser),
+        wake_read_(wake_read),
+        wake_write_(wake_write),
+        scratch_root_(std::move(scratch_root)) {}
+
+  ~PipeTransport() override {
+    close();
+    for (int fd : {to_browser_, from_browser_, wake_read_, wake_write_}) ::close(fd);
+  }
+
+  Status send(std::string_view message) override {
+    std::scoped_lock lock(send_mutex_);
+    if (closed_) return fail(ErrorKind::BrowserExited, "the browser was closed");
+    std::string framed(message);
+    framed.push_back('\0');
+    std::string_view rest = framed;
+    while (!rest.empty()) {
+      const ssize_t n = ::write(to_browser_, rest.data(), rest.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return fail(ErrorKind::BrowserExited, "Chromium's pipe closed (" + errno_text() + ")");
+      rest.remove_prefix(static_cast<std::size_t>(n));
+    }
+    return ok();
+  }
+
+  Result<std::string> receive() override {
+    while (true) {
+      if (!ready_.empty()) {
+        std::string message = std::move(ready_.front());
+        ready_.pop_front();
+        return message;
+      }
+      if (eof_) return fail(ErrorKind::BrowserExited, exit_description());
+      std::array<pollfd, 2> fds{pollfd{from_browser_, POLLIN, 0}, pollfd{wake_read_, POLLIN, 0}};
+      const int n = ::poll(fds.data(), fds.size(), kLivenessPollMs);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return fail(ErrorKind::BrowserExited, "poll on Chromium's pipe failed: " + errno_text());
+      if (fds[1].revents != 0) return fail(ErrorKind::Cancelled, "the connection was interrupted");
+      if (n == 0) {
+        // The pipe is quiet: make sure the child has not died with the pipe somehow held open.
+        if (child_has_exited()) eof_ = true;
+        continue;
+      }
+      char buffer[65536];
+      const ssize_t got = ::read(from_browser_, buffer, sizeof buffer);
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) {
+        eof_ = true;
+        continue;
+      }
+      std::vector<std::string> complete;
+      framer_.feed(std::string_view(buffer, static_cast<std::size_t>(got)), complete);
+      for (auto& message : complete) ready_.push_back(std::move(message));
+    }
+  }
+
+  void interrupt() override {
+    const char byte = 1;
+    [[maybe_unused]] const ssize_t n = ::write(wake_write_, &byte, 1);
+  }
+
+  void close() override {
+    {
+      std::scoped_lock lock(send_mutex_);
+      if (closed_) return;
+      closed_ = true;
+    }
+    reap();
+    std::error_code ignored;
+    std::filesystem::remove_all(scratch_root_, ignored);
+  }
+
+  [[nodiscard]] std::string describe() const override { return "Chromium (pid " + std::to_string(pid_) + ")"; }
+  [[nodiscard]] int process_id() const override { return pid_; }
+
+ private:
+  // Checks without reaping, so close() can still collect the exit status.
+  bool child_has_exited() {
+    siginfo_t info{};
+    if (::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) != 0) return true;
+    if (info.si_pid == 0) return false;
+    exit_code_ = info.si_status;
+    exited_by_signal_ = info.si_code == CLD_KILLED || info.si_code == CLD_DUMPED;
+    return true;
+  }
+
+  [[nodiscard]] std::string exit_description() const {
+    if (exit_code_ < 0) return "Chromium closed its DevTools pipe";
+    if (exited_by_signal_) return "Chromium was killed by signal " + std::to_string(exit_code_);
+    return "Chromium exited with status " + std::to_string(exit_code_);
+  }
+
+  // Ends the browser and every helper process in its group, all reaped so no zombie is left behind. A
+  // persistent profile gets a clean shutdown first (cookies and sessions are flushed to disk); a throwaway
+  // one is killed at once, since nothing in it is kept.
+  void reap() {
+    if (profile_ == Profile::Persistent) {
+      constexpr std::string_view kBrowserClose = R"({"id":0,"method":"Browser.close"})";
+      std::string message(kBrowserClose);
+      message.push_back('\0');
+      if (::write(to_browser_, message.data(), message.size()) != static_cast<ssize_t>(message.size())) {
+        ::kill(pid_, SIGTERM);
+      }
+      const auto deadline = std::chrono::steady_clock::now() + kGracefulExit;
+      while (::waitpid(pid_, nullptr, WNOHANG) == 0 && std::chrono::steady_clock::now() < deadline) {
+        ::poll(nullptr, 0, 10);
+      }
+    }
+    // We are the subreaper of the group's orphans, so waiting on the group collects the helpers too.
+    const auto deadline = std::chrono::steady_clock::now() + kGracefulExit;
+    while (std::chrono::steady_clock::now() < deadline) {
+      ::kill(-pid_, SIGKILL);
+      const pid_t reaped = ::waitpid(-pid_, nullptr, WNOHANG);
+      if (reaped < 0 && errno == ECHILD) break;
+      if (reaped == 0) ::poll(nullptr, 0, 2);
+    }
+  }
+
+  pid_t pid_;
+  Profile profile_;
+  int to_browser_;
+  int from_browser_;
+  int wake_read_;
+  int wake_write_;
+  std::filesystem::path scratch_root_;  // temporary profile and Chromium's $TMPDIR
+  std::mutex send_mutex_;
+  bool closed_ = false;
+  NulFramer framer_;
+  std::deque<std::string> ready_;
+  bool eof_ = false;
+  int exit_code_ = -1;
+  bool exited_by_signal_ = false;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Transport>> launch_chromium(const LaunchOptions& options) {
+  const std::string chrome = resolve_chrome_path(options);
+  if (::access(chrome.c_str(), X_OK) != 0) {
+    return fail(ErrorKind::NotFound, "Chromium not found at " + chrome +
+                                         ": run scripts/setup.sh to install it, or pass --chrome PATH / set "
+                                         "CHROME_PATH");
+  }
+  if (options.window_width <= 0 || options.window_height <= 0) {
+    return fail(ErrorKind::InvalidArgument, "the browser window must be at least 1x1");
+  }
+  // A write to a pipe whose reader died must be an error we can report, not a signal that ends us.
+  ::signal(SIGPIPE, SIG_IGN);
+  // Chromium's helper processes outlive the browser process by a moment; as their subreaper we collect them
+  // ourselves instead of leaving zombies for init.
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+
+  // Everything Chromium writes outside a user-named profile lives in one folder of ours, removed at close:
+  // the temporary profile and Chromium's own scratch files (it leaves org.chromium.* folders in $TMPDIR).
+  std::string root_pattern = (std::filesystem::temp_directory_path() / "vimgpt-browser-XXXXXX").string();
+  if (::mkdtemp(root_pattern.data()) == nullptr) {
+    return fail(ErrorKind::Io, "cannot create a temporary folder for the browser: " + errno_text());
+  }
+  const std::filesystem::path scratch_root = root_pattern;
+  auto discard_scratch = [&] {
+    std::error_code ignored;
+    std::filesystem::remove_all(scratch_root, ignored);
+  };
+  std::error_code error;
+  std::filesystem::create_directories(scratch_root / "tmp", error);
+  std::string profile = options.user_data_dir;
+  if (profile.empty()) profile = (scratch_root / "profile").string();
+  std::filesystem::create_directories(profile, error);
+  if (error) {
+    discard_scratch();
+    return fail(ErrorKind::Io, "cannot use the profile folder " + profile + ": " + error.message());
+  }
+
+  std::array<int, 2> to_browser{};    // we write [1], Chromium reads fd 3
+  std::array<int, 2> from_browser{};  // Chromium writes fd 4, we read [0]
+  std::array<int, 2> wake{};
+  if (::pipe2(to_browser.data(), O_CLOEXEC) != 0 || ::pipe2(from_browser.data(), O_CLOEXEC) != 0 ||
+      ::pipe2(wake.data(), O_CLOEXEC | O_NONBLOCK) != 0) {
+    discard_scratch();
+    return fail(ErrorKind::Io, "cannot create pipes for Chromium: " + errno_text());
+  }
+
+  std::vector<std::string> args = chromium_arguments(options, profile);
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(chrome.c_str()));
+  for (auto& arg : args) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  const bool keep_stderr = std::getenv("VIMGPT_CHROME_STDERR") != nullptr;
+  // The child's environment is built here: between fork and exec only async-signal-safe calls are allowed.
+  std::vector<std::string> environment;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    if (std::string_view(*entry).rfind("TMPDIR=", 0) != 0) environment.emplace_back(*entry);
+  }
+  environment.push_back("TMPDIR=" + (scratch_root / "tmp").string());
+  std::vector<char*> envp;
+  for (auto& entry : environment) envp.push_back(entry.data());
+  envp.push_back(nullptr);
+  const pid_t parent = ::getpid();
+
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    discard_scratch();
+    return fail(ErrorKind::Io, "cannot start Chromium: fork failed: " + errno_text());
+  }
+  if (pid == 0) {
+    // Child: only async-signal-safe calls from here to exec.
+    ::setpgid(0, 0);  // its own group, so every helper process it starts can be ended together
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // if vimgpt dies, even by SIGKILL, the browser goes too
+    if (::getppid() != parent) ::_exit(127);
+    // Move both ends out of the way first: pipe2 may have handed out fds 3 or 4 themselves.
+    const int commands = ::fcntl(to_browser[0], F_DUPFD, 10);
+    const int replies = ::fcntl(from_browser[1], F_DUPFD, 10);
+    ::dup2(commands, 3);
+    ::dup2(replies, 4);
+    const int null_fd = ::open("/dev/null", O_RDWR);
+    ::dup2(null_fd, 0);
+    ::dup2(null_fd, 1);
+    if (!keep_stderr) ::dup2(null_fd, 2);
+    ::close_range(5, ~0U, 0);  // every other descriptor stays with the parent
+    ::execve(chrome.c_str(), argv.data(), envp.data());
+    ::_exit(127);
+  }
+  ::close(to_browser[0]);
+  ::close(from_browser[1]);
+  return std::unique_ptr<Transport>(std::make_unique<PipeTransport>(pid, to_browser[1], from_browser[0], wake[0],
+                                                                     wake[1], scratch_root,
+                                                     options.user_data_dir.empty() ? PipeTransport::Profile::Temporary
+                                                                                   : PipeTransport::Profile::Persistent));
+}
+
+}  // namespace vimgpt::cdp

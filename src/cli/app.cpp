@@ -1,0 +1,280 @@
+#include <signal.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <cstdio>
+#include <ctime>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "voice/voice.h"
+
+namespace vimgpt::cli {
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+
+void on_sigint(int) {
+  // First Ctrl-C: finish the current phase, close the browser, finish the recording. Second: leave now
+  // (Chromium follows us through PR_SET_PDEATHSIG; every finished step is already on disk).
+  if (g_interrupted.exchange(true)) ::_exit(130);
+}
+
+int usage(const std::string& message) {
+  std::cerr << "vimgpt: " << message << "\n";
+  return kExitUsage;
+}
+
+std::string format_usage(const vision::Usage& usage) {
+  char text[96];
+  if (usage.cost_known) {
+    std::snprintf(text, sizeof text, "%lld tok $%.4f", static_cast<long long>(usage.prompt_tokens + usage.completion_tokens),
+                  usage.cost_usd);
+  } else {
+    std::snprintf(text, sizeof text, "%lld tok", static_cast<long long>(usage.prompt_tokens + usage.completion_tokens));
+  }
+  return text;
+}
+
+std::string auto_record_dir() {
+  const auto now = std::time(nullptr);
+  std::tm local{};
+  localtime_r(&now, &local);
+  char name[64];
+  std::strftime(name, sizeof name, "runs/%Y%m%d-%H%M%S", &local);
+  return name;
+}
+
+Result<std::string> objective_from_voice(const Options& o, const Config& config) {
+  voice::SttOptions stt;
+  VIMGPT_TRY(stt.backend, voice::parse_stt_backend(o.stt));
+  stt.model = o.stt_model;
+  stt.api_key = o.api_key.empty() ? config.get("OPENAI_API_KEY").value_or("") : o.api_key;
+  if (const auto base = o.base_url.empty() ? config.get("OPENAI_BASE_URL") : std::optional(o.base_url)) {
+    stt.base_url = *base;
+  }
+  if (!o.voice_file.empty()) return voice::transcribe_file(o.voice_file, stt);
+  voice::VoiceOptions listen;
+  listen.stt = stt;
+  listen.capture.device = o.mic;
+  listen.capture.vad.max_listen_seconds = o.max_listen;
+  std::cerr << "listening… speak your objective\n";
+  return voice::listen_and_transcribe(listen, [](const voice::ListenProgress& progress) {
+    std::cerr << "\r" << voice::render_level_meter(progress) << std::flush;
+  });
+}
+
+}  // namespace
+
+int run_command(Options o) {
+  const Config config = Config::load();
+  // Everything is validated before a browser starts.
+  auto launch = launch_options(o, config);
+  if (!launch) return usage(launch.error().message);
+  auto tab_settings = tab_options(o);
+  if (!tab_settings) return usage(tab_settings.error().message);
+  auto capture = capture_options(o);
+  if (!capture) return usage(capture.error().message);
+  auto observe = agent::parse_observe(o.observe);
+  if (!observe) return usage(observe.error().message);
+  auto secret_values = secrets(o);
+  if (!secret_values) return usage(secret_values.error().message);
+  if (o.max_steps < 1 || o.max_steps > 1000) return usage("--max-steps takes 1 to 1000");
+  if (o.timeout_seconds < 0) return usage("--timeout takes a number of seconds (0: none)");
+  if (o.settle_ms < 0 || o.settle_ms > 60000) return usage("--settle-ms takes 0 to 60000");
+  if (o.max_listen <= 0 || o.max_listen > 120) return usage("--max-listen takes 1 to 120 seconds");
+  if (auto stt = voice::parse_stt_backend(o.stt); !stt) return usage("--stt takes local or openai");
+  std::unique_ptr<agent::ScriptedPlanner> script;
+  std::optional<vision::ClientOptions> model;
+  if (!o.actions_file.empty()) {
+    auto loaded = agent::ScriptedPlanner::from_file(o.actions_file);
+    if (!loaded) return usage(loaded.error().message);
+    script = std::move(*loaded);
+  } else {
+    auto client = client_options(o, config);
+    if (!client) return usage(client.error().message);
+    model = std::move(*client);
+  }
+  if (o.objective.empty() && (o.voice || !o.voice_file.empty())) {
+    auto spoken = objective_from_voice(o, config);
+    std::cerr << "\n";
+    if (!spoken) {
+      std::cerr << "vimgpt: " << spoken.error().message << "\n";
+      return 1;
+    }
+    o.objective = *spoken;
+    std::cerr << "heard: \"" << o.objective << "\"\n";
+    if (!o.yes && ::isatty(STDIN_FILENO)) {
+      std::cerr << "Enter to go, or type a correction: " << std::flush;
+      std::string correction;
+      std::getline(std::cin, correction);
+      if (!correction.empty()) o.objective = correction;
+    }
+  }
+  if (o.objective.empty() && !script) {
+    if (!::isatty(STDIN_FILENO)) return usage("give an objective: vimgpt \"what to do\" (or --voice)");
+    std::cerr << "What should the browser do? " << std::flush;
+    std::getline(std::cin, o.objective);
+    if (o.objective.empty()) return usage("no objective given");
+  }
+
+  ::signal(SIGINT, on_sigint);
+  ::signal(SIGTERM, on_sigint);
+  auto tab = browser::Tab::launch(*launch, *tab_settings);
+  if (!tab) {
+    std::cerr << "vimgpt: " << tab.error().message << "\n";
+    return 1;
+  }
+  std::unique_ptr<vision::Client> client;
+  std::unique_ptr<agent::Planner> planner;
+  if (script) {
+    planner = std::move(script);
+  } else {
+    auto created = vision::Client::create(*model);
+    if (!created) return usage(created.error().message);
+    client = std::move(*created);
+    std::vector<std::string> names;
+    for (const auto& [name, value] : *secret_values) names.push_back(name);
+    planner = std::make_unique<agent::ModelPlanner>(*client, *observe, names);
+  }
+
+  agent::AgentOptions options;
+  options.objective = o.objective;
+  options.start_url = o.start_url;
+  options.max_steps = o.max_steps;
+  options.timeout = std::chrono::milliseconds(static_cast<long>(o.timeout_seconds * 1000));
+  options.settle_cap = std::chrono::milliseconds(o.settle_ms);
+  options.capture = *capture;
+  options.record_dir = o.record == "auto" ? auto_record_dir() : o.record;
+  options.secrets = *secret_values;
+  options.interrupted = &g_interrupted;
+  agent::Agent agent(options, **tab, std::move(planner));
+
+  auto result = agent.run([&](const agent::StepRecord& step) {
+    if (o.json) {
+      std::cout << nlohmann::json{{"event", "step"},
+                                  {"step", step.step},
+                                  {"url", step.url},
+                                  {"action", step.action},
+                                  {"ok", step.ok},
+                                  {"result", step.result},
+                                  {"ms", step.timings.total.count()},
+                                  {"prompt_tokens", step.usage_so_far.prompt_tokens},
+                                  {"completion_tokens", step.usage_so_far.completion_tokens}}
+                       .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+                << "\n"
+                << std::flush;
+    }
+    if (o.verbosity >= 0) {
+      char seconds[16];
+      std::snprintf(seconds, sizeof seconds, "%.1fs", static_cast<double>(step.timings.total.count()) / 1000.0);
+      std::cerr << "step " << step.step << "/" << step.max_steps << "  " << step.action.dump() << "  "
+                << (step.ok ? "ok" : "error") << ": " << step.result << "  " << seconds << "  "
+                << format_usage(step.usage_so_far) << "\n";
+    }
+    if (o.speak) [[maybe_unused]] auto spoken = voice::speak(step.ok ? step.result.substr(0, 60) : "that failed");
+  });
+  (*tab)->close();
+
+  const std::string answer = result.answer.is_string() ? result.answer.get<std::string>()
+                             : result.answer.is_null() ? ""
+                                                       : result.answer.dump();
+  if (o.json) {
+    std::cout << nlohmann::json{{"event", "end"},
+                                {"outcome", agent::to_string(result.outcome)},
+                                {"answer", result.answer},
+                                {"message", result.message},
+                                {"steps", result.steps},
+                                {"prompt_tokens", result.usage.prompt_tokens},
+                                {"completion_tokens", result.usage.completion_tokens},
+                                {"record_dir", result.record_dir}}
+                     .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+              << "\n";
+  } else if (result.outcome == agent::Outcome::Done) {
+    std::cout << answer << "\n";
+  }
+  if (result.outcome != agent::Outcome::Done || o.verbosity > 0) {
+    std::cerr << "vimgpt: " << agent::to_string(result.outcome) << ": " << result.message << "\n";
+  }
+  if (!result.record_dir.empty() && o.verbosity >= 0) {
+    std::cerr << "recorded in " << result.record_dir << "/report.html\n";
+  }
+  if (result.outcome == agent::Outcome::Done && !answer.empty()) {
+    if (!o.speak_to.empty()) {
+      if (auto written = voice::speak_to_file(answer, o.speak_to); !written) {
+        std::cerr << "vimgpt: " << written.error().message << "\n";
+      }
+    } else if (o.speak) {
+      [[maybe_unused]] auto spoken = voice::speak(answer);
+    }
+  }
+  return agent::exit_code(result.outcome);
+}
+
+int main(int argc, char** argv) {
+  CLI::App app{"vimgpt: a web-browsing agent that sees pages through Vimium-style hints and a vision model.\n"
+               "Exit codes: 0 done, 1 error, 2 step/time budget exhausted, 3 stuck, 130 interrupted, 64 usage."};
+  app.set_version_flag("--version", VIMGPT_VERSION);
+  Options options;
+  add_run_flags(app, options);
+  add_browser_flags(app, options);
+  add_model_flags(app, options);
+
+  auto* run = app.add_subcommand("run", "Do OBJECTIVE in the browser (the default command)");
+  add_run_flags(*run, options);
+  add_browser_flags(*run, options);
+  add_model_flags(*run, options);
+
+  std::string url;
+  std::string output = "page.png";
+  auto* shot = app.add_subcommand("shot", "Screenshot a URL");
+  shot->add_option("url", url, "Page to load")->required();
+  shot->add_option("-o,--output", output, "Image file (.png, .jpg, .webp)");
+  add_browser_flags(*shot, options);
+
+  bool json = false;
+  std::string png;
+  std::string mode = "overlay";
+  auto* hints_cmd = app.add_subcommand("hints", "Print the hint map of a URL and save the labelled screenshot");
+  hints_cmd->add_option("url", url, "Page to load")->required();
+  hints_cmd->add_flag("--json", json, "Print a JSON array, one object per hint");
+  hints_cmd->add_option("--png", png, "Save the labelled screenshot here");
+  hints_cmd->add_option("--mode", mode, "overlay, image or both-frames");
+  add_browser_flags(*hints_cmd, options);
+
+  std::string image;
+  std::string objective;
+  auto* ask = app.add_subcommand("ask", "Send one saved screenshot to the model and print the action it returns");
+  ask->add_option("image", image, "Screenshot file")->required();
+  ask->add_option("objective", objective, "What to do")->required();
+  add_model_flags(*ask, options);
+
+  std::string dir;
+  auto* report = app.add_subcommand("report", "Rebuild report.html of a recorded run from its steps.jsonl");
+  report->add_option("dir", dir, "The --record folder")->required();
+
+  auto* devices = app.add_subcommand("devices", "List audio input devices (for --mic)");
+  app.require_subcommand(0, 1);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kExitUsage;
+  }
+  if (*shot) return shot_command(options, url, output);
+  if (*hints_cmd) return hints_command(options, url, json, png, mode);
+  if (*ask) return ask_command(options, image, objective);
+  if (*report) return report_command(dir);
+  if (*devices) return devices_command();
+  return run_command(options);
+}
+
+}  // namespace vimgpt::cli

@@ -1,0 +1,40 @@
+#include "cli/config.h"
+
+#include <cstdlib>
+#include <fstream>
+
+namespace vimgpt::cli {
+namespace {
+std::string trim(const std::string& text) {
+  const auto begin = text.find_first_not_of(" \t\r");
+  if (begin == std::string::npos) return "";
+  return text.substr(begin, text.find_last_not_of(" \t\r") - begin + 1);
+}
+}  // namespace
+
+Config Config::load() {
+  Config config;
+  std::ifstream in(".env");
+  std::string line;
+  while (std::getline(in, line)) {
+    line = trim(line);
+    if (line.empty() || line[0] == '#') continue;
+    if (line.rfind("export ", 0) == 0) line = trim(line.substr(7));
+    const auto equals = line.find('=');
+    if (equals == std::string::npos) continue;
+    std::string value = trim(line.substr(equals + 1));
+    if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front()) {
+      value = value.substr(1, value.size() - 2);
+    }
+    config.dotenv_[trim(line.substr(0, equals))] = value;
+  }
+  return config;
+}
+
+std::optional<std::string> Config::get(const std::string& name) const {
+  if (const char* value = std::getenv(name.c_str()); value != nullptr && *value != '\0') return std::string(value);
+  if (auto it = dotenv_.find(name); it != dotenv_.end() && !it->second.empty()) return it->second;
+  return std::nullopt;
+}
+
+}  // namespace vimgpt::cli

@@ -1,0 +1,189 @@
+#include "cli/options.h"
+
+#include <CLI/CLI.hpp>
+#include <fstream>
+#include <regex>
+
+namespace vimgpt::cli {
+namespace {
+
+Failure usage_error(const std::string& message) { return fail(ErrorKind::InvalidArgument, message); }
+
+}  // namespace
+
+void add_browser_flags(CLI::App& app, Options& o) {
+  app.add_flag("--headed", o.headed, "Show the browser window (default: headless)");
+  app.add_option("--viewport", o.viewport, "Viewport size WxH (default 1080x720, as the original)");
+  app.add_option("--chrome", o.chrome, "Chromium binary (default $CHROME_PATH or /usr/lib/chromium/chromium)");
+  app.add_option("--user-data-dir", o.user_data_dir, "Persistent browser profile folder (default: a fresh temporary one)");
+  app.add_option("--user-agent", o.user_agent, "User-Agent override");
+  app.add_option("--extension", o.extension, "Load an unpacked extension folder (e.g. a real Vimium)");
+}
+
+void add_model_flags(CLI::App& app, Options& o) {
+  app.add_option("--provider", o.provider, "Model provider: auto, openai (any OpenAI-compatible server), anthropic");
+  app.add_option("--model", o.model, "Model name (default gpt-4o; claude-* selects Anthropic)");
+  app.add_option("--base-url", o.base_url, "API base URL, e.g. http://127.0.0.1:11434/v1 for Ollama ($OPENAI_BASE_URL)");
+  app.add_option("--api-key", o.api_key, "API key ($OPENAI_API_KEY / $ANTHROPIC_API_KEY, or .env)");
+  app.add_option("--max-tokens", o.max_tokens, "Most tokens per reply (default 300)");
+  app.add_option("--temperature", o.temperature, "Sampling temperature (default: the server's)");
+  app.add_option("--detail", o.detail, "Image detail: low, high, auto");
+  app.add_option("--structured", o.structured, "Structured output: auto, on, off");
+  app.add_option("--img-res", o.img_res, "Width of the image sent to the model, in pixels (default 1080)");
+  app.add_option("--image-format", o.image_format, "Image format sent to the model: jpeg, png");
+  app.add_option("--jpeg-quality", o.jpeg_quality, "JPEG quality 1-100 (default 85)");
+  app.add_option("--repair-model", o.repair_model, "Model for the JSON repair call (default: the same model)");
+  app.add_option("--formalize-model", o.formalize_model, "Two calls: the vision model answers in words, this model writes the action");
+  app.add_option("--max-retries", o.max_retries, "Retries on 429/5xx/connection errors (default 4)");
+  app.add_option("--connect-timeout", o.connect_timeout, "Seconds to connect to the model server (default 10)");
+  app.add_option("--request-timeout", o.request_timeout, "Seconds for one model request (default 120)");
+  app.add_option("--price-in", o.price_in, "USD per million prompt tokens (overrides the built-in table)");
+  app.add_option("--price-out", o.price_out, "USD per million completion tokens");
+}
+
+void add_run_flags(CLI::App& app, Options& o) {
+  app.add_option("objective", o.objective, "What the agent should do (asked for on the terminal when omitted)");
+  app.add_option("--start-url", o.start_url, "First page (default https://www.google.com)");
+  app.add_option("--max-steps", o.max_steps, "Step budget (default 30)");
+  app.add_option("--timeout", o.timeout_seconds, "Time budget in seconds (default: none)");
+  app.add_option("--settle-ms", o.settle_ms, "Longest wait for a page to settle after an action (default 3000)");
+  app.add_option("--actions", o.actions_file, "Run a scripted list of actions (JSON array or JSONL) with no model");
+  app.add_option("--record", o.record, "Record the run into DIR (or 'auto' for runs/<timestamp>/)");
+  app.add_flag("--json", o.json, "JSON Lines events on stdout, for programs");
+  app.add_flag("-v,--verbose", [&o](std::int64_t n) { o.verbosity += static_cast<int>(n); }, "More output");
+  app.add_flag("-q,--quiet", [&o](std::int64_t n) { o.verbosity -= static_cast<int>(n); }, "Less output");
+  app.add_option("--secret", o.secrets, "NAME=VALUE: the model types <secret:NAME>, the value is never shown to it");
+  app.add_option("--secrets-file", o.secrets_file, "File of NAME=VALUE lines");
+  app.add_option("--hint-mode", o.hint_mode, "How labels are drawn: overlay, image, both-frames");
+  app.add_option("--observe", o.observe, "What the model gets: vision (the picture) or hybrid (plus the hint list)");
+  app.add_flag("--voice", o.voice, "Speak the objective (default microphone)");
+  app.add_option("--voice-file", o.voice_file, "Transcribe the objective from an audio file");
+  app.add_option("--mic", o.mic, "Microphone by name or index (see `vimgpt devices`)");
+  app.add_option("--max-listen", o.max_listen, "Longest listening time in seconds (default 15)");
+  app.add_option("--stt", o.stt, "Speech to text: local (offline PocketSphinx) or openai");
+  app.add_option("--stt-model", o.stt_model, "Transcription model for --stt openai (default whisper-1)");
+  app.add_flag("-y,--yes", o.yes, "Do not ask to confirm a spoken objective");
+  app.add_flag("--speak", o.speak, "Say progress and the answer aloud");
+  app.add_option("--speak-to", o.speak_to, "Write the spoken answer to a WAV file instead");
+}
+
+Result<Viewport> parse_viewport(const std::string& text) {
+  static const std::regex pattern(R"((\d{1,5})[xX](\d{1,5}))");
+  std::smatch match;
+  if (!std::regex_match(text, match, pattern)) {
+    return usage_error("--viewport takes WIDTHxHEIGHT, e.g. 1080x720, not '" + text + "'");
+  }
+  Viewport viewport{std::stoi(match[1]), std::stoi(match[2])};
+  if (viewport.width < 100 || viewport.height < 100 || viewport.width > 7680 || viewport.height > 4320) {
+    return usage_error("--viewport must be between 100x100 and 7680x4320, not " + text);
+  }
+  return viewport;
+}
+
+Result<cdp::LaunchOptions> launch_options(const Options& o, const Config& config) {
+  cdp::LaunchOptions launch;
+  launch.chrome_path = o.chrome.empty() ? config.get("CHROME_PATH").value_or("") : o.chrome;
+  launch.display = o.headed ? cdp::Display::Headed : cdp::Display::Headless;
+  launch.user_data_dir = o.user_data_dir;
+  launch.extension_dir = o.extension;
+  launch.user_agent = o.user_agent;
+  if (!o.extension.empty() && !std::ifstream(o.extension + "/manifest.json")) {
+    return usage_error("--extension " + o.extension + " has no manifest.json (give an unpacked extension folder)");
+  }
+  return launch;
+}
+
+Result<browser::TabOptions> tab_options(const Options& o) {
+  VIMGPT_TRY(Viewport viewport, parse_viewport(o.viewport));
+  browser::TabOptions tab;
+  tab.viewport = {viewport.width, viewport.height, 1.0};
+  tab.user_agent = o.user_agent;
+  return tab;
+}
+
+Result<hints::CaptureOptions> capture_options(const Options& o) {
+  hints::CaptureOptions capture;
+  auto mode = hints::parse_draw_mode(o.hint_mode);
+  if (!mode) return usage_error("--hint-mode: " + mode.error().message);
+  capture.mode = *mode;
+  auto format = browser::parse_image_format(o.image_format);
+  if (!format || *format == browser::ImageFormat::Webp) {
+    return usage_error("--image-format takes jpeg or png, not '" + o.image_format + "'");
+  }
+  capture.screenshot.format = *format;
+  if (o.jpeg_quality < 1 || o.jpeg_quality > 100) return usage_error("--jpeg-quality takes 1 to 100");
+  capture.screenshot.quality = o.jpeg_quality;
+  if (o.img_res < 64 || o.img_res > 4096) {
+    return usage_error("--img-res takes a width from 64 to 4096 pixels, not " + std::to_string(o.img_res));
+  }
+  // Chromium scales at capture time, so the frame needs no decode and re-encode on our side.
+  VIMGPT_TRY(Viewport viewport, parse_viewport(o.viewport));
+  capture.screenshot.scale = static_cast<double>(o.img_res) / viewport.width;
+  return capture;
+}
+
+Result<vision::ClientOptions> client_options(const Options& o, const Config& config) {
+  vision::ClientOptions client;
+  auto provider = vision::parse_provider(o.provider);
+  if (!provider) return usage_error("--provider takes auto, openai or anthropic, not '" + o.provider + "'");
+  client.model = o.model.empty() ? config.get("VIMGPT_MODEL").value_or("gpt-4o") : o.model;
+  client.provider = vision::resolve_provider(*provider, client.model);
+  const bool anthropic = client.provider == vision::Provider::Anthropic;
+  client.base_url = !o.base_url.empty() ? o.base_url
+                                        : config.get(anthropic ? "ANTHROPIC_BASE_URL" : "OPENAI_BASE_URL").value_or("");
+  client.api_key = !o.api_key.empty() ? o.api_key
+                                      : config.get(anthropic ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY").value_or("");
+  if (client.api_key.empty() && client.base_url.empty()) {
+    return usage_error(
+        "no model is configured. Set one of: OPENAI_API_KEY (OpenAI, in the environment or a .env file), "
+        "ANTHROPIC_API_KEY (Anthropic, with --model claude-...), or --base-url URL for a local OpenAI-compatible "
+        "server (Ollama, vLLM, llama.cpp)");
+  }
+  if (o.max_tokens < 16 || o.max_tokens > 32768) return usage_error("--max-tokens takes 16 to 32768");
+  client.max_tokens = o.max_tokens;
+  if (o.temperature >= 0) client.temperature = o.temperature;
+  auto detail = vision::parse_detail(o.detail);
+  if (!detail) return usage_error("--detail takes low, high or auto, not '" + o.detail + "'");
+  client.detail = *detail;
+  auto structured = vision::parse_structured(o.structured);
+  if (!structured) return usage_error("--structured takes auto, on or off, not '" + o.structured + "'");
+  client.structured = *structured;
+  client.repair_model = o.repair_model;
+  client.formalize_model = o.formalize_model;
+  auto format = vision::parse_image_format(o.image_format);
+  if (!format) return usage_error("--image-format takes jpeg or png, not '" + o.image_format + "'");
+  client.image = {o.img_res, *format, o.jpeg_quality};
+  if (o.max_retries < 0 || o.max_retries > 20) return usage_error("--max-retries takes 0 to 20");
+  client.retry.max_retries = o.max_retries;
+  if (o.connect_timeout <= 0 || o.request_timeout <= 0) return usage_error("timeouts must be positive seconds");
+  client.connect_timeout = std::chrono::milliseconds(static_cast<long>(o.connect_timeout * 1000));
+  client.total_timeout = std::chrono::milliseconds(static_cast<long>(o.request_timeout * 1000));
+  if (o.price_in >= 0) client.price_in = o.price_in;
+  if (o.price_out >= 0) client.price_out = o.price_out;
+  return client;
+}
+
+Result<std::map<std::string, std::string>> secrets(const Options& o) {
+  std::map<std::string, std::string> values;
+  std::vector<std::string> entries = o.secrets;
+  if (!o.secrets_file.empty()) {
+    std::ifstream in(o.secrets_file);
+    if (!in) return usage_error("--secrets-file: cannot read " + o.secrets_file);
+    std::string line;
+    while (std::getline(in, line)) {
+      if (!line.empty() && line[0] != '#') entries.push_back(line);
+    }
+  }
+  static const std::regex name_pattern("[A-Za-z_][A-Za-z0-9_]*");
+  for (const auto& entry : entries) {
+    const auto equals = entry.find('=');
+    const std::string name = entry.substr(0, equals);
+    if (equals == std::string::npos || !std::regex_match(name, name_pattern)) {
+      return usage_error("--secret takes NAME=VALUE with a name of letters, digits and _");
+    }
+    values[name] = entry.substr(equals + 1);
+  }
+  return values;
+}
+
+}  // namespace vimgpt::cli

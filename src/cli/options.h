@@ -1,0 +1,91 @@
+// Private to src/cli: every flag's value, and turning them into module options (validated before any
+// browser starts).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "agent/agent.h"
+#include "cli/config.h"
+#include "common/result.h"
+
+namespace CLI {
+class App;
+}
+
+namespace vimgpt::cli {
+
+struct Options {
+  // run
+  std::string objective;
+  std::string start_url = "https://www.google.com";
+  int max_steps = 30;
+  double timeout_seconds = 0;
+  int settle_ms = 3000;
+  std::string actions_file;
+  std::string record;
+  bool json = false;
+  int verbosity = 0;  // -v +1, -q -1
+  std::vector<std::string> secrets;
+  std::string secrets_file;
+  // browser
+  bool headed = false;
+  std::string viewport = "1080x720";
+  std::string chrome;
+  std::string user_data_dir;
+  std::string user_agent;
+  std::string extension;
+  // hints and observation
+  std::string hint_mode = "overlay";
+  std::string observe = "vision";
+  // model
+  std::string provider = "auto";
+  std::string model;
+  std::string base_url;
+  std::string api_key;
+  int max_tokens = 300;
+  double temperature = -1;
+  std::string detail = "auto";
+  std::string structured = "auto";
+  int img_res = 1080;
+  std::string image_format = "jpeg";
+  int jpeg_quality = 85;
+  std::string repair_model;
+  std::string formalize_model;
+  int max_retries = 4;
+  double connect_timeout = 10;
+  double request_timeout = 120;
+  double price_in = -1;
+  double price_out = -1;
+  // voice
+  bool voice = false;
+  std::string voice_file;
+  std::string mic;
+  double max_listen = 15;
+  std::string stt = "local";
+  std::string stt_model = "whisper-1";
+  bool yes = false;
+  bool speak = false;
+  std::string speak_to;
+};
+
+void add_browser_flags(CLI::App& app, Options& options);
+void add_model_flags(CLI::App& app, Options& options);
+void add_run_flags(CLI::App& app, Options& options);
+
+struct Viewport {
+  int width = 0;
+  int height = 0;
+};
+Result<Viewport> parse_viewport(const std::string& text);
+
+Result<cdp::LaunchOptions> launch_options(const Options& options, const Config& config);
+Result<browser::TabOptions> tab_options(const Options& options);
+Result<hints::CaptureOptions> capture_options(const Options& options);
+// Everything about the model, from flags, then the environment, then .env. A run with no model configured
+// is an error naming the three ways to configure one.
+Result<vision::ClientOptions> client_options(const Options& options, const Config& config);
+Result<std::map<std::string, std::string>> secrets(const Options& options);
+
+}  // namespace vimgpt::cli

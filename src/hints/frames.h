@@ -1,0 +1,31 @@
+// Private: reaching the world an element lives in, and where an out-of-process frame sits in the main
+// viewport.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "hints/hints.h"
+
+namespace vimgpt::hints::detail {
+
+// The content box of a frame's owner <iframe>, in main-viewport CSS px.
+struct FrameBox {
+  double x = 0;
+  double y = 0;
+  double width = 0;
+  double height = 0;
+  int owner_backend_node = 0;
+  std::string owner_session;  // the session whose DOM holds the owner element (empty: the main one)
+};
+
+// DOM.getFrameOwner + DOM.getBoxModel, walking up through parent out-of-process frames.
+Result<FrameBox> frame_box(browser::Tab& tab, std::string_view frame_id);
+
+// Evaluates in the isolated world of the frame the hint lives in.
+Result<cdp::Json> evaluate_for(browser::Tab& tab, const Hint& hint, std::string_view expression);
+
+std::optional<browser::ChildFrame> child_frame(browser::Tab& tab, std::string_view session_id);
+
+}  // namespace vimgpt::hints::detail

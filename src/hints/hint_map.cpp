@@ -1,0 +1,143 @@
+// The hint map: label → element facts, as JSON for programs and as text for a hybrid prompt.
+#include <algorithm>
+#include <cctype>
+#include <numeric>
+
+#include "hints/hints.h"
+
+namespace vimgpt::hints {
+
+std::string_view to_string(Reason reason) {
+  switch (reason) {
+    case Reason::Rule: return "rule";
+    case Reason::ClassName: return "class-name";
+    case Reason::Scrollable: return "scrollable";
+    case Reason::TabIndex: return "tabindex";
+    case Reason::CursorPointer: return "cursor-pointer";
+    case Reason::ClickListener: return "click-listener";
+  }
+  return "rule";
+}
+
+std::string_view to_string(DrawMode mode) {
+  switch (mode) {
+    case DrawMode::Overlay: return "overlay";
+    case DrawMode::Image: return "image";
+    case DrawMode::BothFrames: return "both-frames";
+  }
+  return "overlay";
+}
+
+Result<DrawMode> parse_draw_mode(std::string_view name) {
+  if (name == "overlay") return DrawMode::Overlay;
+  if (name == "image") return DrawMode::Image;
+  if (name == "both-frames" || name == "both") return DrawMode::BothFrames;
+  return fail(ErrorKind::InvalidArgument,
+              "unknown hint mode \"" + std::string(name) + "\" (use overlay, image or both-frames)");
+}
+
+std::string_view to_string(Effect effect) {
+  switch (effect) {
+    case Effect::Clicked: return "clicked";
+    case Effect::Focused: return "focused";
+    case Effect::OptionsListed: return "options-listed";
+    case Effect::OptionSelected: return "option-selected";
+  }
+  return "clicked";
+}
+
+HintMap::HintMap(std::uint64_t pass, std::vector<Hint> hints, double viewport_width, double viewport_height)
+    : pass_(pass), hints_(std::move(hints)), viewport_width_(viewport_width), viewport_height_(viewport_height) {}
+
+namespace {
+
+std::string uppercase(std::string_view text) {
+  std::string out(text);
+  for (auto& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  std::iota(row.begin(), row.end(), std::size_t{0});
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+const Hint* HintMap::find(std::string_view label) const {
+  const std::string wanted = uppercase(normalize_label(label));
+  if (wanted.empty()) return nullptr;
+  for (const auto& hint : hints_)
+    if (hint.label == wanted) return &hint;
+  return nullptr;
+}
+
+std::vector<std::string> HintMap::near(std::string_view label, std::size_t limit) const {
+  const std::string wanted = uppercase(normalize_label(label));
+  std::vector<std::pair<std::size_t, std::string>> ranked;
+  ranked.reserve(hints_.size());
+  for (const auto& hint : hints_) {
+    std::size_t distance = edit_distance(wanted, hint.label);
+    // A label sharing the first letter is what a misread usually looks like.
+    if (!wanted.empty() && !hint.label.empty() && wanted.front() != hint.label.front()) distance += 1;
+    ranked.emplace_back(distance, hint.label);
+  }
+  std::sort(ranked.begin(), ranked.end());
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < ranked.size() && i < limit; ++i) out.push_back(ranked[i].second);
+  return out;
+}
+
+cdp::Json HintMap::to_json() const {
+  cdp::Json out = cdp::Json::array();
+  for (const auto& hint : hints_) {
+    cdp::Json item = {
+        {"label", hint.label},
+        {"rect", {{"x", hint.rect.x}, {"y", hint.rect.y}, {"width", hint.rect.width}, {"height", hint.rect.height}}},
+        {"tag", hint.tag},
+        {"role", hint.role},
+        {"text", hint.text},
+        {"href", hint.href},
+    };
+    if (hint.value != FieldValue::NotAField) {
+      item["type"] = hint.input_type;
+      item["placeholder"] = hint.placeholder;
+      item["name"] = hint.name;
+      item["empty"] = hint.value == FieldValue::Empty;
+    }
+    if (!hint.frame_url.empty()) item["frame"] = hint.frame_url;
+    if (hint.reason != Reason::Rule) item["reason"] = std::string(to_string(hint.reason));
+    out.push_back(std::move(item));
+  }
+  return out;
+}
+
+std::string HintMap::to_text() const {
+  std::string out;
+  for (const auto& hint : hints_) {
+    out += "[" + hint.label + "] " + hint.role;
+    if (hint.value != FieldValue::NotAField && !hint.input_type.empty() && hint.input_type != hint.tag)
+      out += " (" + hint.input_type + ")";
+    if (!hint.text.empty()) out += " \"" + hint.text + "\"";
+    if (hint.value != FieldValue::NotAField) {
+      if (!hint.placeholder.empty() && hint.placeholder != hint.text) out += " placeholder \"" + hint.placeholder + "\"";
+      if (hint.value == FieldValue::Empty) out += " empty";
+    }
+    if (!hint.href.empty()) out += " -> " + hint.href;
+    if (!hint.frame_url.empty()) out += " (in frame " + hint.frame_url + ")";
+    out += '\n';
+  }
+  return out;
+}
+
+}  // namespace vimgpt::hints

@@ -1,0 +1,192 @@
+// Link hints: finding the clickable elements of a page (Vimium's rules and more), giving them Vimium's
+// labels, drawing the labels (in the page, or onto the captured frame), and acting on a label the model
+// names. Vimium reference: https://github.com/philc/vimium/blob/master/content_scripts/link_hints.js
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "browser/browser.h"
+#include "common/result.h"
+
+namespace vimgpt::hints {
+
+// ---- Labels -------------------------------------------------------------------------------------------
+
+// Vimium's default linkHintCharacters.
+inline constexpr std::string_view kAlphabet = "sadfjklewcmpgh";
+
+// Vimium's AlphabetHints.hintStrings: `count` lowercase labels, none a prefix of another, short ones
+// spread through the list. Empty when count is 0 or the alphabet has fewer than two characters.
+std::vector<std::string> label_strings(std::size_t count, std::string_view alphabet = kAlphabet);
+
+// What a model wrote for a label ("[AB]", " 'ab' ", "\"Ab\"") as the lowercase label it names.
+std::string normalize_label(std::string_view reply);
+
+// ---- The hint map -------------------------------------------------------------------------------------
+
+struct Rect {
+  double x = 0;  // viewport CSS pixels of the main frame
+  double y = 0;
+  double width = 0;
+  double height = 0;
+};
+
+// Why an element got a hint: Vimium's own rules, or the ones we add on top.
+enum class Reason {
+  Rule,          // Vimium's clickable rules (tags, roles, onclick, contenteditable, jsaction, ng-click, ...)
+  ClassName,     // class contains "button"/"btn", kept because no nearby hinted descendant covers it
+  Scrollable,    // a scrollable div/ol/ul
+  TabIndex,      // tabindex >= 0
+  CursorPointer,  // styled cursor: pointer with its own text or image
+  ClickListener,  // a click listener found through DOMDebugger.getEventListeners
+};
+std::string_view to_string(Reason reason);
+
+// Whether a form field holds a value, for the model ("the search box is empty").
+enum class FieldValue { NotAField, Empty, Filled };
+
+struct Hint {
+  std::string label;  // uppercase, as drawn
+  Rect rect;          // the visible part of the element (Vimium's first client rect, cropped to the viewport)
+  std::string tag;    // lowercase tag name
+  std::string role;   // explicit role, else the implicit one ("link", "button", "textbox", ...), else "generic"
+  std::string text;   // accessible name or visible text, whitespace collapsed, at most 80 characters
+  std::string href;
+  std::string input_type;  // form fields only
+  std::string placeholder;
+  std::string name;
+  FieldValue value = FieldValue::NotAField;
+  Reason reason = Reason::Rule;
+  std::string frame_url;  // empty: the main frame's document (same-origin iframes included)
+
+  // Where the element lives, for acting on it: the out-of-process frame's session (empty for the main
+  // frame) and its index in that frame's per-pass element array.
+  std::string frame_session;
+  std::string frame_id;
+  int index = 0;
+};
+
+class HintMap {
+ public:
+  HintMap() = default;
+  HintMap(std::uint64_t pass, std::vector<Hint> hints, double viewport_width = 0, double viewport_height = 0);
+
+  [[nodiscard]] const std::vector<Hint>& hints() const { return hints_; }
+  [[nodiscard]] std::size_t size() const { return hints_.size(); }
+  [[nodiscard]] bool empty() const { return hints_.empty(); }
+  // The pass that produced this map; acting on it after a newer pass is refused (the elements changed).
+  [[nodiscard]] std::uint64_t pass() const { return pass_; }
+  // The CSS viewport the rects are in (the page's innerWidth/innerHeight at the pass).
+  [[nodiscard]] double viewport_width() const { return viewport_width_; }
+  [[nodiscard]] double viewport_height() const { return viewport_height_; }
+
+  // The hint a model's reply names (normalize_label rules), or nullptr.
+  [[nodiscard]] const Hint* find(std::string_view label) const;
+  // Existing labels closest to `label` (edit distance, then alphabetical), at most `limit`, uppercase.
+  [[nodiscard]] std::vector<std::string> near(std::string_view label, std::size_t limit = 5) const;
+
+  // [{"label":"A","rect":{x,y,width,height},"tag","role","text","href", form fields: "type",
+  //   "placeholder","name","empty"; "frame" when not the main frame; "reason" when not a Vimium rule}]
+  [[nodiscard]] cdp::Json to_json() const;
+  // One line per hint for a hybrid prompt: `[A] link "Home" -> /index.html`.
+  [[nodiscard]] std::string to_text() const;
+
+ private:
+  std::uint64_t pass_ = 0;
+  std::vector<Hint> hints_;
+  double viewport_width_ = 0;
+  double viewport_height_ = 0;
+};
+
+// ---- Finding and capturing ----------------------------------------------------------------------------
+
+// Asking CDP for click listeners costs one round trip per element, so only doubtful candidates are
+// probed, and at most `max_listener_probes` of them.
+enum class ListenerProbe { Off, Doubtful };
+enum class CrossOriginFrames { Skip, Include };
+
+struct FindOptions {
+  ListenerProbe listeners = ListenerProbe::Doubtful;
+  int max_listener_probes = 32;
+  CrossOriginFrames frames = CrossOriginFrames::Include;
+};
+
+// Finds, labels and remembers (in the isolated world, per pass) the clickable elements in the viewport.
+Result<HintMap> find_hints(browser::Tab& tab, const FindOptions& options = {});
+
+enum class DrawMode {
+  Overlay,     // markers drawn in the page (top layer, closed shadow root), removed after the capture
+  Image,       // the page is untouched; labels are drawn onto the captured frame
+  BothFrames,  // one capture, two images: clean and labelled (drawn as in Image)
+};
+std::string_view to_string(DrawMode mode);
+Result<DrawMode> parse_draw_mode(std::string_view name);
+
+struct CaptureOptions {
+  DrawMode mode = DrawMode::Overlay;
+  FindOptions find;
+  // Png or Jpeg. In Image modes the labelled frame is re-encoded by stb_image_write in the same format.
+  browser::ScreenshotOptions screenshot;
+  std::string font_path;  // empty: DejaVu Sans Bold from fonts-dejavu-core
+};
+
+struct Capture {
+  HintMap map;
+  browser::Screenshot labelled;
+  std::optional<browser::Screenshot> clean;  // BothFrames only
+};
+
+// One hint pass: find, label, draw, screenshot.
+Result<Capture> capture(browser::Tab& tab, const CaptureOptions& options = {});
+
+// Draws the map's labels onto an encoded frame (PNG or JPEG) the way Vimium styles them, nudged apart so
+// they do not cover each other, and encodes it again in the frame's format (stb_image_write; JPEG at
+// `jpeg_quality`). The scale comes from the frame's width over the map's viewport width.
+Result<browser::Screenshot> draw_labels(const browser::Screenshot& frame, const HintMap& map,
+                                        std::string_view font_path = {}, int jpeg_quality = 80);
+
+// Markers in the page (Overlay mode), for callers that take their own screenshot.
+Status show_overlay(browser::Tab& tab, const HintMap& map);
+Status remove_overlay(browser::Tab& tab);
+
+// ---- Acting on a label --------------------------------------------------------------------------------
+
+enum class Effect {
+  Clicked,         // trusted mouse click at `point`
+  Focused,         // a text field or contenteditable: clicked, focused, caret at the end
+  OptionsListed,   // a <select>: focused, its options listed so the next step can pick one
+  OptionSelected,  // select_option chose an option
+};
+std::string_view to_string(Effect effect);
+
+struct SelectOption {
+  std::string text;
+  std::string value;
+  bool selected = false;
+  bool disabled = false;
+};
+
+struct ActionOutcome {
+  Hint hint;
+  Effect effect = Effect::Clicked;
+  browser::Point point;               // where the click landed (main viewport CSS px)
+  bool scrolled = false;              // the element had to be scrolled into view first
+  std::vector<SelectOption> options;  // OptionsListed, OptionSelected
+  std::string selected;               // OptionSelected: the chosen option's text
+};
+
+// Clicks the element `label` names (a model's reply, normalize_label rules) with trusted mouse events at a
+// visible, unoccluded point, scrolling it into view first if needed. Unknown label: ErrorKind::NotFound
+// naming the labels near it. Element gone since the pass: ErrorKind::NotFound asking for a new capture.
+Result<ActionOutcome> click_label(browser::Tab& tab, const HintMap& map, std::string_view label);
+// Chooses the option of a <select> whose text (or value) matches `option_text` (case-insensitive, exact
+// first, then prefix, then substring), firing input and change as a user's choice would.
+Result<ActionOutcome> select_option(browser::Tab& tab, const HintMap& map, std::string_view label,
+                                    std::string_view option_text);
+
+}  // namespace vimgpt::hints

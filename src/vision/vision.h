@@ -1,0 +1,258 @@
+// vision: turns a captured frame and the user's objective into one model request, and the model's reply into
+// an action object. Knows nothing about the browser: frames arrive as encoded images, actions leave as JSON.
+//
+//   auto client = vision::Client::create(options);         // provider, model, key, image and retry settings
+//   auto decision = (*client)->decide(step);               // objective + image(s) + history → action
+//   decision->action;                                      // {"click": "AB", "type": "hello"}
+//
+// Providers: OpenAI-compatible Chat Completions (OpenAI, Ollama, vLLM, llama.cpp server, OpenRouter) and the
+// Anthropic Messages API. https://platform.openai.com/docs/api-reference/chat
+// https://docs.anthropic.com/en/api/messages
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+#include "http/http.h"
+
+namespace vimgpt::vision {
+
+using Json = nlohmann::json;
+using Milliseconds = std::chrono::milliseconds;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Images
+
+enum class ImageFormat { Png, Jpeg };
+std::string_view to_string(ImageFormat format);
+Result<ImageFormat> parse_image_format(std::string_view text);  // "png" | "jpeg" | "jpg"
+
+struct EncodedImage {
+  std::string bytes;
+  std::string mime;  // always what the bytes are ("image/png", "image/jpeg")
+  int width = 0;
+  int height = 0;
+};
+
+// Decoded 8-bit pixels, rows top to bottom, `channels` bytes per pixel (3 = RGB, 4 = RGBA).
+struct Pixels {
+  std::vector<std::uint8_t> data;
+  int width = 0;
+  int height = 0;
+  int channels = 3;
+};
+
+// MIME type from the magic bytes ("image/png", "image/jpeg", "image/gif", "image/webp"), or "" when unknown.
+std::string_view sniff_mime(std::string_view bytes);
+
+// Wraps bytes from a file or a capture: MIME from the bytes, size from the header. Parse when not an image.
+Result<EncodedImage> inspect_image(std::string bytes);
+Result<EncodedImage> load_image_file(const std::string& path);
+
+Result<Pixels> decode_image(const EncodedImage& image);
+// Aspect kept; returns the input unchanged when it already has that width.
+Result<Pixels> scale_to_width(const Pixels& pixels, int width);
+Result<EncodedImage> encode_image(const Pixels& pixels, ImageFormat format, int jpeg_quality);
+
+struct ImageOptions {
+  int width = 1080;  // --img-res; 0 keeps the captured width
+  // JPEG by default: several times smaller and faster to encode than PNG, and the black-on-yellow labels
+  // survive quality 85 intact. Token cost depends only on the size, not the format.
+  ImageFormat format = ImageFormat::Jpeg;
+  int jpeg_quality = 85;
+};
+
+// Scales and re-encodes only when needed: an image already at the wanted width and format (e.g. scaled by
+// Chromium at capture time) passes through untouched.
+Result<EncodedImage> prepare_image(const EncodedImage& image, const ImageOptions& options);
+Result<EncodedImage> prepare_image(const Pixels& pixels, const ImageOptions& options);
+
+// ---------------------------------------------------------------------------------------------------------------
+// Providers, detail, token and cost estimates
+
+enum class Provider { Auto, OpenAI, Anthropic };
+enum class Detail { Auto, Low, High };
+enum class Structured { Auto, On, Off };
+std::string_view to_string(Provider provider);
+std::string_view to_string(Detail detail);
+std::string_view to_string(Structured structured);
+Result<Provider> parse_provider(std::string_view text);      // "auto" | "openai" | "anthropic"
+Result<Detail> parse_detail(std::string_view text);          // "auto" | "low" | "high"
+Result<Structured> parse_structured(std::string_view text);  // "auto" | "on" | "off"
+
+// Auto becomes Anthropic for "claude-*" models, OpenAI-compatible otherwise.
+Provider resolve_provider(Provider provider, std::string_view model);
+
+// Each provider's published rule. OpenAI: low = 85; high (and auto, counted as high) = fit in 2048x2048, shortest
+// side down to 768, then 170 per 512-px tile + 85. Anthropic: long edge down to 1568, then width*height/750.
+int estimate_image_tokens(Provider provider, int width, int height, Detail detail);
+
+struct Price {
+  double input_per_million = 0;   // USD per million prompt tokens
+  double output_per_million = 0;  // USD per million completion tokens
+};
+// Built-in list price by model-name prefix (longest match); nullopt when the model is not in the table.
+std::optional<Price> default_price(std::string_view model);
+
+struct Usage {
+  std::int64_t prompt_tokens = 0;
+  std::int64_t completion_tokens = 0;
+  int requests = 0;
+  double cost_usd = 0;  // 0 with cost_known false when no price is known for a model used
+  bool cost_known = true;
+
+  Usage& operator+=(const Usage& other);
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// Actions: the vocabulary, its JSON schema, and reply parsing with repair
+
+// Keys the agent accepts: navigate, click, type, done, scroll, back, key, select, option, wait, click_at.
+const std::vector<std::string>& action_keys();
+enum class SchemaStyle {
+  Strict,   // OpenAI strict structured output: every key required, unused ones null, no extra keys
+  Relaxed,  // Anthropic tool input: optional keys
+};
+const Json& action_schema(SchemaStyle style);
+// Keys of `action` outside the vocabulary, in order; reported to the user, never silently dropped.
+std::vector<std::string> unknown_keys(const Json& action);
+
+enum class Repair {
+  None,   // the reply was valid JSON
+  Local,  // fixed here without a model call (fences, quotes, commas, comments, truncation, ...)
+  Model,  // a second, text-only call to the model fixed it
+};
+std::string_view to_string(Repair repair);
+
+struct ParsedReply {
+  Json action;  // always an object
+  Repair repair = Repair::None;
+  std::vector<std::string> fixes;  // what local repair changed, e.g. "removed code fence"
+};
+
+// Strict parse, then local repair. Parse error when neither yields an action object.
+Result<ParsedReply> parse_reply(std::string_view text);
+
+// ---------------------------------------------------------------------------------------------------------------
+// The prompt
+
+struct HistoryEntry {
+  Json action;         // what the model asked for
+  std::string result;  // what happened ("clicked link 'Sign in'", "typed 12 characters")
+  std::string url;     // the page it happened on
+  std::string error;   // why it failed, if it did
+};
+
+struct StepRequest {
+  std::string objective;
+  // 1 image (labelled), or 2 (clean first, then labelled) for --both-frames.
+  std::vector<EncodedImage> images;
+  std::vector<HistoryEntry> history;
+  std::string current_url;
+  std::string hint_text;                  // --observe hybrid: one line per label (label, role, name, href); empty: none
+  std::vector<std::string> secret_names;  // the model may type "<secret:NAME>" for these
+};
+
+enum class PromptStyle {
+  JsonObject,  // answer with the action object
+  PlainWords,  // --formalize-model: answer in words; a text model writes the object
+};
+
+struct Prompt {
+  std::string system;
+  std::string user;
+};
+Prompt build_prompt(const StepRequest& step, PromptStyle style);
+
+// ---------------------------------------------------------------------------------------------------------------
+// The client
+
+struct ClientOptions {
+  Provider provider = Provider::Auto;
+  std::string base_url;  // empty: https://api.openai.com/v1 or https://api.anthropic.com/v1
+  std::string api_key;   // may be empty for local servers (Ollama, llama.cpp)
+  std::string model = "gpt-4o";
+  int max_tokens = 300;
+  std::optional<double> temperature;  // unset: the server's default (not sent)
+  Detail detail = Detail::Auto;
+  Structured structured = Structured::Auto;
+  std::string repair_model;     // empty: the same model
+  std::string formalize_model;  // empty: off; else the vision model answers in words and this model formalizes
+  ImageOptions image;
+  Milliseconds connect_timeout{10'000};
+  Milliseconds total_timeout{120'000};
+  // max_retries, backoff base (tests make it tiny), sleep and on_retry hooks.
+  http::RetryPolicy retry;
+  std::size_t max_response_bytes = std::size_t{8} * 1024 * 1024;
+  std::optional<double> price_in;   // --price-in, USD per million tokens; overrides the table
+  std::optional<double> price_out;  // --price-out
+};
+
+struct Timings {
+  Milliseconds prepare{0};  // scaling, encoding, request building
+  Milliseconds model{0};    // waiting for the provider, retries and repair calls included
+  Milliseconds total{0};
+};
+
+struct Decision {
+  Json action;                   // the action object, validated as an object; see unknown_keys
+  std::string raw_reply;         // the model's reply text (the vision model's words with formalize)
+  std::string formalized_reply;  // formalize mode: the text model's reply
+  std::string repair_reply;      // the repair call's reply, when one was made
+  Repair repair = Repair::None;
+  std::vector<std::string> fixes;  // local repairs applied
+  std::vector<std::string> unknown_keys;
+  std::string finish_reason;  // "stop", "length" (cut by max_tokens), "tool_use", ...
+  Usage usage;                // this decision only
+  Timings timings;
+  int estimated_image_tokens = 0;
+  // Safe to record: provider, model, base URL, detail, structured, image sizes/MIME/bytes, attempts. Never the
+  // API key, never image bytes.
+  Json request_metadata;
+};
+
+// What would be sent, without sending it: for recordings, dry runs and the benchmark.
+struct PreparedRequest {
+  std::string url;
+  std::string body;
+  std::vector<EncodedImage> images;  // as sent
+  int estimated_image_tokens = 0;
+};
+
+class Client {
+ public:
+  // InvalidArgument for unusable options (no model, bad base URL, no API key for a hosted provider).
+  static Result<std::unique_ptr<Client>> create(ClientOptions options);
+  ~Client();
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+
+  // One step: prepare the image(s), ask the model, parse (repairing if needed) the reply. Errors: Http
+  // (actionable: key refused, model not found), Network, Timeout, Parse ("unparseable reply: <raw text>").
+  Result<Decision> decide(const StepRequest& step);
+  Result<PreparedRequest> prepare(const StepRequest& step) const;
+
+  // Summed over every call this client made (repair and formalize calls included).
+  [[nodiscard]] Usage usage() const;
+  [[nodiscard]] const ClientOptions& options() const;
+  // Whether structured output is in use now (auto turns it off for the session after a rejection).
+  [[nodiscard]] bool structured_active() const;
+
+ private:
+  struct Impl;
+  explicit Client(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// `vimgpt ask IMAGE "objective"`: one saved screenshot, one decision, no browser.
+Result<Decision> ask(const ClientOptions& options, const EncodedImage& image, const std::string& objective);
+
+}  // namespace vimgpt::vision

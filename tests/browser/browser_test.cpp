@@ -1,0 +1,235 @@
+// The DevTools core against a real Chromium and pages served from 127.0.0.1.
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stb_image.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <future>
+
+#include "browser/browser.h"
+#include "support/assertions.h"
+#include "support/browser_options.h"
+#include "support/fake_latency.h"
+#include "support/site_server.h"
+
+namespace vimgpt {
+namespace {
+
+using browser::ImageFormat;
+using browser::Tab;
+using namespace std::chrono_literals;
+
+class BrowserTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    server_ = std::make_unique<test::SiteServer>([](httplib::Server& s) {
+      s.Get("/slow-data", [](const httplib::Request&, httplib::Response& res) {
+        test::simulate_latency(400ms);
+        res.set_content("arrived late", "text/plain");
+      });
+      s.Post("/submit", [](const httplib::Request& req, httplib::Response& res) {
+        res.set_content("<title>Submitted</title><p>got " + req.get_param_value("q") + "</p>", "text/html");
+      });
+    });
+    server_->mount("/fx", VIMGPT_FIXTURES_DIR "/browser");
+    server_->mount("/pages", VIMGPT_PAGES_DIR);
+    auto tab = Tab::launch(test::loopback_only_launch());
+    ASSERT_TRUE(tab) << tab.error().describe();
+    tab_ = std::move(*tab);
+  }
+
+  std::unique_ptr<test::SiteServer> server_;
+  std::unique_ptr<Tab> tab_;
+};
+
+int closed_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  ::close(fd);  // nobody listens there any more
+  return ntohs(address.sin_port);
+}
+
+TEST_F(BrowserTest, NavigateWaitsForContentAddedAfterLoad) {
+  ASSERT_OK(tab_->navigate(server_->url("/fx/late.html")));
+  auto late = tab_->evaluate("document.getElementById('late')?.textContent ?? null");
+  ASSERT_TRUE(late) << late.error().describe();
+  EXPECT_EQ(*late, "arrived late");
+}
+
+TEST_F(BrowserTest, RefusedConnectionIsANavigationError) {
+  auto status = tab_->navigate("http://127.0.0.1:" + std::to_string(closed_port()) + "/");
+  ASSERT_FALSE(status);
+  EXPECT_EQ(status.error().kind, ErrorKind::Navigation);
+  EXPECT_NE(status.error().message.find("ERR_CONNECTION_REFUSED"), std::string::npos) << status.error().message;
+  // The tab is still usable afterwards.
+  EXPECT_TRUE(tab_->navigate(server_->url("/fx/input.html")));
+}
+
+struct Decoded {
+  int width = 0, height = 0;
+  bool ok = false;
+};
+Decoded decode(const std::string& bytes) {
+  Decoded d;
+  int channels = 0;
+  unsigned char* pixels = stbi_load_from_memory(reinterpret_cast<const unsigned char*>(bytes.data()),
+                                                static_cast<int>(bytes.size()), &d.width, &d.height, &channels, 3);
+  d.ok = pixels != nullptr;
+  stbi_image_free(pixels);
+  return d;
+}
+
+TEST_F(BrowserTest, ScreenshotsDecodeInTheRequestedFormatAndSize) {
+  ASSERT_OK(tab_->navigate(server_->url("/fx/input.html")));
+  for (auto format : {ImageFormat::Png, ImageFormat::Jpeg}) {
+    auto shot = tab_->screenshot({format, 70, 1.0});
+    ASSERT_TRUE(shot) << shot.error().describe();
+    const auto d = decode(shot->bytes);
+    ASSERT_TRUE(d.ok) << browser::to_string(format);
+    EXPECT_EQ(d.width, 1080);
+    EXPECT_EQ(d.height, 720);
+    EXPECT_EQ(shot->width, 1080);
+    const bool is_png = shot->bytes.rfind("\x89PNG", 0) == 0;
+    EXPECT_EQ(is_png, format == ImageFormat::Png);
+  }
+  auto scaled = tab_->screenshot({ImageFormat::Jpeg, 80, 0.5});
+  ASSERT_TRUE(scaled) << scaled.error().describe();
+  const auto d = decode(scaled->bytes);
+  EXPECT_EQ(d.width, 540);
+  EXPECT_EQ(d.height, 360);
+  auto webp = tab_->screenshot({ImageFormat::Webp, 80, 1.0});
+  ASSERT_TRUE(webp);
+  EXPECT_EQ(webp->bytes.substr(8, 4), "WEBP");
+  EXPECT_EQ(webp->width, 1080);
+}
+
+TEST_F(BrowserTest, ClickIsTrustedTypingFillsAndEnterSubmits) {
+  ASSERT_OK(tab_->navigate(server_->url("/fx/input.html")));
+  ASSERT_OK(tab_->click({200, 130}));
+  EXPECT_EQ(*tab_->evaluate_in_page("window.clicked"), true);
+  ASSERT_OK(tab_->click({250, 215}));
+  ASSERT_OK(tab_->type_text("hello vimgpt"));
+  EXPECT_EQ(*tab_->evaluate("document.getElementById('q').value"), "hello vimgpt");
+  ASSERT_OK(tab_->press_key(browser::Key::Enter));
+  ASSERT_OK(tab_->settle(5s));
+  EXPECT_EQ(*tab_->title(), "Submitted");
+  EXPECT_EQ(server_->count("POST", "/submit"), 1);
+  EXPECT_EQ(server_->requests().back().body, "q=hello+vimgpt");
+  ASSERT_OK(tab_->go_back());
+  EXPECT_EQ(*tab_->url(), server_->url("/fx/input.html"));
+}
+
+TEST_F(BrowserTest, IsolatedWorldIsInvisibleToThePage) {
+  ASSERT_OK(tab_->navigate(server_->url("/fx/input.html")));
+  ASSERT_OK(tab_->evaluate("window.vimgptPrivate = 42; true"));
+  EXPECT_EQ(*tab_->evaluate_in_page("typeof window.vimgptPrivate"), "undefined");
+  EXPECT_EQ(*tab_->evaluate("typeof window.pageSecret"), "undefined");
+  EXPECT_EQ(*tab_->evaluate("window.vimgptPrivate"), 42);
+  // Both worlds share the same DOM.
+  EXPECT_EQ(*tab_->evaluate("document.getElementById('b').textContent"), "Press");
+}
+
+TEST_F(BrowserTest, DialogsAreDismissedAndReported) {
+  ASSERT_OK(tab_->navigate(server_->url("/fx/popup.html")));
+  auto rect = tab_->evaluate("(() => { const r = document.getElementById('alert').getBoundingClientRect();"
+                             " return [r.x + r.width / 2, r.y + r.height / 2]; })()");
+  ASSERT_TRUE(rect);
+  ASSERT_OK(tab_->click({(*rect)[0].get<double>(), (*rect)[1].get<double>()}));
+  ASSERT_OK(tab_->settle(3s));
+  EXPECT_EQ(*tab_->title(), "after alert");
+  const auto dialogs = tab_->take_dialogs();
+  ASSERT_EQ(dialogs.size(), 1U);
+  EXPECT_EQ(dialogs[0].type, "alert");
+  EXPECT_EQ(dialogs[0].message, "hello from the page");
+}
+
+TEST_F(BrowserTest, NewTabsAreFollowed) {
+  ASSERT_OK(tab_->navigate(server_->url("/fx/popup.html")));
+  auto rect = tab_->evaluate("(() => { const r = document.getElementById('new').getBoundingClientRect();"
+                             " return [r.x + 10, r.y + r.height / 2]; })()");
+  ASSERT_TRUE(rect);
+  ASSERT_OK(tab_->click({(*rect)[0].get<double>(), (*rect)[1].get<double>()}));
+  ASSERT_OK(tab_->settle(5s));
+  EXPECT_EQ(*tab_->url(), server_->url("/fx/input.html"));
+  EXPECT_EQ(*tab_->title(), "Input");
+  auto shot = tab_->screenshot();  // the followed tab is in front, so capture does not hang
+  ASSERT_TRUE(shot) << shot.error().describe();
+}
+
+TEST_F(BrowserTest, KilledBrowserFailsThePendingCommandAsExited) {
+  ASSERT_OK(tab_->navigate(server_->url("/fx/input.html")));
+  const int pid = tab_->browser_pid();
+  ASSERT_GT(pid, 0);
+  // A command that would never finish on its own: only noticing the dead browser can end it.
+  auto pending = std::async(std::launch::async, [&] { return tab_->evaluate("new Promise(() => {})"); });
+  ASSERT_EQ(pending.wait_for(200ms), std::future_status::timeout);
+  const auto killed_at = std::chrono::steady_clock::now();
+  ASSERT_EQ(::kill(pid, SIGKILL), 0);
+  auto result = pending.get();
+  const auto noticed_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - killed_at).count();
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().kind, ErrorKind::BrowserExited) << result.error().describe();
+  std::printf("dead browser noticed after %lld ms\n", static_cast<long long>(noticed_ms));
+  EXPECT_FALSE(tab_->alive());
+  auto after = tab_->navigate(server_->url("/fx/input.html"));
+  ASSERT_FALSE(after);
+  EXPECT_EQ(after.error().kind, ErrorKind::BrowserExited);
+}
+
+TEST(BrowserLifetime, ClosingReapsTheProcessAndRemovesTheTemporaryProfile) {
+  const auto temp = std::filesystem::temp_directory_path() / ("vimgpt-test-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(temp);
+  ::setenv("TMPDIR", temp.c_str(), 1);
+  int pid = 0;
+  {
+    auto tab = Tab::launch(test::loopback_only_launch());
+    ASSERT_TRUE(tab) << tab.error().describe();
+    pid = (*tab)->browser_pid();
+    EXPECT_FALSE(std::filesystem::is_empty(temp));  // the profile lives there while the browser runs
+  }
+  ::unsetenv("TMPDIR");
+  EXPECT_TRUE(std::filesystem::is_empty(temp));
+  EXPECT_EQ(::waitpid(pid, nullptr, WNOHANG), -1);  // already reaped: no zombie left
+  EXPECT_EQ(errno, ECHILD);
+  EXPECT_EQ(::kill(-pid, 0), -1);  // nothing of its process group is left either
+  std::filesystem::remove_all(temp);
+}
+
+TEST(BrowserLaunch, MissingChromiumSaysWhatToDo) {
+  cdp::LaunchOptions options;
+  options.chrome_path = "/nonexistent/chromium";
+  auto tab = Tab::launch(options);
+  ASSERT_FALSE(tab);
+  EXPECT_EQ(tab.error().kind, ErrorKind::NotFound);
+  EXPECT_NE(tab.error().message.find("--chrome"), std::string::npos);
+}
+
+TEST_F(BrowserTest, AllRealPagesLoadAndScreenshot) {
+  int pages = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(VIMGPT_PAGES_DIR)) {
+    if (entry.path().extension() != ".html") continue;
+    const std::string name = entry.path().filename().string();
+    ASSERT_TRUE(tab_->navigate(server_->url("/pages/" + name))) << name;
+    auto shot = tab_->screenshot({ImageFormat::Jpeg, 80, 1.0});
+    ASSERT_TRUE(shot) << name << ": " << shot.error().describe();
+    EXPECT_TRUE(decode(shot->bytes).ok) << name;
+    ++pages;
+  }
+  EXPECT_EQ(pages, 25);
+}
+
+}  // namespace
+}  // namespace vimgpt

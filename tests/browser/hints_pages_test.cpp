@@ -1,0 +1,81 @@
+// Every saved real page: a hint pass in each drawing mode succeeds with hints, and clicking a few hints
+// (buttons and fields first, a link last) does not fail.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "browser/hints_support.h"
+
+namespace vimgpt::hints {
+namespace {
+
+using test_support::HintsBrowserTest;
+
+std::vector<std::string> page_names() {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(VIMGPT_PAGES_DIR))
+    if (entry.path().extension() == ".html") names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+class HintsRealPages : public HintsBrowserTest, public ::testing::WithParamInterface<std::string> {};
+
+// Prefers elements whose click keeps us on the page, so several clicks can be made in a row.
+const Hint* pick(const HintMap& map, std::size_t nth) {
+  std::vector<const Hint*> order;
+  for (const auto& hint : map.hints())
+    if (hint.role != "link") order.push_back(&hint);
+  for (const auto& hint : map.hints())
+    if (hint.role == "link") order.push_back(&hint);
+  return nth < order.size() ? order[nth * 7 % order.size()] : nullptr;
+}
+
+TEST_P(HintsRealPages, HintMapAndClicks) {
+  open("/pages/" + GetParam());
+  for (const auto mode : {DrawMode::Image, DrawMode::Overlay}) {
+    CaptureOptions options;
+    options.mode = mode;
+    auto captured = capture(tab(), options);
+    ASSERT_TRUE(captured) << to_string(mode) << ": " << captured.error().describe();
+    // Every link a click at its centre would reach must have a hint (some saved pages show nothing
+    // without their scripts, or lie under a transparent full-page image: then there may be none).
+    auto reachable = tab().evaluate_in_page(
+        "[...document.querySelectorAll('a[href]')].filter((a) => { const r = a.getBoundingClientRect();"
+        " const x = r.left + r.width / 2, y = r.top + r.height / 2;"
+        " if (r.width < 3 || r.height < 3 || x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) return false;"
+        " const e = document.elementFromPoint(x, y); return e && a.contains(e); }).length");
+    ASSERT_TRUE(reachable) << reachable.error().describe();
+    EXPECT_GE(captured->map.size(), reachable->get<std::size_t>()) << to_string(mode);
+    EXPECT_EQ(captured->map.to_text().empty(), captured->map.empty());
+    if (const char* dir = std::getenv("VIMGPT_HINTS_SAVE"); dir && mode == DrawMode::Overlay) {
+      std::ofstream(std::string(dir) + "/" + GetParam() + ".png", std::ios::binary) << captured->labelled.bytes;
+    }
+  }
+  auto url = tab().url();
+  ASSERT_TRUE(url);
+  const std::string start = *url;
+  for (std::size_t nth = 0; nth < 3; ++nth) {
+    auto map = find_hints(tab());
+    ASSERT_TRUE(map) << map.error().describe();
+    const Hint* hint = pick(*map, nth);
+    if (!hint) break;
+    auto clicked = click_label(tab(), *map, hint->label);
+    EXPECT_TRUE(clicked) << hint->label << " " << hint->role << " \"" << hint->text << "\": " << clicked.error().describe();
+    (void)tab().settle(std::chrono::milliseconds{2000});
+    auto now = tab().url();
+    if (!now || *now != start) break;  // a click navigated away: the rest of this page's hints are gone
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Pages, HintsRealPages, ::testing::ValuesIn(page_names()),
+                         [](const ::testing::TestParamInfo<std::string>& param) {
+                           std::string name = param.param.substr(0, param.param.find('.'));
+                           for (auto& c : name)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace vimgpt::hints

@@ -1,0 +1,15 @@
+// Launch options for tests: Chromium resolves no host but loopback, so saved real pages fail their external
+// resources at once (instead of waiting on DNS) and no test traffic can leave 127.0.0.1.
+#pragma once
+
+#include "cdp/cdp.h"
+
+namespace vimgpt::test {
+
+inline cdp::LaunchOptions loopback_only_launch() {
+  cdp::LaunchOptions options;
+  options.extra_args.emplace_back("--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost");
+  return options;
+}
+
+}  // namespace vimgpt::test

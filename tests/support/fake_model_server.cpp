@@ -1,0 +1,483 @@
+#include "support/fake_model_server.h"
+
+#include <httplib.h>
+#include <stb_image.h>
+
+#include <algorithm>
+#include <array>
+#include <stdexcept>
+
+namespace vimgpt::test {
+namespace {
+
+using nlohmann::json;
+
+std::string lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+// Deliberately separate from the client's base64 so a bug there cannot hide itself.
+std::optional<std::string> decode_base64(std::string_view text) {
+  std::array<int, 256> table{};
+  table.fill(-1);
+  const std::string_view alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  for (std::size_t i = 0; i < alphabet.size(); ++i)
+    table[static_cast<unsigned char>(alphabet[i])] = static_cast<int>(i);
+  if (text.size() % 4 != 0) return std::nullopt;
+  std::string out;
+  unsigned buffer = 0;
+  int bits = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '=') {
+      if (i + 2 < text.size()) return std::nullopt;
+      break;
+    }
+    const int value = table[static_cast<unsigned char>(text[i])];
+    if (value < 0) return std::nullopt;
+    buffer = (buffer << 6U) | static_cast<unsigned>(value);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back(static_cast<char>((buffer >> static_cast<unsigned>(bits)) & 0xFFU));
+    }
+  }
+  return out;
+}
+
+ReceivedImage inspect_image(std::string declared_mime, std::string_view bytes, std::string detail) {
+  ReceivedImage image;
+  image.declared_mime = std::move(declared_mime);
+  image.sniffed_mime = sniff_image_mime(bytes);
+  image.detail = std::move(detail);
+  image.bytes = bytes.size();
+  int width = 0;
+  int height = 0;
+  int channels = 0;
+  // A full decode, not just the header: a truncated or corrupt image must fail here as it would at the provider.
+  stbi_uc* pixels = stbi_load_from_memory(reinterpret_cast<const stbi_uc*>(bytes.data()),
+                                          static_cast<int>(bytes.size()), &width, &height, &channels, 3);
+  if (pixels != nullptr) {
+    image.width = width;
+    image.height = height;
+    stbi_image_free(pixels);
+  }
+  return image;
+}
+
+void append_text(std::string& text, std::string_view part) {
+  if (!text.empty()) text += '\n';
+  text += part;
+}
+
+void read_openai(const json& body, ReceivedRequest& received) {
+  if (!body.contains("messages") || !body["messages"].is_array()) {
+    received.problems.emplace_back("no messages array");
+    return;
+  }
+  for (const auto& message : body["messages"]) {
+    const auto& content = message.value("content", json());
+    if (content.is_string()) {
+      append_text(received.text, content.get<std::string>());
+      continue;
+    }
+    if (!content.is_array()) continue;
+    for (const auto& part : content) {
+      const std::string type = part.value("type", "");
+      if (type == "text") {
+        append_text(received.text, part.value("text", ""));
+      } else if (type == "image_url") {
+        const auto& image_url = part.value("image_url", json::object());
+        const std::string url = image_url.value("url", "");
+        auto decoded = decode_data_url(url);
+        if (!decoded) {
+          received.problems.push_back("image_url is not a base64 data URL: " + url.substr(0, 40));
+          continue;
+        }
+        received.images.push_back(inspect_image(decoded->first, decoded->second, image_url.value("detail", "")));
+      }
+    }
+  }
+  const auto& format = body.value("response_format", json());
+  received.structured = format.is_object() && format.value("type", "") == "json_schema" &&
+                        format.contains("json_schema") && format["json_schema"].contains("schema") &&
+                        format["json_schema"]["schema"].is_object();
+}
+
+void read_anthropic(const json& body, ReceivedRequest& received) {
+  const auto& system = body.value("system", json());
+  if (system.is_string()) append_text(received.text, system.get<std::string>());
+  if (system.is_array()) {
+    for (const auto& block : system) append_text(received.text, block.value("text", ""));
+  }
+  if (!body.contains("messages") || !body["messages"].is_array()) {
+    received.problems.emplace_back("no messages array");
+    return;
+  }
+  if (!body.contains("max_tokens")) received.problems.emplace_back("Anthropic requires max_tokens");
+  for (const auto& message : body["messages"]) {
+    const auto& content = message.value("content", json());
+    if (content.is_string()) {
+      append_text(received.text, content.get<std::string>());
+      continue;
+    }
+    if (!content.is_array()) continue;
+    for (const auto& block : content) {
+      const std::string type = block.value("type", "");
+      if (type == "text") {
+        append_text(received.text, block.value("text", ""));
+      } else if (type == "image") {
+        const auto& source = block.value("source", json::object());
+        if (source.value("type", "") != "base64") {
+          received.problems.emplace_back("image source is not base64");
+          continue;
+        }
+        auto bytes = decode_base64(source.value("data", ""));
+        if (!bytes) {
+          received.problems.emplace_back("image data is not valid base64");
+          continue;
+        }
+        received.images.push_back(inspect_image(source.value("media_type", ""), *bytes, ""));
+      }
+    }
+  }
+  const auto& tools = body.value("tools", json());
+  const auto& choice = body.value("tool_choice", json());
+  received.structured = tools.is_array() && !tools.empty() && choice.is_object() &&
+                        choice.value("type", "") == "tool" && tools[0].contains("input_schema") &&
+                        tools[0]["input_schema"].is_object();
+}
+
+json usage_json(ApiFlavor flavor, const ScriptedReply& reply) {
+  if (flavor == ApiFlavor::OpenAI) {
+    return {{"prompt_tokens", reply.prompt_tokens},
+            {"completion_tokens", reply.completion_tokens},
+            {"total_tokens", reply.prompt_tokens + reply.completion_tokens}};
+  }
+  return {{"input_tokens", reply.prompt_tokens}, {"output_tokens", reply.completion_tokens}};
+}
+
+std::string success_body(ApiFlavor flavor, const ReceivedRequest& received, const ScriptedReply& reply) {
+  if (flavor == ApiFlavor::OpenAI) {
+    json choices = json::array();
+    if (reply.fault != Fault::NoChoices) {
+      choices.push_back({{"index", 0},
+                         {"message", {{"role", "assistant"}, {"content", reply.content}}},
+                         {"finish_reason", reply.finish_reason}});
+    }
+    return json{{"id", "chatcmpl-fake"},   {"object", "chat.completion"}, {"created", 0},
+                {"model", received.model}, {"choices", choices},          {"usage", usage_json(flavor, reply)}}
+        .dump();
+  }
+  json content = json::array();
+  std::string stop_reason = reply.finish_reason == "length" ? "max_tokens" : "end_turn";
+  if (reply.fault != Fault::NoChoices) {
+    json input = json::parse(reply.content, nullptr, false);
+    if (received.structured && input.is_object()) {
+      const std::string tool = received.body["tools"][0].value("name", "");
+      content.push_back({{"type", "tool_use"}, {"id", "toolu_fake"}, {"name", tool}, {"input", input}});
+      stop_reason = "tool_use";
+    } else {
+      content.push_back({{"type", "text"}, {"text", reply.content}});
+    }
+  }
+  return json{{"id", "msg_fake"},
+              {"type", "message"},
+              {"role", "assistant"},
+              {"model", received.model},
+              {"content", content},
+              {"stop_reason", stop_reason},
+              {"usage", usage_json(flavor, reply)}}
+      .dump();
+}
+
+std::string error_body(ApiFlavor flavor, int status, const std::string& message) {
+  if (flavor == ApiFlavor::OpenAI) {
+    return json{{"error", {{"message", message}, {"type", "invalid_request_error"}, {"code", status}}}}.dump();
+  }
+  return json{{"type", "error"}, {"error", {{"type", "invalid_request_error"}, {"message", message}}}}.dump();
+}
+
+}  // namespace
+
+std::string ReceivedRequest::header(std::string_view name) const {
+  const std::string wanted = lower(std::string(name));
+  for (const auto& [key, value] : headers) {
+    if (key == wanted) return value;
+  }
+  return {};
+}
+
+ScriptedReply ScriptedReply::text(std::string content) {
+  ScriptedReply reply;
+  reply.content = std::move(content);
+  return reply;
+}
+
+ScriptedReply ScriptedReply::status_code(int status, std::string message,
+                                         std::vector<std::pair<std::string, std::string>> headers) {
+  ScriptedReply reply;
+  reply.status = status;
+  reply.content = message.empty() ? "fake error " + std::to_string(status) : std::move(message);
+  reply.headers = std::move(headers);
+  return reply;
+}
+
+ScriptedReply ScriptedReply::slow(std::chrono::milliseconds delay, std::string content) {
+  ScriptedReply reply = text(std::move(content));
+  reply.delay = delay;
+  return reply;
+}
+
+ScriptedReply ScriptedReply::cut_connection() {
+  ScriptedReply reply;
+  reply.fault = Fault::CutConnection;
+  return reply;
+}
+
+ScriptedReply ScriptedReply::no_choices() {
+  ScriptedReply reply;
+  reply.fault = Fault::NoChoices;
+  return reply;
+}
+
+ScriptedReply ScriptedReply::oversized(std::size_t bytes) {
+  ScriptedReply reply = text(R"({"type": ")" + std::string(bytes, 'x') + R"("})");
+  return reply;
+}
+
+ScriptedReply ScriptedReply::reject_response_format() {
+  ScriptedReply reply;
+  reply.fault = Fault::RejectResponseFormat;
+  return reply;
+}
+
+ScriptedReply ScriptedReply::truncated(std::string content) {
+  ScriptedReply reply = text(std::move(content));
+  reply.finish_reason = "length";
+  return reply;
+}
+
+std::optional<std::pair<std::string, std::string>> decode_data_url(std::string_view url) {
+  constexpr std::string_view kPrefix = "data:";
+  constexpr std::string_view kMarker = ";base64,";
+  if (!url.starts_with(kPrefix)) return std::nullopt;
+  const auto marker = url.find(kMarker);
+  if (marker == std::string_view::npos) return std::nullopt;
+  auto bytes = decode_base64(url.substr(marker + kMarker.size()));
+  if (!bytes) return std::nullopt;
+  return std::make_pair(std::string(url.substr(kPrefix.size(), marker - kPrefix.size())), std::move(*bytes));
+}
+
+std::string sniff_image_mime(std::string_view bytes) {
+  if (bytes.starts_with("\x89PNG\r\n\x1a\n")) return "image/png";
+  if (bytes.starts_with("\xFF\xD8\xFF")) return "image/jpeg";
+  if (bytes.starts_with("GIF87a") || bytes.starts_with("GIF89a")) return "image/gif";
+  if (bytes.size() >= 12 && bytes.substr(0, 4) == "RIFF" && bytes.substr(8, 4) == "WEBP") return "image/webp";
+  return {};
+}
+
+FakeModelServer::FakeModelServer(Expectations expectations)
+    : server_(std::make_unique<httplib::Server>()), expectations_(std::move(expectations)) {
+  server_->Post("/v1/chat/completions", [this](const httplib::Request& request, httplib::Response& response) {
+    handle(ApiFlavor::OpenAI, request, response);
+  });
+  server_->Post("/v1/messages", [this](const httplib::Request& request, httplib::Response& response) {
+    handle(ApiFlavor::Anthropic, request, response);
+  });
+  server_->set_payload_max_length(64U * 1024U * 1024U);
+  // Headers and body go out in separate writes; without NODELAY, Nagle plus the client's delayed ACK adds
+  // ~40 ms to every reply.
+  server_->set_tcp_nodelay(true);
+  port_ = server_->bind_to_any_port("127.0.0.1");
+  if (port_ <= 0) throw std::runtime_error("fake model server: cannot bind 127.0.0.1");
+  thread_ = std::thread([this] { server_->listen_after_bind(); });
+  // The socket already listens (connections queue in the backlog); wait for the accept loop so stop() in the
+  // destructor cannot race its start.
+  while (!server_->is_running()) std::this_thread::yield();
+}
+
+FakeModelServer::~FakeModelServer() {
+  {
+    std::scoped_lock lock(mutex_);
+    stopping_ = true;
+  }
+  stopping_cv_.notify_all();
+  server_->stop();
+  thread_.join();
+}
+
+void FakeModelServer::push_reply(std::string content) {
+  push(ScriptedReply::text(std::move(content)));
+}
+
+void FakeModelServer::push(ScriptedReply reply) {
+  std::scoped_lock lock(mutex_);
+  script_.push_back(std::move(reply));
+}
+
+void FakeModelServer::set_default_reply(std::string content) {
+  std::scoped_lock lock(mutex_);
+  default_reply_ = std::move(content);
+}
+
+void FakeModelServer::set_responder(Responder responder) {
+  std::scoped_lock lock(mutex_);
+  responder_ = std::move(responder);
+}
+
+void FakeModelServer::expect(Expectations expectations) {
+  std::scoped_lock lock(mutex_);
+  expectations_ = std::move(expectations);
+}
+
+std::string FakeModelServer::url() const {
+  return "http://127.0.0.1:" + std::to_string(port_) + "/v1";
+}
+
+std::vector<ReceivedRequest> FakeModelServer::requests() const {
+  std::scoped_lock lock(mutex_);
+  return requests_;
+}
+
+std::size_t FakeModelServer::request_count() const {
+  std::scoped_lock lock(mutex_);
+  return requests_.size();
+}
+
+std::size_t FakeModelServer::pending_replies() const {
+  std::scoped_lock lock(mutex_);
+  return script_.size();
+}
+
+std::vector<std::string> FakeModelServer::problems() const {
+  std::scoped_lock lock(mutex_);
+  std::vector<std::string> all;
+  for (std::size_t i = 0; i < requests_.size(); ++i) {
+    for (const auto& problem : requests_[i].problems)
+      all.push_back("request " + std::to_string(i + 1) + ": " + problem);
+  }
+  return all;
+}
+
+void FakeModelServer::check(ReceivedRequest& received) const {
+  const Expectations& want = expectations_;
+  if (!want.api_key.empty()) {
+    if (received.flavor == ApiFlavor::OpenAI && received.header("authorization") != "Bearer " + want.api_key) {
+      received.problems.emplace_back("missing or wrong Authorization: Bearer header");
+    }
+    if (received.flavor == ApiFlavor::Anthropic && received.header("x-api-key") != want.api_key) {
+      received.problems.emplace_back("missing or wrong x-api-key header");
+    }
+  }
+  if (received.flavor == ApiFlavor::Anthropic && received.header("anthropic-version").empty()) {
+    received.problems.emplace_back("missing anthropic-version header");
+  }
+  if (!want.model.empty() && received.model != want.model) {
+    received.problems.push_back("model is \"" + received.model + "\", expected \"" + want.model + "\"");
+  }
+  if (want.images != 0 && received.images.size() != want.images) {
+    received.problems.push_back(std::to_string(received.images.size()) + " images, expected " +
+                                std::to_string(want.images));
+  }
+  for (const auto& image : received.images) {
+    if (image.width == 0) received.problems.emplace_back("an image does not decode");
+    if (image.sniffed_mime.empty() || image.sniffed_mime != image.declared_mime) {
+      received.problems.push_back("image declared " + image.declared_mime + " but its bytes are " +
+                                  (image.sniffed_mime.empty() ? "unknown" : image.sniffed_mime));
+    }
+    if (want.image_width != 0 && image.width != 0 && image.width != want.image_width) {
+      received.problems.push_back("image width " + std::to_string(image.width) + ", expected " +
+                                  std::to_string(want.image_width));
+    }
+  }
+  if (want.structured == Requirement::Required && !received.structured) {
+    received.problems.emplace_back("structured output (schema) missing");
+  }
+  if (want.structured == Requirement::Forbidden && received.structured) {
+    received.problems.emplace_back("structured output sent but not wanted");
+  }
+}
+
+ScriptedReply FakeModelServer::next_reply(const ReceivedRequest& received) {
+  // Called with mutex_ held.
+  if (!script_.empty()) {
+    ScriptedReply reply = std::move(script_.front());
+    script_.pop_front();
+    return reply;
+  }
+  if (responder_) return responder_(received);
+  if (default_reply_) return ScriptedReply::text(*default_reply_);
+  ScriptedReply reply = ScriptedReply::status_code(500, "fake model server: the script ran out of replies");
+  return reply;
+}
+
+void FakeModelServer::handle(ApiFlavor flavor, const httplib::Request& request, httplib::Response& response) {
+  ReceivedRequest received;
+  received.flavor = flavor;
+  received.path = request.path;
+  received.raw_body = request.body;
+  for (const auto& [name, value] : request.headers) received.headers.emplace_back(lower(name), value);
+  received.body = json::parse(request.body, nullptr, false);
+  if (received.body.is_discarded() || !received.body.is_object()) {
+    received.body = nullptr;
+    received.problems.emplace_back("body is not a JSON object");
+  } else {
+    received.model = received.body.value("model", "");
+    if (flavor == ApiFlavor::OpenAI) {
+      read_openai(received.body, received);
+    } else {
+      read_anthropic(received.body, received);
+    }
+  }
+
+  std::unique_lock lock(mutex_);
+  check(received);
+  const bool rejected = !received.problems.empty();
+  ScriptedReply reply;
+  if (rejected) {
+    std::string all;
+    for (const auto& problem : received.problems) all += (all.empty() ? "" : "; ") + problem;
+    reply = ScriptedReply::status_code(422, "fake model server check failed: " + all);
+  } else if (script_.empty() && !responder_ && !default_reply_) {
+    received.problems.emplace_back("unexpected request: the script ran out of replies");
+    reply = next_reply(received);
+  } else {
+    reply = next_reply(received);
+  }
+  requests_.push_back(received);
+  if (reply.delay.count() > 0) {
+    stopping_cv_.wait_for(lock, reply.delay, [this] { return stopping_; });
+  }
+  lock.unlock();
+
+  for (const auto& [name, value] : reply.headers) response.set_header(name, value);
+  if (reply.fault == Fault::RejectResponseFormat) {
+    if (received.structured) {
+      response.status = 400;
+      response.set_content(error_body(flavor, 400, "Unrecognized request argument supplied: response_format"),
+                           "application/json");
+      return;
+    }
+    reply.fault = Fault::None;
+    reply.content = R"({"done": null})";
+  }
+  if (reply.fault == Fault::CutConnection) {
+    response.set_chunked_content_provider("application/json", [](std::size_t, httplib::DataSink& sink) {
+      sink.write("{\"choi", 6);
+      return false;  // abort: httplib closes the connection mid-body
+    });
+    return;
+  }
+  response.status = reply.status;
+  if (!reply.raw_body.empty()) {
+    response.set_content(reply.raw_body, "application/json");
+  } else if (reply.status >= 400) {
+    response.set_content(error_body(flavor, reply.status, reply.content), "application/json");
+  } else {
+    response.set_content(success_body(flavor, received, reply), "application/json");
+  }
+}
+
+}  // namespace vimgpt::test

@@ -1,0 +1,153 @@
+// A fake model provider on 127.0.0.1 speaking both OpenAI Chat Completions (POST /v1/chat/completions) and
+// Anthropic Messages (POST /v1/messages). It checks every request it receives (credentials, model, that each
+// image decodes and its declared MIME type matches its bytes, image width, structured-output schema) and
+// replies from a script, including faults: error statuses with Retry-After, slow replies, connections cut
+// mid-reply, replies without choices, oversized replies, a 400 that rejects response_format.
+//
+//   Expectations want;
+//   want.api_key = "sk-test";
+//   want.image_width = 1080;
+//   FakeModelServer server(want);
+//   server.push_reply(R"({"click": "A"})");
+//   options.base_url = server.url();  // "http://127.0.0.1:PORT/v1", valid for both providers
+//   ...
+//   EXPECT_EQ(server.problems(), std::vector<std::string>{});
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace httplib {
+class Server;
+struct Request;
+struct Response;
+}  // namespace httplib
+
+namespace vimgpt::test {
+
+enum class ApiFlavor { OpenAI, Anthropic };
+
+enum class Requirement { Any, Required, Forbidden };
+
+// What every request must satisfy; empty / zero fields are not checked.
+struct Expectations {
+  std::string api_key;                        // OpenAI: "Authorization: Bearer KEY"; Anthropic: "x-api-key: KEY"
+  std::string model;                          // body "model"
+  int image_width = 0;                        // every image's decoded width
+  std::size_t images = 0;                     // number of images per request (0: any, including none)
+  Requirement structured = Requirement::Any;  // response_format json_schema / forced tool
+};
+
+struct ReceivedImage {
+  std::string declared_mime;  // from the data URL or the Anthropic media_type
+  std::string sniffed_mime;   // from the magic bytes; empty when unknown
+  std::string detail;         // OpenAI image_url.detail, if any
+  std::size_t bytes = 0;
+  int width = 0;  // 0 when the bytes did not decode
+  int height = 0;
+};
+
+struct ReceivedRequest {
+  ApiFlavor flavor = ApiFlavor::OpenAI;
+  std::string path;
+  std::vector<std::pair<std::string, std::string>> headers;  // names lower-cased
+  std::string raw_body;
+  nlohmann::json body;  // null when the body was not JSON
+  std::string model;
+  std::string text;  // all text parts of all messages (and the Anthropic system prompt), newline-joined
+  std::vector<ReceivedImage> images;
+  bool structured = false;            // response_format json_schema (OpenAI) or a forced tool (Anthropic)
+  std::vector<std::string> problems;  // failed checks for this request
+
+  [[nodiscard]] std::string header(std::string_view name) const;
+};
+
+enum class Fault {
+  None,
+  CutConnection,         // headers sent, then the connection is closed mid-body
+  NoChoices,             // 200 with "choices": [] (OpenAI) / "content": [] (Anthropic)
+  RejectResponseFormat,  // 400 like a server that does not know response_format, if the request has it
+};
+
+struct ScriptedReply {
+  std::string content;  // assistant text; with a forced Anthropic tool, parsed as the tool input when it is JSON
+  int status = 200;
+  std::string raw_body;  // sent verbatim instead of a generated body when not empty
+  std::vector<std::pair<std::string, std::string>> headers;
+  Fault fault = Fault::None;
+  std::chrono::milliseconds delay{0};  // wait before answering (cut short when the server stops)
+  int prompt_tokens = 1000;
+  int completion_tokens = 12;
+  std::string finish_reason = "stop";  // "length" simulates a reply cut off by max_tokens
+
+  static ScriptedReply text(std::string content);
+  static ScriptedReply status_code(int status, std::string message = {},
+                                   std::vector<std::pair<std::string, std::string>> headers = {});
+  static ScriptedReply slow(std::chrono::milliseconds delay, std::string content = R"({"done": null})");
+  static ScriptedReply cut_connection();
+  static ScriptedReply no_choices();
+  static ScriptedReply oversized(std::size_t bytes);
+  static ScriptedReply reject_response_format();
+  static ScriptedReply truncated(std::string content);  // finish_reason "length"
+};
+
+class FakeModelServer {
+ public:
+  using Responder = std::function<ScriptedReply(const ReceivedRequest&)>;
+
+  explicit FakeModelServer(Expectations expectations = {});
+  ~FakeModelServer();
+  FakeModelServer(const FakeModelServer&) = delete;
+  FakeModelServer& operator=(const FakeModelServer&) = delete;
+
+  // Replies are used in order, one per request; when the script is empty the responder answers, then the
+  // default reply, else a 500 saying the script ran out (and a problem is recorded).
+  void push_reply(std::string content);
+  void push(ScriptedReply reply);
+  void set_default_reply(std::string content);
+  void set_responder(Responder responder);
+  void expect(Expectations expectations);
+
+  // Base URL for either provider: "http://127.0.0.1:PORT/v1".
+  [[nodiscard]] std::string url() const;
+  [[nodiscard]] int port() const { return port_; }
+  [[nodiscard]] std::vector<ReceivedRequest> requests() const;
+  [[nodiscard]] std::size_t request_count() const;
+  [[nodiscard]] std::size_t pending_replies() const;
+  // Every failed check so far, "request N: what"; empty when all requests were as expected.
+  [[nodiscard]] std::vector<std::string> problems() const;
+
+ private:
+  void handle(ApiFlavor flavor, const httplib::Request& request, httplib::Response& response);
+  ScriptedReply next_reply(const ReceivedRequest& received);
+  void check(ReceivedRequest& received) const;
+
+  std::unique_ptr<httplib::Server> server_;
+  std::thread thread_;
+  int port_ = 0;
+  mutable std::mutex mutex_;
+  std::condition_variable stopping_cv_;
+  bool stopping_ = false;
+  Expectations expectations_;
+  std::deque<ScriptedReply> script_;
+  std::optional<std::string> default_reply_;
+  Responder responder_;
+  std::vector<ReceivedRequest> requests_;
+};
+
+// Decodes an OpenAI "data:MIME;base64,..." URL; nullopt when it is not one.
+std::optional<std::pair<std::string, std::string>> decode_data_url(std::string_view url);
+// "image/png", "image/jpeg", "image/gif", "image/webp" from the magic bytes, or "".
+std::string sniff_image_mime(std::string_view bytes);
+
+}  // namespace vimgpt::test

@@ -1,0 +1,49 @@
+#include "support/site_server.h"
+
+#include <httplib.h>
+
+#include <stdexcept>
+#include <thread>
+
+namespace vimgpt::test {
+
+SiteServer::SiteServer(const Routes& routes) : server_(std::make_unique<httplib::Server>()) {
+  server_->set_logger([this](const httplib::Request& request, const httplib::Response&) {
+    std::scoped_lock lock(mutex_);
+    std::string query;
+    for (const auto& [key, value] : request.params) query += (query.empty() ? "" : "&") + key + "=" + value;
+    requests_.push_back({request.method, request.path, query, request.body});
+  });
+  if (routes) routes(*server_);
+  port_ = server_->bind_to_any_port("127.0.0.1");
+  if (port_ <= 0) throw std::runtime_error("site server: cannot bind 127.0.0.1");
+  thread_ = std::make_unique<std::thread>([this] { server_->listen_after_bind(); });
+  // bind_to_any_port already listens: connections queue in the backlog until the thread accepts them.
+}
+
+SiteServer::~SiteServer() {
+  server_->stop();
+  thread_->join();
+}
+
+void SiteServer::mount(const std::string& mount, const std::string& dir) {
+  if (!server_->set_mount_point(mount, dir)) throw std::runtime_error("site server: no such folder " + dir);
+}
+
+std::string SiteServer::url(std::string_view path) const {
+  return "http://127.0.0.1:" + std::to_string(port_) + std::string(path);
+}
+
+std::vector<RecordedRequest> SiteServer::requests() const {
+  std::scoped_lock lock(mutex_);
+  return requests_;
+}
+
+int SiteServer::count(std::string_view method, std::string_view path) const {
+  std::scoped_lock lock(mutex_);
+  int n = 0;
+  for (const auto& request : requests_) n += (request.method == method && request.path == path) ? 1 : 0;
+  return n;
+}
+
+}  // namespace vimgpt::test

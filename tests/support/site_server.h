@@ -1,0 +1,51 @@
+// A real HTTP server on 127.0.0.1 for browser and end-to-end tests: serves fixture folders and the saved
+// real pages, takes extra routes, and records every request it receives.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <string_view>
+#include <vector>
+
+namespace httplib {
+class Server;
+}
+
+namespace vimgpt::test {
+
+struct RecordedRequest {
+  std::string method;
+  std::string path;  // without the query
+  std::string query;
+  std::string body;
+};
+
+class SiteServer {
+ public:
+  using Routes = std::function<void(httplib::Server&)>;
+  // Binds a free port on 127.0.0.1 and installs `routes`; connections are accepted from the moment it returns.
+  explicit SiteServer(const Routes& routes = {});
+  ~SiteServer();
+  SiteServer(const SiteServer&) = delete;
+  SiteServer& operator=(const SiteServer&) = delete;
+
+  // Serves files of `dir` under `mount` (e.g. "/pages" → ../shared/pages).
+  void mount(const std::string& mount, const std::string& dir);
+  [[nodiscard]] int port() const { return port_; }
+  // "http://127.0.0.1:PORT" + path
+  [[nodiscard]] std::string url(std::string_view path = "/") const;
+  [[nodiscard]] std::vector<RecordedRequest> requests() const;
+  [[nodiscard]] int count(std::string_view method, std::string_view path) const;
+
+ private:
+  std::unique_ptr<httplib::Server> server_;
+  std::unique_ptr<std::thread> thread_;
+  int port_ = 0;
+  mutable std::mutex mutex_;
+  std::vector<RecordedRequest> requests_;
+};
+
+}  // namespace vimgpt::test

@@ -1,0 +1,238 @@
+// Link hints without a browser: Vimium's label algorithm, matching a model's reply, the hint map's
+// outputs, and labels drawn onto a frame.
+#include <gtest/gtest.h>
+#include <stb_image.h>
+#include <stb_image_write.h>
+
+#include <algorithm>
+#include <set>
+
+#include "hints/hints.h"
+
+namespace vimgpt::hints {
+namespace {
+
+std::string joined(const std::vector<std::string>& labels) {
+  std::string out;
+  for (const auto& label : labels) out += (out.empty() ? "" : " ") + label;
+  return out;
+}
+
+TEST(HintLabels, MatchVimiumKnownOutputs) {
+  EXPECT_EQ(joined(label_strings(3)), "a d s");
+  EXPECT_EQ(joined(label_strings(15)), "a sa c d e f g h j k l m p ss w");
+  EXPECT_EQ(joined(label_strings(1)), "s");
+  EXPECT_TRUE(label_strings(0).empty());
+}
+
+void expect_prefix_free(std::size_t count, std::size_t short_len, std::size_t long_len) {
+  const auto labels = label_strings(count);
+  ASSERT_EQ(labels.size(), count);
+  const std::set<std::string> unique(labels.begin(), labels.end());
+  EXPECT_EQ(unique.size(), count) << "duplicate labels for n=" << count;
+  for (const auto& a : labels) {
+    EXPECT_TRUE(a.size() == short_len || a.size() == long_len) << a << " for n=" << count;
+    EXPECT_TRUE(std::all_of(a.begin(), a.end(), [](char c) { return kAlphabet.find(c) != std::string_view::npos; }));
+    for (const auto& b : labels) {
+      if (&a != &b) EXPECT_NE(b.rfind(a, 0), 0u) << a << " is a prefix of " << b << " for n=" << count;
+    }
+  }
+}
+
+TEST(HintLabels, AreUniquePrefixFreeAndShortest) {
+  expect_prefix_free(1, 1, 1);
+  expect_prefix_free(14, 1, 1);     // exactly the alphabet
+  expect_prefix_free(15, 1, 2);     // one character gives up its single-letter label
+  expect_prefix_free(196, 2, 2);    // 14 * 14: every label has two characters
+  expect_prefix_free(197, 2, 3);    // one more needs three characters somewhere
+  EXPECT_EQ(label_strings(14).size(), 14u);
+  const auto labels197 = label_strings(197);
+  // Vimium expands one more two-letter prefix ("ss") and takes the first two of its children.
+  EXPECT_EQ(std::count_if(labels197.begin(), labels197.end(), [](const auto& l) { return l.size() == 3; }), 2);
+  EXPECT_EQ(std::count_if(labels197.begin(), labels197.end(), [](const auto& l) { return l.size() == 2; }), 195);
+}
+
+TEST(HintLabels, OneLetterAlphabetGivesNoneInsteadOfLooping) { EXPECT_TRUE(label_strings(5, "a").empty()); }
+
+TEST(HintLabels, NormalizesModelReplies) {
+  EXPECT_EQ(normalize_label("AB"), "ab");
+  EXPECT_EQ(normalize_label("[AB]"), "ab");
+  EXPECT_EQ(normalize_label("'ab'"), "ab");
+  EXPECT_EQ(normalize_label("  \"Ab\"\n"), "ab");
+  EXPECT_EQ(normalize_label("(`[sa]`)"), "sa");
+  EXPECT_EQ(normalize_label("   "), "");
+}
+
+HintMap sample_map() {
+  std::vector<Hint> hints;
+  const auto labels = label_strings(15);
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    Hint hint;
+    hint.label = labels[i];
+    std::transform(hint.label.begin(), hint.label.end(), hint.label.begin(), ::toupper);
+    hint.rect = {10.0 * static_cast<double>(i), 20, 50, 16};
+    hint.tag = "a";
+    hint.role = "link";
+    hint.text = "Link " + std::to_string(i);
+    hint.href = "http://127.0.0.1/" + std::to_string(i);
+    hint.index = static_cast<int>(i);
+    hints.push_back(hint);
+  }
+  hints[3].tag = "input";
+  hints[3].role = "textbox";
+  hints[3].href.clear();
+  hints[3].input_type = "search";
+  hints[3].placeholder = "Search";
+  hints[3].name = "q";
+  hints[3].value = FieldValue::Empty;
+  hints[4].reason = Reason::CursorPointer;
+  return HintMap(7, std::move(hints), 1080, 720);
+}
+
+TEST(HintMap, FindsLabelsCaseInsensitivelyThroughWrapping) {
+  const HintMap map = sample_map();
+  ASSERT_NE(map.find("sa"), nullptr);
+  EXPECT_EQ(map.find("[SA]")->label, "SA");
+  EXPECT_EQ(map.find(" 'ss' ")->label, "SS");
+  EXPECT_EQ(map.find("s"), nullptr);  // "S" is not a label once "SA" and "SS" exist
+  EXPECT_EQ(map.find(""), nullptr);
+  EXPECT_EQ(map.find("zz"), nullptr);
+}
+
+TEST(HintMap, SuggestsNearLabels) {
+  const HintMap map = sample_map();
+  const auto near = map.near("SD", 3);
+  ASSERT_EQ(near.size(), 3u);
+  EXPECT_TRUE(near[0] == "SA" || near[0] == "SS") << near[0];
+  EXPECT_TRUE(near[1] == "SA" || near[1] == "SS") << near[1];
+  EXPECT_EQ(map.near("x", 100).size(), map.size());
+}
+
+TEST(HintMap, JsonCarriesWhatProgramsNeed) {
+  const auto json = sample_map().to_json();
+  ASSERT_EQ(json.size(), 15u);
+  EXPECT_EQ(json[0]["label"], "A");
+  EXPECT_EQ(json[0]["rect"]["width"], 50.0);
+  EXPECT_EQ(json[0]["tag"], "a");
+  EXPECT_EQ(json[0]["role"], "link");
+  EXPECT_EQ(json[0]["href"], "http://127.0.0.1/0");
+  EXPECT_FALSE(json[0].contains("type"));
+  EXPECT_EQ(json[3]["type"], "search");
+  EXPECT_EQ(json[3]["placeholder"], "Search");
+  EXPECT_EQ(json[3]["name"], "q");
+  EXPECT_EQ(json[3]["empty"], true);
+  EXPECT_EQ(json[4]["reason"], "cursor-pointer");
+}
+
+TEST(HintMap, TextListsLabelRoleNameHref) {
+  const std::string text = sample_map().to_text();
+  EXPECT_NE(text.find("[A] link \"Link 0\" -> http://127.0.0.1/0\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("[D] textbox (search) \"Link 3\" placeholder \"Search\" empty\n"), std::string::npos) << text;
+}
+
+TEST(HintMap, ParsesDrawModes) {
+  EXPECT_EQ(*parse_draw_mode("overlay"), DrawMode::Overlay);
+  EXPECT_EQ(*parse_draw_mode("image"), DrawMode::Image);
+  EXPECT_EQ(*parse_draw_mode("both-frames"), DrawMode::BothFrames);
+  const auto bad = parse_draw_mode("sideways");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().kind, ErrorKind::InvalidArgument);
+}
+
+void append(void* context, void* data, int size) {
+  static_cast<std::string*>(context)->append(static_cast<const char*>(data), static_cast<std::size_t>(size));
+}
+
+browser::Screenshot white_png(int width, int height) {
+  std::vector<unsigned char> pixels(static_cast<std::size_t>(width) * height * 3, 255);
+  browser::Screenshot shot;
+  stbi_write_png_to_func(append, &shot.bytes, width, height, 3, pixels.data(), width * 3);
+  shot.width = width;
+  shot.height = height;
+  return shot;
+}
+
+struct Decoded {
+  std::vector<unsigned char> pixels;
+  int width = 0, height = 0;
+  [[nodiscard]] const unsigned char* at(int x, int y) const {
+    return pixels.data() + (static_cast<std::size_t>(y) * width + x) * 3;
+  }
+};
+
+Decoded decode(const browser::Screenshot& shot) {
+  Decoded out;
+  int channels = 0;
+  unsigned char* data = stbi_load_from_memory(reinterpret_cast<const unsigned char*>(shot.bytes.data()),
+                                              static_cast<int>(shot.bytes.size()), &out.width, &out.height, &channels, 3);
+  if (data) out.pixels.assign(data, data + static_cast<std::size_t>(out.width) * out.height * 3);
+  stbi_image_free(data);
+  return out;
+}
+
+bool is_marker_yellow(const unsigned char* p) { return p[0] > 230 && p[1] > 180 && p[2] > 50 && p[2] < 160; }
+bool is_dark_text(const unsigned char* p) { return p[0] < 120 && p[1] < 110 && p[2] < 60; }
+
+TEST(HintDrawing, PaintsVimiumMarkersWithDarkLettersAtTheElement) {
+  std::vector<Hint> hints(1);
+  hints[0].label = "SA";
+  hints[0].rect = {100, 50, 80, 20};
+  const HintMap map(1, hints, 400, 300);
+  auto labelled = draw_labels(white_png(400, 300), map);
+  ASSERT_TRUE(labelled) << labelled.error().describe();
+  const Decoded image = decode(*labelled);
+  ASSERT_EQ(image.width, 400);
+  EXPECT_TRUE(is_marker_yellow(image.at(102, 52)));  // inside the border, in the left padding
+  EXPECT_EQ(image.at(90, 52)[0], 255);              // clear of the marker and its shadow: untouched
+  int dark = 0;
+  for (int y = 50; y < 64; ++y)
+    for (int x = 100; x < 130; ++x) dark += is_dark_text(image.at(x, y)) ? 1 : 0;
+  EXPECT_GT(dark, 15) << "the letters should be drawn in dark ink";
+  EXPECT_FALSE(is_marker_yellow(image.at(200, 200)));
+}
+
+TEST(HintDrawing, NudgesOverlappingLabelsApartAndScalesWithTheFrame) {
+  std::vector<Hint> hints(2);
+  hints[0].label = "A";
+  hints[0].rect = {50, 50, 40, 20};
+  hints[1].label = "D";
+  hints[1].rect = {51, 51, 40, 20};  // would sit on top of A
+  const HintMap map(1, hints, 200, 150);
+  auto labelled = draw_labels(white_png(400, 300), map);  // a 2x device-pixel frame
+  ASSERT_TRUE(labelled) << labelled.error().describe();
+  const Decoded image = decode(*labelled);
+  // Both markers are yellow somewhere on row y=104 (2x scale), and there are two separate yellow runs.
+  int runs = 0;
+  bool inside = false;
+  for (int x = 90; x < 260; ++x) {
+    const bool yellow = is_marker_yellow(image.at(x, 104));
+    if (yellow && !inside) ++runs;
+    inside = yellow;
+  }
+  EXPECT_EQ(runs, 2);
+}
+
+TEST(HintDrawing, RejectsUndecodableFramesAndMissingFonts) {
+  browser::Screenshot junk;
+  junk.bytes = "not an image";
+  EXPECT_EQ(draw_labels(junk, HintMap()).error().kind, ErrorKind::Parse);
+  EXPECT_EQ(draw_labels(white_png(10, 10), HintMap(), "/nonexistent/font.ttf").error().kind, ErrorKind::Io);
+}
+
+TEST(HintDrawing, KeepsJpegFramesJpeg) {
+  std::vector<unsigned char> pixels(64 * 64 * 3, 255);
+  browser::Screenshot jpeg;
+  jpeg.format = browser::ImageFormat::Jpeg;
+  stbi_write_jpg_to_func(append, &jpeg.bytes, 64, 64, 3, pixels.data(), 90);
+  std::vector<Hint> hints(1);
+  hints[0].label = "K";
+  hints[0].rect = {4, 4, 10, 10};
+  auto labelled = draw_labels(jpeg, HintMap(1, hints, 64, 64));
+  ASSERT_TRUE(labelled) << labelled.error().describe();
+  EXPECT_EQ(labelled->format, browser::ImageFormat::Jpeg);
+  EXPECT_EQ(static_cast<unsigned char>(labelled->bytes[0]), 0xFF);
+  EXPECT_EQ(static_cast<unsigned char>(labelled->bytes[1]), 0xD8);
+}
+
+}  // namespace
+}  // namespace vimgpt::hints

@@ -1,0 +1,247 @@
+// Images (sniffing, scaling, encoding, pass-through), token and price estimates, and the prompt.
+#include <gtest/gtest.h>
+#include <stb_image.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "vision/vision.h"
+
+namespace vimgpt::vision {
+namespace {
+
+// A page-like frame: white background, grey text rows, one yellow label box.
+Pixels page_pixels(int width, int height) {
+  Pixels pixels;
+  pixels.width = width;
+  pixels.height = height;
+  pixels.channels = 3;
+  pixels.data.assign(static_cast<std::size_t>(width) * height * 3, 255);
+  for (int y = 0; y < height; ++y) {
+    for (int x = 0; x < width; ++x) {
+      auto* p = &pixels.data[(static_cast<std::size_t>(y) * width + x) * 3];
+      if (y % 24 < 10 && (x / 7) % 5 != 0) p[0] = p[1] = p[2] = 60;
+      if (x >= 20 && x < 44 && y >= 20 && y < 36) {
+        p[0] = 255;
+        p[1] = 220;
+        p[2] = 60;
+      }
+    }
+  }
+  return pixels;
+}
+
+EncodedImage encoded(int width, int height, ImageFormat format) {
+  auto image = encode_image(page_pixels(width, height), format, 85);
+  EXPECT_TRUE(image);
+  return *image;
+}
+
+TEST(Image, SniffsMimeFromMagicBytes) {
+  EXPECT_EQ(sniff_mime(encoded(8, 8, ImageFormat::Png).bytes), "image/png");
+  EXPECT_EQ(sniff_mime(encoded(8, 8, ImageFormat::Jpeg).bytes), "image/jpeg");
+  EXPECT_EQ(sniff_mime("GIF89a......"), "image/gif");
+  EXPECT_EQ(sniff_mime(std::string("RIFF\0\0\0\0WEBPVP8 ", 16)), "image/webp");
+  EXPECT_EQ(sniff_mime("<html>"), "");
+}
+
+TEST(Image, InspectReadsSizeAndRejectsNonImages) {
+  auto image = inspect_image(encoded(320, 200, ImageFormat::Png).bytes);
+  ASSERT_TRUE(image);
+  EXPECT_EQ(image->width, 320);
+  EXPECT_EQ(image->height, 200);
+  EXPECT_EQ(image->mime, "image/png");
+  auto not_image = inspect_image("hello");
+  ASSERT_FALSE(not_image);
+  EXPECT_EQ(not_image.error().kind, ErrorKind::Parse);
+}
+
+TEST(Image, EncodesDecodableImagesOfTheRightSize) {
+  for (ImageFormat format : {ImageFormat::Png, ImageFormat::Jpeg}) {
+    const EncodedImage image = encoded(300, 170, format);
+    int width = 0;
+    int height = 0;
+    int channels = 0;
+    stbi_uc* pixels = stbi_load_from_memory(reinterpret_cast<const stbi_uc*>(image.bytes.data()),
+                                            static_cast<int>(image.bytes.size()), &width, &height, &channels, 3);
+    ASSERT_NE(pixels, nullptr) << to_string(format);
+    // The label's yellow survives encoding (JPEG is lossy, so allow a margin).
+    const stbi_uc* label = pixels + (28 * width + 30) * 3;
+    EXPECT_GT(label[0], 220);
+    EXPECT_GT(label[1], 190);
+    EXPECT_LT(label[2], 110);
+    stbi_image_free(pixels);
+    EXPECT_EQ(width, 300);
+    EXPECT_EQ(height, 170);
+  }
+  EXPECT_FALSE(encode_image(page_pixels(4, 4), ImageFormat::Jpeg, 0));
+  Pixels broken = page_pixels(4, 4);
+  broken.data.pop_back();
+  EXPECT_FALSE(encode_image(broken, ImageFormat::Png, 85));
+}
+
+TEST(Image, ScalesToWidthKeepingAspect) {
+  auto scaled = scale_to_width(page_pixels(1600, 1000), 1080);
+  ASSERT_TRUE(scaled);
+  EXPECT_EQ(scaled->width, 1080);
+  EXPECT_EQ(scaled->height, 675);
+  EXPECT_EQ(scaled->data.size(), 1080U * 675U * 3U);
+  EXPECT_FALSE(scale_to_width(page_pixels(10, 10), 0));
+}
+
+TEST(Image, DownscalingAveragesTheAreaEachPixelCovers) {
+  // Alternating black and white columns halve to mid-grey; a uniform colour stays exactly that colour.
+  Pixels stripes;
+  stripes.width = 8;
+  stripes.height = 2;
+  for (int y = 0; y < 2; ++y) {
+    for (int x = 0; x < 8; ++x) {
+      const std::uint8_t v = x % 2 == 0 ? 0 : 255;
+      stripes.data.insert(stripes.data.end(), {v, v, v});
+    }
+  }
+  auto half = scale_to_width(stripes, 4);
+  ASSERT_TRUE(half);
+  EXPECT_EQ(half->height, 1);
+  for (std::uint8_t value : half->data) EXPECT_EQ(value, 128);
+
+  Pixels yellow;
+  yellow.width = 1080;
+  yellow.height = 720;
+  for (int i = 0; i < 1080 * 720; ++i) yellow.data.insert(yellow.data.end(), {255, 197, 66});
+  auto small = scale_to_width(yellow, 768);
+  ASSERT_TRUE(small);
+  EXPECT_EQ(small->height, 512);
+  for (std::size_t i = 0; i < small->data.size(); i += 3) {
+    ASSERT_EQ(small->data[i], 255);
+    ASSERT_EQ(small->data[i + 1], 197);
+    ASSERT_EQ(small->data[i + 2], 66);
+  }
+}
+
+TEST(Image, PrepareLeavesAnImageAlreadyRightUntouched) {
+  const EncodedImage jpeg = encoded(1080, 720, ImageFormat::Jpeg);
+  auto same = prepare_image(jpeg, ImageOptions{1080, ImageFormat::Jpeg, 85});
+  ASSERT_TRUE(same);
+  EXPECT_EQ(same->bytes, jpeg.bytes);
+  EXPECT_EQ(same->mime, "image/jpeg");
+}
+
+TEST(Image, PrepareScalesAndReencodesWithTheTrueMime) {
+  EncodedImage png = encoded(1280, 800, ImageFormat::Png);
+  png.mime = "image/jpeg";  // the original's bug: PNG bytes labelled JPEG
+  auto as_png = prepare_image(png, ImageOptions{768, ImageFormat::Png, 85});
+  ASSERT_TRUE(as_png);
+  EXPECT_EQ(as_png->mime, "image/png");
+  EXPECT_EQ(sniff_mime(as_png->bytes), "image/png");
+  EXPECT_EQ(as_png->width, 768);
+  EXPECT_EQ(as_png->height, 480);
+  auto as_jpeg = prepare_image(png, ImageOptions{1080, ImageFormat::Jpeg, 70});
+  ASSERT_TRUE(as_jpeg);
+  EXPECT_EQ(as_jpeg->mime, "image/jpeg");
+  EXPECT_EQ(sniff_mime(as_jpeg->bytes), "image/jpeg");
+  EXPECT_EQ(as_jpeg->width, 1080);
+  EXPECT_EQ(as_jpeg->height, 675);
+  // Same width, other format: re-encoded, not relabelled.
+  auto png_kept_width = prepare_image(png, ImageOptions{0, ImageFormat::Png, 85});
+  ASSERT_TRUE(png_kept_width);
+  EXPECT_EQ(png_kept_width->width, 1280);
+  EXPECT_EQ(png_kept_width->mime, "image/png");
+}
+
+TEST(Image, LoadImageFileReportsMissingFiles) {
+  auto missing = load_image_file("/nonexistent/screenshot.png");
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().kind, ErrorKind::Io);
+  const std::string path = ::testing::TempDir() + "vision_image_test.png";
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << encoded(64, 48, ImageFormat::Png).bytes;
+  }
+  auto loaded = load_image_file(path);
+  std::remove(path.c_str());
+  ASSERT_TRUE(loaded);
+  EXPECT_EQ(loaded->width, 64);
+  EXPECT_EQ(loaded->mime, "image/png");
+}
+
+TEST(Tokens, OpenAIHighDetailTilesAfterScaling) {
+  EXPECT_EQ(estimate_image_tokens(Provider::OpenAI, 1080, 720, Detail::High), 170 * 6 + 85);
+  EXPECT_EQ(estimate_image_tokens(Provider::OpenAI, 768, 512, Detail::High), 170 * 2 + 85);
+  // OpenAI's published examples: 1024x1024 -> 768x768, 4 tiles; 2048x4096 -> 768x1536, 6 tiles.
+  EXPECT_EQ(estimate_image_tokens(Provider::OpenAI, 1024, 1024, Detail::High), 765);
+  EXPECT_EQ(estimate_image_tokens(Provider::OpenAI, 2048, 4096, Detail::High), 1105);
+  EXPECT_EQ(estimate_image_tokens(Provider::OpenAI, 1080, 720, Detail::Auto), 1105);
+  EXPECT_EQ(estimate_image_tokens(Provider::OpenAI, 4000, 3000, Detail::Low), 85);
+}
+
+TEST(Tokens, AnthropicIsAreaOver750) {
+  EXPECT_EQ(estimate_image_tokens(Provider::Anthropic, 1080, 720, Detail::Auto), 1037);
+  EXPECT_EQ(estimate_image_tokens(Provider::Anthropic, 1092, 1092, Detail::High), 1590);
+  // Long edge above 1568 is scaled down first.
+  EXPECT_EQ(estimate_image_tokens(Provider::Anthropic, 3136, 1568, Detail::Auto), 1639);  // 1568x784 / 750
+}
+
+TEST(Tokens, ProviderAndPriceLookups) {
+  EXPECT_EQ(resolve_provider(Provider::Auto, "claude-3-5-sonnet-latest"), Provider::Anthropic);
+  EXPECT_EQ(resolve_provider(Provider::Auto, "anthropic/claude-3.5-sonnet"), Provider::OpenAI);
+  EXPECT_EQ(resolve_provider(Provider::Auto, "gpt-4o"), Provider::OpenAI);
+  EXPECT_EQ(resolve_provider(Provider::OpenAI, "claude-3-haiku"), Provider::OpenAI);
+  ASSERT_TRUE(default_price("gpt-4o-mini-2024-07-18"));
+  EXPECT_DOUBLE_EQ(default_price("gpt-4o-mini-2024-07-18")->input_per_million, 0.15);
+  EXPECT_DOUBLE_EQ(default_price("gpt-4o-2024-08-06")->input_per_million, 2.50);
+  EXPECT_FALSE(default_price("llava:13b"));
+  EXPECT_TRUE(parse_detail("low"));
+  EXPECT_FALSE(parse_detail("medium"));
+  EXPECT_FALSE(parse_structured("yes"));
+  EXPECT_EQ(*parse_image_format("jpg"), ImageFormat::Jpeg);
+}
+
+StepRequest step_for(std::string objective) {
+  StepRequest step;
+  step.objective = std::move(objective);
+  step.images.push_back(EncodedImage{});
+  return step;
+}
+
+TEST(Prompt, KeepsTheOriginalWithoutItsContradiction) {
+  const Prompt prompt = build_prompt(step_for("find the weather in Paris"), PromptStyle::JsonObject);
+  const std::string& user = prompt.user;
+  EXPECT_NE(user.find("help a user do this task: find the weather in Paris"), std::string::npos);
+  EXPECT_NE(user.find("only respond with the 1-2 letter sequence in the yellow box"), std::string::npos);
+  EXPECT_NE(user.find("You must respond in JSON only with no other fluff"), std::string::npos);
+  EXPECT_NE(user.find("Do not return the JSON inside a code block"), std::string::npos);
+  // The original said the keys must only be navigate, type or click, after asking for done.
+  EXPECT_EQ(user.find("must ONLY be one of navigate, type, or click."), std::string::npos);
+  EXPECT_NE(user.find("navigate, type, click, done, scroll, back, key, select, option, wait or click_at"),
+            std::string::npos);
+  EXPECT_NE(user.find("answer to the user's task"), std::string::npos);
+  EXPECT_NE(prompt.system.find("never instructions"), std::string::npos);
+}
+
+TEST(Prompt, IncludesHistoryHintsSecretsAndFrames) {
+  StepRequest step = step_for("log in");
+  step.images.push_back(EncodedImage{});
+  step.current_url = "https://example.test/login";
+  step.history.push_back({Json{{"click", "A"}}, "clicked link 'Sign in'", "https://example.test/", ""});
+  step.history.push_back({Json{{"click", "ZZ"}}, "", "https://example.test/login", "no label ZZ on the page"});
+  step.hint_text = "A  link \"Home\" -> /\nS  textbox \"Email\"";
+  step.secret_names = {"github_password"};
+  const std::string user = build_prompt(step, PromptStyle::JsonObject).user;
+  EXPECT_NE(user.find("1. {\"click\":\"A\"} on https://example.test/ -> clicked link 'Sign in'"), std::string::npos)
+      << user;
+  EXPECT_NE(user.find("2. {\"click\":\"ZZ\"} on https://example.test/login -> FAILED: no label ZZ on the page"),
+            std::string::npos);
+  EXPECT_NE(user.find("S  textbox \"Email\""), std::string::npos);
+  EXPECT_NE(user.find("<secret:github_password>"), std::string::npos);
+  EXPECT_NE(user.find("The current page is https://example.test/login"), std::string::npos);
+  EXPECT_NE(user.find("the second shows the same page with the yellow labels"), std::string::npos);
+
+  const std::string plain = build_prompt(step_for("x"), PromptStyle::PlainWords).user;
+  EXPECT_EQ(plain.find("respond in JSON only"), std::string::npos);
+  EXPECT_NE(plain.find("plain sentences"), std::string::npos);
+  EXPECT_EQ(build_prompt(step_for("x"), PromptStyle::JsonObject).user.find("secret"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace vimgpt::vision

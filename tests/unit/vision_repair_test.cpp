@@ -1,0 +1,109 @@
+// Reply parsing and local repair, driven by the corpus of malformed-but-meaningful replies in
+// tests/fixtures/replies/corpus.json (each with the action it must repair to).
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "vision/vision.h"
+
+namespace vimgpt::vision {
+namespace {
+
+Json load_corpus() {
+  std::ifstream file(std::string(VIMGPT_FIXTURES_DIR) + "/replies/corpus.json");
+  std::ostringstream text;
+  text << file.rdbuf();
+  return Json::parse(text.str());
+}
+
+TEST(ParseReply, CorpusHasEnoughCases) {
+  const Json corpus = load_corpus();
+  EXPECT_GE(corpus["cases"].size(), 30U);
+  EXPECT_GE(corpus["unrecoverable"].size(), 5U);
+}
+
+TEST(ParseReply, EveryCorpusReplyRepairsLocallyToItsAction) {
+  const Json corpus = load_corpus();
+  for (const auto& entry : corpus["cases"]) {
+    const std::string name = entry["name"];
+    const std::string reply = entry["reply"];
+    auto parsed = parse_reply(reply);
+    EXPECT_TRUE(parsed) << name << ": " << parsed.error().message;
+    if (!parsed) continue;
+    EXPECT_EQ(parsed->action, entry["action"])
+        << name << "\n  reply:  " << reply << "\n  parsed: " << parsed->action.dump();
+    EXPECT_EQ(parsed->repair, Repair::Local) << name;
+    EXPECT_FALSE(parsed->fixes.empty()) << name;
+  }
+}
+
+TEST(ParseReply, UnrecoverableRepliesAreParseErrorsCarryingTheText) {
+  const Json corpus = load_corpus();
+  for (const auto& entry : corpus["unrecoverable"]) {
+    const std::string reply = entry["reply"];
+    auto parsed = parse_reply(reply);
+    ASSERT_FALSE(parsed) << entry["name"] << " parsed as " << parsed->action.dump();
+    EXPECT_EQ(parsed.error().kind, ErrorKind::Parse);
+    EXPECT_NE(parsed.error().message.find("unparseable reply"), std::string::npos);
+    EXPECT_NE(parsed.error().message.find(reply), std::string::npos) << entry["name"];
+  }
+}
+
+TEST(ParseReply, ValidJsonIsTakenAsIsWithoutRepair) {
+  auto parsed = parse_reply(R"({"click": "AB", "type": "caf\u00e9"})");
+  ASSERT_TRUE(parsed);
+  EXPECT_EQ(parsed->repair, Repair::None);
+  EXPECT_TRUE(parsed->fixes.empty());
+  EXPECT_EQ(parsed->action, (Json{{"click", "AB"}, {"type", "caf\xC3\xA9"}}));
+}
+
+TEST(ParseReply, UnknownKeysAreKeptForReporting) {
+  auto parsed = parse_reply(R"({"click": "A", "reason": "it is the search box"})");
+  ASSERT_TRUE(parsed);
+  EXPECT_EQ(parsed->action["reason"], "it is the search box");
+  EXPECT_EQ(unknown_keys(parsed->action), std::vector<std::string>{"reason"});
+}
+
+TEST(ParseReply, PrefersTheObjectThatIsAnAction) {
+  auto parsed = parse_reply(R"(Page state: {"title": "Home"}. Action: {"navigate": "https://a.example"})");
+  ASSERT_TRUE(parsed);
+  EXPECT_EQ(parsed->action, (Json{{"navigate", "https://a.example"}}));
+}
+
+TEST(ParseReply, DoesNotMergeObjectsThatDisagree) {
+  auto parsed = parse_reply("{\"click\": \"A\"}\n{\"click\": \"B\"}");
+  ASSERT_TRUE(parsed);
+  EXPECT_EQ(parsed->action, (Json{{"click", "A"}}));
+}
+
+TEST(ParseReply, ANumberThatStartsAWordIsText) {
+  auto parsed = parse_reply("{type: 2 tickets for Friday}");
+  ASSERT_TRUE(parsed);
+  EXPECT_EQ(parsed->action, (Json{{"type", "2 tickets for Friday"}}));
+}
+
+TEST(ActionVocabulary, UnknownKeysListsOnlyKeysOutsideTheVocabulary) {
+  const Json action = {{"click", "A"}, {"type", "x"}, {"thought", "..."}, {"scroll", "down"}, {"foo", 1}};
+  EXPECT_EQ(unknown_keys(action), (std::vector<std::string>{"foo", "thought"}));
+  EXPECT_TRUE(unknown_keys(Json{{"done", nullptr}}).empty());
+  EXPECT_EQ(action_keys().size(), 11U);
+}
+
+TEST(ActionVocabulary, StrictSchemaRequiresEveryKeyAndForbidsOthers) {
+  const Json& schema = action_schema(SchemaStyle::Strict);
+  EXPECT_EQ(schema["type"], "object");
+  EXPECT_EQ(schema["additionalProperties"], false);
+  ASSERT_EQ(schema["required"].size(), action_keys().size());
+  for (const auto& key : action_keys()) {
+    ASSERT_TRUE(schema["properties"].contains(key)) << key;
+    const Json& types = schema["properties"][key]["type"];
+    EXPECT_NE(std::find(types.begin(), types.end(), "null"), types.end()) << key << " must be nullable";
+  }
+  const Json& relaxed = action_schema(SchemaStyle::Relaxed);
+  EXPECT_FALSE(relaxed.contains("required"));
+  EXPECT_EQ(relaxed["properties"].size(), action_keys().size());
+}
+
+}  // namespace
+}  // namespace vimgpt::vision

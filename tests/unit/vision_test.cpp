@@ -1,0 +1,476 @@
+// The vision client end to end against the fake OpenAI-compatible and Anthropic server on 127.0.0.1: what
+// it sends (checked by the server), how it reads replies, repairs them, retries, falls back and fails.
+#include "vision/vision.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "support/fake_model_server.h"
+
+namespace vimgpt::vision {
+namespace {
+
+using namespace std::chrono_literals;
+using test::FakeModelServer;
+using test::Requirement;
+using test::ScriptedReply;
+
+constexpr const char* kKey = "sk-test-secret-key-0123";
+
+test::Expectations want(std::string model = {}, int image_width = 0, std::size_t images = 0,
+                        Requirement structured = Requirement::Any) {
+  test::Expectations expectations;
+  expectations.api_key = kKey;
+  expectations.model = std::move(model);
+  expectations.image_width = image_width;
+  expectations.images = images;
+  expectations.structured = structured;
+  return expectations;
+}
+
+Pixels page_pixels(int width, int height) {
+  Pixels pixels;
+  pixels.width = width;
+  pixels.height = height;
+  pixels.data.assign(static_cast<std::size_t>(width) * height * 3, 255);
+  for (std::size_t i = 0; i < pixels.data.size(); i += 7) pixels.data[i] = static_cast<std::uint8_t>(i % 200);
+  return pixels;
+}
+
+EncodedImage screenshot(int width = 1280, int height = 800, ImageFormat format = ImageFormat::Png) {
+  return *encode_image(page_pixels(width, height), format, 90);
+}
+
+struct Fixture {
+  explicit Fixture(test::Expectations expect = want("gpt-4o", 1080, 1)) : server(std::move(expect)) {
+    options.base_url = server.url();
+    options.api_key = kKey;
+    options.retry.base_delay = 1ms;
+    options.retry.sleep = [this](http::Milliseconds wait) { waits.push_back(wait); };
+  }
+  std::unique_ptr<Client> client() {
+    auto created = Client::create(options);
+    EXPECT_TRUE(created) << created.error().describe();
+    return std::move(*created);
+  }
+  static StepRequest step(std::string objective = "search for cheap flights") {
+    StepRequest request;
+    request.objective = std::move(objective);
+    request.images.push_back(screenshot());
+    return request;
+  }
+
+  FakeModelServer server;
+  ClientOptions options;
+  std::vector<http::Milliseconds> waits;
+};
+
+TEST(VisionClient, OpenAIRequestIsCheckedAndTheReplyBecomesAnAction) {
+  Fixture f;
+  f.options.structured = Structured::Off;
+  f.options.detail = Detail::High;
+  f.server.push_reply(R"({"click": "SD", "type": "flights to Lisbon"})");
+  auto decision = f.client()->decide(Fixture::step());
+  ASSERT_TRUE(decision) << decision.error().describe();
+  EXPECT_EQ(f.server.problems(), std::vector<std::string>{});
+  EXPECT_EQ(decision->action, (Json{{"click", "SD"}, {"type", "flights to Lisbon"}}));
+  EXPECT_EQ(decision->repair, Repair::None);
+  EXPECT_TRUE(decision->unknown_keys.empty());
+
+  const auto requests = f.server.requests();
+  ASSERT_EQ(requests.size(), 1U);
+  const auto& request = requests[0];
+  EXPECT_EQ(request.path, "/v1/chat/completions");
+  ASSERT_EQ(request.images.size(), 1U);
+  EXPECT_EQ(request.images[0].declared_mime, "image/jpeg");  // the default format
+  EXPECT_EQ(request.images[0].width, 1080);
+  EXPECT_EQ(request.images[0].height, 675);
+  EXPECT_EQ(request.images[0].detail, "high");
+  EXPECT_NE(request.text.find("help a user do this task: search for cheap flights"), std::string::npos);
+  EXPECT_EQ(request.body["max_tokens"], 300);
+  EXPECT_FALSE(request.body.contains("temperature"));  // only standard fields, and only when asked
+  EXPECT_FALSE(request.body.contains("response_format"));
+
+  EXPECT_EQ(decision->estimated_image_tokens, 170 * 6 + 85);
+  EXPECT_EQ(decision->usage.prompt_tokens, 1000);
+  EXPECT_EQ(decision->usage.completion_tokens, 12);
+  EXPECT_NEAR(decision->usage.cost_usd, (1000 * 2.50 + 12 * 10.0) / 1e6, 1e-12);
+  const std::string metadata = decision->request_metadata.dump();
+  EXPECT_EQ(metadata.find(kKey), std::string::npos);
+  EXPECT_EQ(decision->request_metadata["images"][0]["width"], 1080);
+  EXPECT_EQ(decision->request_metadata["attempts"], 1);
+}
+
+TEST(VisionClient, PngIsSentAsPngAtTheConfiguredWidth) {
+  Fixture f(want("", 768));
+  f.options.structured = Structured::Off;
+  f.options.image = ImageOptions{768, ImageFormat::Png, 85};
+  f.server.push_reply(R"({"scroll": "down"})");
+  StepRequest step = Fixture::step();
+  step.images[0].mime = "image/jpeg";  // mislabelled by the caller: the bytes decide
+  auto decision = f.client()->decide(step);
+  ASSERT_TRUE(decision) << decision.error().describe();
+  EXPECT_EQ(f.server.problems(), std::vector<std::string>{});
+  EXPECT_EQ(f.server.requests()[0].images[0].declared_mime, "image/png");
+  EXPECT_EQ(decision->estimated_image_tokens, 170 * 2 + 85);
+}
+
+TEST(VisionClient, BothFramesSendTwoImages) {
+  Fixture f(want("", 1080, 2));
+  f.options.structured = Structured::Off;
+  f.server.push_reply(R"({"back": true})");
+  StepRequest step = Fixture::step();
+  step.images.push_back(screenshot(1080, 720, ImageFormat::Jpeg));
+  auto decision = f.client()->decide(step);
+  ASSERT_TRUE(decision) << decision.error().describe();
+  EXPECT_EQ(f.server.problems(), std::vector<std::string>{});
+  EXPECT_NE(f.server.requests()[0].text.find("the second shows the same page"), std::string::npos);
+}
+
+TEST(VisionClient, StructuredOutputSendsTheSchemaAndDropsUnusedKeys) {
+  Fixture f(want("", 0, 0, Requirement::Required));
+  f.options.structured = Structured::On;
+  f.server.push_reply(R"({"navigate": null, "click": "A", "type": null, "done": null, "scroll": null, "back": null,
+                          "key": null, "select": null, "option": null, "wait": null, "click_at": null})");
+  auto decision = f.client()->decide(Fixture::step());
+  ASSERT_TRUE(decision) << decision.error().describe();
+  EXPECT_EQ(f.server.problems(), std::vector<std::string>{});
+  EXPECT_EQ(decision->action, (Json{{"click", "A"}}));
+  const Json format = f.server.requests()[0].body["response_format"];
+  EXPECT_EQ(format["json_schema"]["strict"], true);
+  EXPECT_EQ(format["json_schema"]["schema"], action_schema(SchemaStyle::Strict));
+}
+
+TEST(VisionClient, AutoStructuredFallsBackOnceAndRemembers) {
+  Fixture f(want());
+  f.server.push(ScriptedReply::reject_response_format());
+  f.server.push_reply(R"({"click": "B"})");
+  f.server.push_reply(R"({"click": "C"})");
+  auto client = f.client();
+  EXPECT_TRUE(client->structured_active());
+  auto first = client->decide(Fixture::step());
+  ASSERT_TRUE(first) << first.error().describe();
+  EXPECT_EQ(first->action, (Json{{"click", "B"}}));
+  EXPECT_EQ(first->request_metadata["structured_fallback"], true);
+  EXPECT_FALSE(client->structured_active());
+  auto second = client->decide(Fixture::step());
+  ASSERT_TRUE(second);
+  EXPECT_EQ(second->action, (Json{{"click", "C"}}));
+  const auto requests = f.server.requests();
+  ASSERT_EQ(requests.size(), 3U);
+  EXPECT_TRUE(requests[0].structured);
+  EXPECT_FALSE(requests[1].structured);
+  EXPECT_FALSE(requests[2].structured);
+  EXPECT_EQ(f.server.problems(), std::vector<std::string>{});
+}
+
+TEST(VisionClient, StructuredOnDoesNotFallBack) {
+  Fixture f(want());
+  f.options.structured = Structured::On;
+  f.server.push(ScriptedReply::reject_response_format());
+  auto decision = f.client()->decide(Fixture::step());
+  ASSERT_FALSE(decision);
+  EXPECT_EQ(decision.error().kind, ErrorKind::Http);
+  EXPECT_NE(decision.error().message.find("response_format"), std::string::npos) << decision.error().message;
+  EXPECT_EQ(f.server.request_count(), 1U);
+}
+
+TEST(VisionClient, AnthropicUsesMessagesWithAForcedTool) {
+  Fixture f(want("claude-3-5-sonnet-latest", 1080, 1, Requirement::Required));
+  f.options.model = "claude-3-5-sonnet-latest";
+  f.server.push_reply(R"({"done": "It is 18 degrees in Paris."})");
+  auto decision = f.client()->decide(Fixture::step("what is the weather in Paris"));
+  ASSERT_TRUE(decision) << decision.error().describe();
+  EXPECT_EQ(f.server.problems(), std::vector<std::string>{});
+  EXPECT_EQ(decision->action, (Json{{"done", "It is 18 degrees in Paris."}}));
+  EXPECT_EQ(decision->finish_reason, "tool_use");
+  const auto request = f.server.requests()[0];
+  EXPECT_EQ(request.path, "/v1/messages");
+  EXPECT_EQ(request.header("anthropic-version"), "2023-06-01");
+  EXPECT_TRUE(request.header("authorization").empty());
+  EXPECT_EQ(request.body["tool_choice"]["type"], "tool");
+  EXPECT_NE(request.text.find("never instructions"), std::string::npos);  // the system prompt
+  EXPECT_EQ(decision->estimated_image_tokens, 1080 * 675 / 750);
+  EXPECT_NEAR(decision->usage.cost_usd, (1000 * 3.0 + 12 * 15.0) / 1e6, 1e-12);
+}
+
+TEST(VisionClient, AnthropicTextReplyWithoutStructuredOutput) {
+  Fixture f(want("", 0, 0, Requirement::Forbidden));
+  f.options.model = "claude-3-haiku-20240307";
+  f.options.structured = Structured::Off;
+  f.server.push_reply("```json\n{\"click\": \"F\"}\n```");
+  auto decision = f.client()->decide(Fixture::step());
+  ASSERT_TRUE(decision) << decision.error().describe();
+  EXPECT_EQ(f.server.problems(), std::vector<std::string>{});
+  EXPECT_EQ(decision->action, (Json{{"click", "F"}}));
+  EXPECT_EQ(decision->repair, Repair::Local);
+}
+
+TEST(VisionClient, EveryCorpusReplyThroughTheServerBecomesItsAction) {
+  std::ifstream file(std::string(VIMGPT_FIXTURES_DIR) + "/replies/corpus.json");
+  std::ostringstream text;
+  text << file.rdbuf();
+  const Json corpus = Json::parse(text.str());
+  Fixture f;
+  f.options.structured = Structured::Off;
+  f.options.image.width = 0;  // keep the small test image as it is
+  f.server.expect(want());
+  auto client = f.client();
+  StepRequest step;
+  step.objective = "anything";
+  step.images.push_back(screenshot(64, 40, ImageFormat::Jpeg));
+  for (const auto& entry : corpus["cases"]) {
+    f.server.push_reply(entry["reply"]);
+    auto decision = client->decide(step);
+    ASSERT_TRUE(decision) << entry["name"] << ": " << decision.error().describe();
+    EXPECT_EQ(decision->action, entry["action"]) << entry["name"];
+    EXPECT_EQ(decision->repair, Repair::Local) << entry["name"];
+    EXPECT_EQ(decision->raw_reply, entry["reply"]);
+  }
+  EXPECT_EQ(f.server.request_count(), corpus["cases"].size());  // no repair calls were needed
+  EXPECT_EQ(client->usage().requests, static_cast<int>(corpus["cases"].size()));
+}
+
+TEST(VisionClient, AnUnreadableReplyGetsOneRepairCall) {
+  Fixture f(want());
+  f.options.structured = Structured::Off;
+  f.options.repair_model = "gpt-4o-mini";
+  f.server.push_reply("I think you should click the search box, which has the label AB.");
+  f.server.push_reply(R"({"click": "AB"})");
+  auto decision = f.client()->decide(Fixture::step());
+  ASSERT_TRUE(decision) << decision.error().describe();
+  EXPECT_EQ(decision->action, (Json{{"click", "AB"}}));
+  EXPECT_EQ(decision->repair, Repair::Model);
+  EXPECT_EQ(decision->raw_reply, "I think you should click the search box, which has the label AB.");
+  EXPECT_EQ(decision->repair_reply, R"({"click": "AB"})");
+  const auto requests = f.server.requests();
+  ASSERT_EQ(requests.size(), 2U);
+  EXPECT_EQ(requests[1].model, "gpt-4o-mini");
+  EXPECT_TRUE(requests[1].images.empty());  // text only
+  EXPECT_NE(requests[1].text.find("which has the label AB"), std::string::npos);
+  EXPECT_EQ(decision->usage.requests, 2);
+}
+
+TEST(VisionClient, AReplyThatCannotBeRepairedIsAParseErrorWithTheRawText) {
+  Fixture f(want());
+  f.options.structured = Structured::Off;
+  f.server.push_reply("Sorry, I cannot see the page.");
+  f.server.push_reply("Still no JSON, sorry.");
+  auto client = f.client();
+  auto decision = client->decide(Fixture::step());
+  ASSERT_FALSE(decision);
+  EXPECT_EQ(decision.error().kind, ErrorKind::Parse);
+  EXPECT_NE(decision.error().message.find("unparseable reply"), std::string::npos);
+  EXPECT_NE(decision.error().message.find("Sorry, I cannot see the page."), std::string::npos);
+  EXPECT_EQ(f.server.request_count(), 2U);
+  EXPECT_EQ(client->usage().requests, 2);  // paid for even though it failed
+}
+
+TEST(VisionClient, AReplyCutByTheTokenLimitIsRecoveredLocally) {
+  Fixture f;
+  f.options.structured = Structured::Off;
+  f.server.push(ScriptedReply::truncated(R"({"click": "A", "type": "laptops")"));
+  auto decision = f.client()->decide(Fixture::step());
+  ASSERT_TRUE(decision) << decision.error().describe();
+  EXPECT_EQ(decision->action, (Json{{"click", "A"}, {"type", "laptops"}}));
+  EXPECT_EQ(decision->finish_reason, "length");
+  EXPECT_EQ(f.server.request_count(), 1U);
+}
+
+TEST(VisionClient, RateLimitHonoursRetryAfter) {
+  Fixture f;
+  f.server.push(ScriptedReply::status_code(429, "slow down", {{"Retry-After", "1"}}));
+  f.server.push_reply(R"({"click": "A"})");
+  auto decision = f.client()->decide(Fixture::step());
+  ASSERT_TRUE(decision) << decision.error().describe();
+  EXPECT_EQ(decision->action, (Json{{"click", "A"}}));
+  EXPECT_EQ(f.waits, std::vector<http::Milliseconds>{1000ms});
+  EXPECT_EQ(decision->request_metadata["attempts"], 2);
+  EXPECT_EQ(f.server.problems(), std::vector<std::string>{});
+}
+
+TEST(VisionClient, ServerErrorsTwiceThenSuccess) {
+  Fixture f;
+  f.server.push(ScriptedReply::status_code(500));
+  f.server.push(ScriptedReply::status_code(500));
+  f.server.push_reply(R"({"click": "A"})");
+  auto decision = f.client()->decide(Fixture::step());
+  ASSERT_TRUE(decision) << decision.error().describe();
+  EXPECT_EQ(f.waits.size(), 2U);
+  EXPECT_EQ(f.server.request_count(), 3U);
+}
+
+TEST(VisionClient, ASlowReplyTimesOut) {
+  Fixture f;
+  f.options.total_timeout = 300ms;
+  f.options.retry.max_retries = 0;
+  f.server.push(ScriptedReply::slow(10s));
+  auto decision = f.client()->decide(Fixture::step());
+  ASSERT_FALSE(decision);
+  EXPECT_EQ(decision.error().kind, ErrorKind::Timeout);
+}
+
+TEST(VisionClient, AConnectionCutMidReplyIsRetried) {
+  Fixture f;
+  f.server.push(ScriptedReply::cut_connection());
+  f.server.push_reply(R"({"click": "A"})");
+  auto decision = f.client()->decide(Fixture::step());
+  ASSERT_TRUE(decision) << decision.error().describe();
+  EXPECT_EQ(f.waits.size(), 1U);
+
+  Fixture g;
+  g.options.retry.max_retries = 0;
+  g.server.push(ScriptedReply::cut_connection());
+  auto failed = g.client()->decide(Fixture::step());
+  ASSERT_FALSE(failed);
+  EXPECT_EQ(failed.error().kind, ErrorKind::Network);
+}
+
+TEST(VisionClient, RefusedKeyIsNotRetriedAndNotShown) {
+  Fixture f;
+  f.server.push(ScriptedReply::status_code(401, std::string("Incorrect API key provided: ") + kKey));
+  auto decision = f.client()->decide(Fixture::step());
+  ASSERT_FALSE(decision);
+  EXPECT_EQ(decision.error().kind, ErrorKind::Http);
+  EXPECT_NE(decision.error().message.find("API key was refused"), std::string::npos) << decision.error().message;
+  EXPECT_EQ(decision.error().message.find(kKey), std::string::npos) << decision.error().message;
+  EXPECT_EQ(f.server.request_count(), 1U);
+  EXPECT_TRUE(f.waits.empty());
+}
+
+TEST(VisionClient, UnknownModelSaysWhichModelAndWhere) {
+  Fixture f(want());
+  f.options.model = "gpt-5o";
+  f.server.push(ScriptedReply::status_code(404, "The model `gpt-5o` does not exist"));
+  auto decision = f.client()->decide(Fixture::step());
+  ASSERT_FALSE(decision);
+  EXPECT_NE(decision.error().message.find("model gpt-5o at " + f.server.url() + " was not found"), std::string::npos)
+      << decision.error().message;
+  EXPECT_EQ(f.server.request_count(), 1U);
+}
+
+TEST(VisionClient, NoChoicesAndOversizedRepliesAreErrors) {
+  Fixture f;
+  f.server.push(ScriptedReply::no_choices());
+  auto empty = f.client()->decide(Fixture::step());
+  ASSERT_FALSE(empty);
+  EXPECT_EQ(empty.error().kind, ErrorKind::Http);
+  EXPECT_NE(empty.error().message.find("no choices"), std::string::npos);
+
+  Fixture g;
+  g.options.max_response_bytes = 64 * 1024;
+  g.server.push(ScriptedReply::oversized(1024 * 1024));
+  auto big = g.client()->decide(Fixture::step());
+  ASSERT_FALSE(big);
+  EXPECT_NE(big.error().message.find("exceeded"), std::string::npos) << big.error().message;
+  EXPECT_EQ(g.server.request_count(), 1U);
+}
+
+TEST(VisionClient, FormalizeModeKeepsBothReplies) {
+  Fixture f(want());
+  f.options.formalize_model = "gpt-4o-mini";
+  f.options.structured = Structured::Off;
+  f.server.push_reply("Click the search box labelled SD and type 'flights to Lisbon'.");
+  f.server.push_reply(R"({"click": "SD", "type": "flights to Lisbon"})");
+  auto decision = f.client()->decide(Fixture::step());
+  ASSERT_TRUE(decision) << decision.error().describe();
+  EXPECT_EQ(decision->action, (Json{{"click", "SD"}, {"type", "flights to Lisbon"}}));
+  EXPECT_EQ(decision->raw_reply, "Click the search box labelled SD and type 'flights to Lisbon'.");
+  EXPECT_EQ(decision->formalized_reply, R"({"click": "SD", "type": "flights to Lisbon"})");
+  const auto requests = f.server.requests();
+  ASSERT_EQ(requests.size(), 2U);
+  EXPECT_EQ(requests[0].model, "gpt-4o");
+  EXPECT_EQ(requests[0].images.size(), 1U);
+  EXPECT_NE(requests[0].text.find("plain sentences"), std::string::npos);
+  EXPECT_EQ(requests[1].model, "gpt-4o-mini");
+  EXPECT_TRUE(requests[1].images.empty());
+  EXPECT_NE(requests[1].text.find("labelled SD"), std::string::npos);
+}
+
+TEST(VisionClient, HistoryHintsAndSecretsReachTheModel) {
+  Fixture f;
+  f.options.structured = Structured::Off;
+  f.server.push_reply(R"({"click": "S", "type": "<secret:password>"})");
+  StepRequest step = Fixture::step("log in");
+  step.history.push_back({Json{{"click", "Q"}}, "", "https://site.test/", "no element with label Q"});
+  step.hint_text = "S  textbox \"Password\"";
+  step.secret_names = {"password"};
+  auto decision = f.client()->decide(step);
+  ASSERT_TRUE(decision) << decision.error().describe();
+  const std::string text = f.server.requests()[0].text;
+  EXPECT_NE(text.find("FAILED: no element with label Q"), std::string::npos);
+  EXPECT_NE(text.find("S  textbox \"Password\""), std::string::npos);
+  EXPECT_NE(text.find("<secret:password>"), std::string::npos);
+  EXPECT_EQ(decision->action["type"], "<secret:password>");
+}
+
+TEST(VisionClient, UsageIsSummedAndPricesCanBeOverridden) {
+  Fixture f;
+  f.options.structured = Structured::Off;
+  f.options.price_in = 1.0;
+  f.options.price_out = 2.0;
+  f.server.set_default_reply(R"({"scroll": "down"})");
+  auto client = f.client();
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(client->decide(Fixture::step()));
+  const Usage usage = client->usage();
+  EXPECT_EQ(usage.requests, 3);
+  EXPECT_EQ(usage.prompt_tokens, 3000);
+  EXPECT_EQ(usage.completion_tokens, 36);
+  EXPECT_TRUE(usage.cost_known);
+  EXPECT_NEAR(usage.cost_usd, (3000 * 1.0 + 36 * 2.0) / 1e6, 1e-12);
+}
+
+TEST(VisionClient, UnknownKeysAreReported) {
+  Fixture f;
+  f.options.structured = Structured::Off;
+  f.server.push_reply(R"({"click": "A", "thought": "the search box"})");
+  auto decision = f.client()->decide(Fixture::step());
+  ASSERT_TRUE(decision);
+  EXPECT_EQ(decision->unknown_keys, std::vector<std::string>{"thought"});
+}
+
+TEST(VisionClient, AskSendsOneSavedScreenshot) {
+  FakeModelServer server(want("", 1080, 1));
+  server.push_reply(R"({"click": "A"})");
+  ClientOptions options;
+  options.base_url = server.url();
+  options.api_key = kKey;
+  auto decision = ask(options, screenshot(), "open the first link");
+  ASSERT_TRUE(decision) << decision.error().describe();
+  EXPECT_EQ(decision->action, (Json{{"click", "A"}}));
+  EXPECT_EQ(server.problems(), std::vector<std::string>{});
+}
+
+TEST(VisionClient, CreateRejectsUnusableOptions) {
+  ClientOptions options;  // hosted OpenAI, no key
+  auto missing_key = Client::create(options);
+  ASSERT_FALSE(missing_key);
+  EXPECT_NE(missing_key.error().message.find("OPENAI_API_KEY"), std::string::npos);
+  options.model = "claude-3-5-sonnet-latest";
+  EXPECT_NE(Client::create(options).error().message.find("ANTHROPIC_API_KEY"), std::string::npos);
+  options.base_url = "localhost:11434/v1";
+  EXPECT_EQ(Client::create(options).error().kind, ErrorKind::InvalidArgument);
+  options.base_url = "http://127.0.0.1:11434/v1/";  // a local server needs no key
+  auto local = Client::create(options);
+  ASSERT_TRUE(local);
+  EXPECT_EQ((*local)->options().base_url, "http://127.0.0.1:11434/v1");
+}
+
+TEST(VisionClient, PrepareBuildsTheBodyWithoutSending) {
+  Fixture f;
+  f.options.structured = Structured::Off;
+  auto prepared = f.client()->prepare(Fixture::step());
+  ASSERT_TRUE(prepared) << prepared.error().describe();
+  EXPECT_EQ(prepared->url, f.server.url() + "/chat/completions");
+  EXPECT_EQ(prepared->images.at(0).width, 1080);
+  const Json body = Json::parse(prepared->body);
+  const std::string url = body["messages"][1]["content"][1]["image_url"]["url"];
+  EXPECT_TRUE(url.starts_with("data:image/jpeg;base64,/9j/"));
+  EXPECT_EQ(prepared->body.find(kKey), std::string::npos);
+  EXPECT_EQ(f.server.request_count(), 0U);
+}
+
+}  // namespace
+}  // namespace vimgpt::vision

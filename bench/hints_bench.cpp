@@ -22,8 +22,9 @@ class Server {
   Server() {
     server_.Get(R"(/gen/(\d+))", [](const httplib::Request& request, httplib::Response& response) {
       const int links = std::stoi(request.matches[1]);
-      std::string html = "<!doctype html><html><head><title>gen</title><style>body{font:14px sans-serif}"
-                         " li{display:inline-block;margin:2px 6px}</style></head><body><nav><ul>";
+      std::string html =
+          "<!doctype html><html><head><title>gen</title><style>body{font:14px sans-serif}"
+          " li{display:inline-block;margin:2px 6px}</style></head><body><nav><ul>";
       for (int i = 0; i < links; ++i) {
         html += "<li><a href=\"/item/" + std::to_string(i) + "\">item " + std::to_string(i) + "</a></li>";
         if (i % 50 == 49) html += "</ul><p>Some paragraph text between groups of links.</p><ul>";
@@ -81,15 +82,17 @@ void run_overlay_pass(benchmark::State& state) {
   for (auto _ : state) {
     auto map = hints::find_hints(tab());
     if (!map) return state.SkipWithError(map.error().describe().c_str());
-    if (auto shown = hints::show_overlay(tab(), *map); !shown) return state.SkipWithError(shown.error().describe().c_str());
-    if (auto removed = hints::remove_overlay(tab()); !removed) return state.SkipWithError(removed.error().describe().c_str());
+    if (auto shown = hints::show_overlay(tab(), *map); !shown)
+      return state.SkipWithError(shown.error().describe().c_str());
+    if (auto removed = hints::remove_overlay(tab()); !removed)
+      return state.SkipWithError(removed.error().describe().c_str());
     hints = map->size();
   }
   const double elements = element_count();
   state.counters["hints"] = static_cast<double>(hints);
   state.counters["elements"] = elements;
-  state.counters["per_element"] = benchmark::Counter(elements, benchmark::Counter::kIsIterationInvariantRate |
-                                                                   benchmark::Counter::kInvert);
+  state.counters["per_element"] =
+      benchmark::Counter(elements, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
 // Image mode: find, label, and draw onto an already captured frame (decode, paint, PNG encode).

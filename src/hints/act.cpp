@@ -36,12 +36,14 @@ Status check_reply(const Json& reply, const Hint& hint) {
     return fail(ErrorKind::NotFound, "the element labelled " + hint.label + " (" + hint.role + " \"" + hint.text +
                                          "\") is no longer on the page; capture the hints again");
   if (error == "not-select")
-    return fail(ErrorKind::InvalidArgument, "the element labelled " + hint.label + " is a " + hint.tag +
-                                                ", not a <select>");
+    return fail(ErrorKind::InvalidArgument,
+                "the element labelled " + hint.label + " is a " + hint.tag + ", not a <select>");
   return ok();
 }
 
-Json element_args(const HintMap& map, const Hint& hint) { return {{"pass", map.pass()}, {"index", hint.index}}; }
+Json element_args(const HintMap& map, const Hint& hint) {
+  return {{"pass", map.pass()}, {"index", hint.index}};
+}
 
 std::vector<SelectOption> options_of(const Json& reply) {
   std::vector<SelectOption> out;
@@ -57,8 +59,8 @@ Result<Json> locate(browser::Tab& tab, const HintMap& map, const Hint& hint, bro
   VIMGPT_TRY(Json where, detail::evaluate_for(tab, hint, detail::library_call("locate", element_args(map, hint))));
   VIMGPT_TRY_VOID(check_reply(where, hint));
   if (where["x"].is_null())
-    return fail(ErrorKind::NotFound, "the element labelled " + hint.label +
-                                         " is covered or not visible, even after scrolling it into view");
+    return fail(ErrorKind::NotFound,
+                "the element labelled " + hint.label + " is covered or not visible, even after scrolling it into view");
   point = {where["x"].get<double>(), where["y"].get<double>()};
   if (hint.frame_session.empty()) return where;
   VIMGPT_TRY(detail::FrameBox box, detail::frame_box(tab, hint.frame_id));
@@ -69,8 +71,7 @@ Result<Json> locate(browser::Tab& tab, const HintMap& map, const Hint& hint, bro
   };
   if (!inside(box)) {
     auto& connection = tab.connection();
-    VIMGPT_TRY(Json scrolled, connection.call("DOM.scrollIntoViewIfNeeded",
-                                              {{"backendNodeId", box.owner_backend_node}},
+    VIMGPT_TRY(Json scrolled, connection.call("DOM.scrollIntoViewIfNeeded", {{"backendNodeId", box.owner_backend_node}},
                                               box.owner_session.empty() ? tab.session_id() : box.owner_session));
     (void)scrolled;
     VIMGPT_TRY(box, detail::frame_box(tab, hint.frame_id));
@@ -91,7 +92,8 @@ Result<ActionOutcome> click_label(browser::Tab& tab, const HintMap& map, std::st
   const std::string kind = where.value("kind", "click");
   if (kind == "select") {
     // A click would open Chromium's native popup, which swallows the next input; focus and list instead.
-    VIMGPT_TRY(Json listed, detail::evaluate_for(tab, *hint, detail::library_call("options", element_args(map, *hint))));
+    VIMGPT_TRY(Json listed,
+               detail::evaluate_for(tab, *hint, detail::library_call("options", element_args(map, *hint))));
     VIMGPT_TRY_VOID(check_reply(listed, *hint));
     outcome.effect = Effect::OptionsListed;
     outcome.options = options_of(listed);
@@ -99,7 +101,8 @@ Result<ActionOutcome> click_label(browser::Tab& tab, const HintMap& map, std::st
   }
   VIMGPT_TRY_VOID(tab.click(outcome.point));
   if (kind == "text") {
-    VIMGPT_TRY(Json caret, detail::evaluate_for(tab, *hint, detail::library_call("caretToEnd", element_args(map, *hint))));
+    VIMGPT_TRY(Json caret,
+               detail::evaluate_for(tab, *hint, detail::library_call("caretToEnd", element_args(map, *hint))));
     VIMGPT_TRY_VOID(check_reply(caret, *hint));
     outcome.effect = Effect::Focused;
   }

@@ -34,7 +34,8 @@ Result<const Font*> load_font(std::string_view path) {
   std::scoped_lock lock(mutex);
   if (auto it = cache.find(path); it != cache.end()) return it->second.get();
   std::ifstream in{std::string(path), std::ios::binary};
-  if (!in) return fail(ErrorKind::Io, "cannot read the label font " + std::string(path) + " (install fonts-dejavu-core)");
+  if (!in)
+    return fail(ErrorKind::Io, "cannot read the label font " + std::string(path) + " (install fonts-dejavu-core)");
   auto font = std::make_unique<Font>();
   font->data.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   if (!stbtt_InitFont(&font->info, font->data.data(), stbtt_GetFontOffsetForIndex(font->data.data(), 0)))
@@ -148,8 +149,9 @@ class LabelPainter {
     auto it = glyphs_.find(c);
     if (it != glyphs_.end()) return it->second;
     Glyph g;
-    unsigned char* bitmap = stbtt_GetCodepointBitmap(&font_.info, font_scale_, font_scale_, static_cast<unsigned char>(c),
-                                                     &g.width, &g.height, &g.x_offset, &g.y_offset);
+    unsigned char* bitmap =
+        stbtt_GetCodepointBitmap(&font_.info, font_scale_, font_scale_, static_cast<unsigned char>(c), &g.width,
+                                 &g.height, &g.x_offset, &g.y_offset);
     if (bitmap) {
       g.coverage.assign(bitmap, bitmap + static_cast<std::size_t>(g.width) * g.height);
       stbtt_FreeBitmap(bitmap, nullptr);
@@ -163,8 +165,7 @@ class LabelPainter {
     const int top = static_cast<int>(std::lround(baseline)) + g.y_offset;
     for (int y = 0; y < g.height; ++y)
       for (int x = 0; x < g.width; ++x)
-        canvas.blend(left + x, top + y, color,
-                     alpha * g.coverage[static_cast<std::size_t>(y) * g.width + x] / 255.0f);
+        canvas.blend(left + x, top + y, color, alpha * g.coverage[static_cast<std::size_t>(y) * g.width + x] / 255.0f);
   }
 
   const Font& font_;
@@ -197,8 +198,8 @@ void append_bytes(void* context, void* data, int size) {
 
 }  // namespace
 
-Result<browser::Screenshot> draw_labels(const browser::Screenshot& frame, const HintMap& map, std::string_view font_path,
-                                        int jpeg_quality) {
+Result<browser::Screenshot> draw_labels(const browser::Screenshot& frame, const HintMap& map,
+                                        std::string_view font_path, int jpeg_quality) {
   if (frame.format == browser::ImageFormat::Webp)
     return fail(ErrorKind::Unsupported, "labels are drawn on PNG or JPEG frames, not WebP");
   VIMGPT_TRY(const Font* font, load_font(font_path.empty() ? kDefaultFont : font_path));

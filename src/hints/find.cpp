@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <future>
 #include <unordered_map>
 
 #include "hints/frames.h"
@@ -26,8 +27,8 @@ Result<Json> evaluate_for(browser::Tab& tab, const Hint& hint, std::string_view 
   if (hint.frame_session.empty()) return tab.evaluate(expression);
   auto frame = child_frame(tab, hint.frame_session);
   if (!frame)
-    return fail(ErrorKind::NotFound, "the frame of hint " + hint.label + " (" + hint.frame_url +
-                                         ") is gone; capture the hints again");
+    return fail(ErrorKind::NotFound,
+                "the frame of hint " + hint.label + " (" + hint.frame_url + ") is gone; capture the hints again");
   return tab.evaluate_in_frame(*frame, expression);
 }
 
@@ -118,8 +119,8 @@ Hint hint_from_record(const Json& record) {
 }
 
 bool is_click_listener(std::string_view type) {
-  return type == "click" || type == "mousedown" || type == "mouseup" || type == "pointerdown" ||
-         type == "pointerup" || type == "auxclick" || type == "dblclick";
+  return type == "click" || type == "mousedown" || type == "mouseup" || type == "pointerdown" || type == "pointerup" ||
+         type == "auxclick" || type == "dblclick";
 }
 
 // Which doubtful candidates have a click-like listener of their own. The page's main world is asked for
@@ -142,19 +143,30 @@ std::vector<bool> probe_listeners(browser::Tab& tab, const std::string& session,
     auto properties = connection.call(
         "Runtime.getProperties",
         {{"objectId", (*array)["result"]["objectId"]}, {"ownProperties", true}, {"generatePreview", false}}, session);
+    std::vector<std::pair<std::size_t, std::string>> elements;
     if (properties) {
       for (const auto& property : (*properties)["result"]) {
         const std::string name = property.value("name", "");
         if (name.empty() || !std::all_of(name.begin(), name.end(), ::isdigit)) continue;
         const std::size_t at = std::stoul(name);
         if (at >= accepted.size() || !property.contains("value") || !property["value"].contains("objectId")) continue;
-        auto listeners = connection.call("DOMDebugger.getEventListeners",
-                                         {{"objectId", property["value"]["objectId"]}, {"depth", 0}}, session);
-        if (!listeners) continue;
-        for (const auto& listener : (*listeners)["listeners"])
-          if (is_click_listener(listener.value("type", ""))) accepted[at] = true;
+        elements.emplace_back(at, property["value"]["objectId"].get<std::string>());
       }
     }
+    // One command per element; in flight together they cost about one round trip instead of one each.
+    std::vector<std::future<bool>> answers;
+    answers.reserve(elements.size());
+    for (const auto& [at, object] : elements) {
+      answers.push_back(std::async(std::launch::async, [&connection, &session, object = object] {
+        auto listeners =
+            connection.call("DOMDebugger.getEventListeners", {{"objectId", object}, {"depth", 0}}, session);
+        if (!listeners) return false;
+        for (const auto& listener : (*listeners)["listeners"])
+          if (is_click_listener(listener.value("type", ""))) return true;
+        return false;
+      }));
+    }
+    for (std::size_t i = 0; i < answers.size(); ++i) accepted[elements[i].first] = answers[i].get();
   }
   (void)connection.call("Runtime.releaseObjectGroup", {{"objectGroup", kGroup}}, session);
   return accepted;

@@ -130,7 +130,8 @@ std::string HintMap::to_text() const {
       out += " (" + hint.input_type + ")";
     if (!hint.text.empty()) out += " \"" + hint.text + "\"";
     if (hint.value != FieldValue::NotAField) {
-      if (!hint.placeholder.empty() && hint.placeholder != hint.text) out += " placeholder \"" + hint.placeholder + "\"";
+      if (!hint.placeholder.empty() && hint.placeholder != hint.text)
+        out += " placeholder \"" + hint.placeholder + "\"";
       if (hint.value == FieldValue::Empty) out += " empty";
     }
     if (!hint.href.empty()) out += " -> " + hint.href;

@@ -33,9 +33,14 @@ function isSelectable(el) {
 // Vimium's cheap rules. Returns a reason code, or -1 (not clickable), or -2 (aria-disabled: never).
 function classify(el, tag, ng) {
   let clickable = false;
-  if (el.attributes.length) {
+  const attributes = el.attributes.length;
+  if (attributes) {
     const ad = el.getAttribute('aria-disabled');
     if (ad !== null && (ad === '' || ad.toLowerCase() === 'true')) return -2;
+  }
+  // Links are most of a page's clickables and nothing below can change their answer.
+  if (tag === 'a') return RULE;
+  if (attributes) {
     if (ng) for (const a of NG) if (el.hasAttribute(a)) { clickable = true; break; }
     if (el.hasAttribute('onclick')) clickable = true;
     else {
@@ -209,6 +214,7 @@ function mapImage(area) {
 }
 
 function ownText(el) {
+  if (el.childNodes.length === el.childElementCount) return false;
   for (let n = el.firstChild; n; n = n.nextSibling)
     if (n.nodeType === 3 && /\S/.test(n.data)) return true;
   return false;
@@ -461,12 +467,8 @@ function overlay(P) {
   // The top layer puts the markers above modal dialogs and fullscreen elements, as Vimium does.
   try { host.popover = 'manual'; host.showPopover(); } catch (e) {}
   state.overlay = host;
-  // Resolve once a frame with the markers has been produced, so the screenshot cannot miss them.
-  return new Promise((resolve) => {
-    const done = () => resolve(P.markers.length);
-    requestAnimationFrame(() => requestAnimationFrame(done));
-    setTimeout(done, 100);
-  });
+  // Page.captureScreenshot renders a fresh frame, so there is no need to wait for one here.
+  return P.markers.length;
 }
 
 function removeOverlay() {

@@ -38,10 +38,10 @@ struct Rect {
 
 // Why an element got a hint: Vimium's own rules, or the ones we add on top.
 enum class Reason {
-  Rule,          // Vimium's clickable rules (tags, roles, onclick, contenteditable, jsaction, ng-click, ...)
-  ClassName,     // class contains "button"/"btn", kept because no nearby hinted descendant covers it
-  Scrollable,    // a scrollable div/ol/ul
-  TabIndex,      // tabindex >= 0
+  Rule,           // Vimium's clickable rules (tags, roles, onclick, contenteditable, jsaction, ng-click, ...)
+  ClassName,      // class contains "button"/"btn", kept because no nearby hinted descendant covers it
+  Scrollable,     // a scrollable div/ol/ul
+  TabIndex,       // tabindex >= 0
   CursorPointer,  // styled cursor: pointer with its own text or image
   ClickListener,  // a click listener found through DOMDebugger.getEventListeners
 };

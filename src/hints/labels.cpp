@@ -28,7 +28,8 @@ std::vector<std::string> label_strings(std::size_t count, std::string_view alpha
 
 namespace {
 bool is_wrapping(char c) {
-  return std::isspace(static_cast<unsigned char>(c)) != 0 || std::string_view("'\"`[](){}<>").find(c) != std::string_view::npos;
+  return std::isspace(static_cast<unsigned char>(c)) != 0 ||
+         std::string_view("'\"`[](){}<>").find(c) != std::string_view::npos;
 }
 }  // namespace
 

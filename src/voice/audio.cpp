@@ -24,7 +24,9 @@ struct MemoryFile {
   sf_count_t position = 0;
 };
 
-sf_count_t memory_length(void* user) { return static_cast<sf_count_t>(static_cast<MemoryFile*>(user)->bytes.size()); }
+sf_count_t memory_length(void* user) {
+  return static_cast<sf_count_t>(static_cast<MemoryFile*>(user)->bytes.size());
+}
 sf_count_t memory_seek(sf_count_t offset, int whence, void* user) {
   auto* file = static_cast<MemoryFile*>(user);
   sf_count_t base = whence == SEEK_SET ? 0 : whence == SEEK_CUR ? file->position : memory_length(user);
@@ -47,7 +49,9 @@ sf_count_t memory_write(const void* in, sf_count_t count, void* user) {
   file->position += count;
   return count;
 }
-sf_count_t memory_tell(void* user) { return static_cast<MemoryFile*>(user)->position; }
+sf_count_t memory_tell(void* user) {
+  return static_cast<MemoryFile*>(user)->position;
+}
 
 SF_INFO wav_info(const AudioBuffer& audio) {
   SF_INFO info{};
@@ -90,7 +94,8 @@ Result<AudioBuffer> read_audio_file(const std::filesystem::path& path) {
   audio.channels = info.channels;
   audio.samples.resize(static_cast<std::size_t>(info.frames) * info.channels);
   sf_count_t read = sf_readf_float(file.get(), audio.samples.data(), info.frames);
-  if (read <= 0) return fail(ErrorKind::Io, "cannot read samples from " + path.string() + ": " + sf_strerror(file.get()));
+  if (read <= 0)
+    return fail(ErrorKind::Io, "cannot read samples from " + path.string() + ": " + sf_strerror(file.get()));
   audio.samples.resize(static_cast<std::size_t>(read) * info.channels);
   return audio;
 }
@@ -160,7 +165,9 @@ Result<AudioBuffer> resample(const AudioBuffer& audio, int target_rate) {
   return out;
 }
 
-Result<AudioBuffer> to_speech_format(const AudioBuffer& audio) { return resample(mix_to_mono(audio), kSpeechSampleRate); }
+Result<AudioBuffer> to_speech_format(const AudioBuffer& audio) {
+  return resample(mix_to_mono(audio), kSpeechSampleRate);
+}
 
 std::vector<std::int16_t> to_pcm16(std::span<const float> samples) {
   std::vector<std::int16_t> pcm(samples.size());

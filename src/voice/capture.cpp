@@ -20,13 +20,15 @@ struct CaptureQueue {
   int channels = 1;            // set before the stream starts, read-only after
 };
 
-int on_input(const void* input, void*, unsigned long frames, const PaStreamCallbackTimeInfo*,
-             PaStreamCallbackFlags, void* user) {
+int on_input(const void* input, void*, unsigned long frames, const PaStreamCallbackTimeInfo*, PaStreamCallbackFlags,
+             void* user) {
   auto* queue = static_cast<CaptureQueue*>(user);
   const auto* samples = static_cast<const float*>(input);
   {
     std::lock_guard lock(queue->mutex);
-    if (samples) queue->samples.insert(queue->samples.end(), samples, samples + frames * static_cast<unsigned long>(queue->channels));
+    if (samples)
+      queue->samples.insert(queue->samples.end(), samples,
+                            samples + frames * static_cast<unsigned long>(queue->channels));
   }
   queue->ready.notify_one();
   return paContinue;
@@ -119,8 +121,9 @@ Result<AudioBuffer> record_utterance(const CaptureOptions& options, const LevelC
     auto now = std::chrono::steady_clock::now();
     if (chunk.empty()) {
       if (now - last_data > options.stall_timeout)
-        return fail(ErrorKind::Timeout, "the microphone \"" + describe_device(index).name +
-                                            "\" stopped delivering audio; check the device or choose another with --mic");
+        return fail(ErrorKind::Timeout,
+                    "the microphone \"" + describe_device(index).name +
+                        "\" stopped delivering audio; check the device or choose another with --mic");
       continue;
     }
     last_data = now;
@@ -139,15 +142,17 @@ Result<AudioBuffer> record_utterance(const CaptureOptions& options, const LevelC
 
   VadResult vad = detector.result();
   if (!vad.speech)
-    return fail(ErrorKind::Timeout, "heard no speech in " + std::to_string(static_cast<int>(options.vad.max_listen_seconds)) +
+    return fail(ErrorKind::Timeout, "heard no speech in " +
+                                        std::to_string(static_cast<int>(options.vad.max_listen_seconds)) +
                                         " s; check that the microphone is not muted and its level moves when you "
                                         "speak, or raise --max-listen");
   auto pre = static_cast<std::size_t>(options.pre_roll_seconds * rate);
   auto post = static_cast<std::size_t>(options.post_roll_seconds * rate);
   std::size_t begin = vad.speech->start_sample > pre ? vad.speech->start_sample - pre : 0;
   std::size_t end = std::min(recorded.samples.size(), vad.speech->end_sample + post);
-  AudioBuffer utterance{rate, 1, std::vector<float>(recorded.samples.begin() + static_cast<std::ptrdiff_t>(begin),
-                                                    recorded.samples.begin() + static_cast<std::ptrdiff_t>(end))};
+  AudioBuffer utterance{rate, 1,
+                        std::vector<float>(recorded.samples.begin() + static_cast<std::ptrdiff_t>(begin),
+                                           recorded.samples.begin() + static_cast<std::ptrdiff_t>(end))};
   return resample(utterance, kSpeechSampleRate);
 }
 

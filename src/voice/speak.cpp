@@ -86,14 +86,15 @@ Result<AudioBuffer> synthesize(std::string_view text, const SpeakOptions& option
   std::lock_guard lock(espeak_mutex);
   VIMGPT_TRY_VOID(ensure_espeak());
   if (espeak_SetVoiceByName(options.voice.c_str()) != EE_OK)
-    return fail(ErrorKind::NotFound, "espeak-ng has no voice \"" + options.voice + "\" (`espeak-ng --voices` lists them)");
+    return fail(ErrorKind::NotFound,
+                "espeak-ng has no voice \"" + options.voice + "\" (`espeak-ng --voices` lists them)");
   espeak_SetParameter(espeakRATE, std::clamp(options.words_per_minute, 80, 450), 0);
   espeak_SetSynthCallback(collect_samples);
 
   AudioBuffer audio{espeak_rate, 1, {}};
   const std::string utf8(text);
-  espeak_ERROR error = espeak_Synth(utf8.c_str(), utf8.size() + 1, 0, POS_CHARACTER, 0, espeakCHARS_UTF8, nullptr,
-                                    &audio.samples);
+  espeak_ERROR error =
+      espeak_Synth(utf8.c_str(), utf8.size() + 1, 0, POS_CHARACTER, 0, espeakCHARS_UTF8, nullptr, &audio.samples);
   if (error != EE_OK) return fail(ErrorKind::Internal, "espeak-ng failed to synthesize the text");
   if (audio.samples.empty()) return fail(ErrorKind::InvalidArgument, "nothing to say: the text has no speakable words");
   return audio;
@@ -140,8 +141,8 @@ Status play(const AudioBuffer& audio) {
     return fail(ErrorKind::Unsupported, "cannot start playback (PortAudio: " + pa_error_text(error) + ")");
 
   // The sound's own length plus slack: a device that stops consuming must not hang the agent.
-  auto limit = std::chrono::milliseconds(static_cast<long long>(source->duration_seconds() * 1000.0)) +
-               std::chrono::seconds(5);
+  auto limit =
+      std::chrono::milliseconds(static_cast<long long>(source->duration_seconds() * 1000.0)) + std::chrono::seconds(5);
   std::unique_lock lock(playback.mutex);
   if (!playback.done.wait_for(lock, limit, [&] { return playback.finished; }))
     return fail(ErrorKind::Timeout, "the audio output stopped playing; use --speak-to FILE.wav instead");

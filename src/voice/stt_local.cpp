@@ -45,11 +45,11 @@ Result<std::string> transcribe_local(const AudioBuffer& speech, const SttOptions
   // A fixed seed keeps a transcript reproducible.
   // The decoder holds ~30 MB of model; building it per call keeps this thread-safe and stateless, and costs
   // well under a second, once per objective.
-  std::unique_ptr<cmd_ln_t, ConfigFree> config(cmd_ln_init(nullptr, ps_args(), TRUE,                      //
-                                                           "-hmm", hmm.c_str(), "-lm", lm.c_str(),      //
+  std::unique_ptr<cmd_ln_t, ConfigFree> config(cmd_ln_init(nullptr, ps_args(), TRUE,                     //
+                                                           "-hmm", hmm.c_str(), "-lm", lm.c_str(),       //
                                                            "-dict", dict.c_str(), "-samprate", "16000",  //
-                                                           "-logfn", "/dev/null",  //
-      "-dither", "yes", "-seed", "1", nullptr));
+                                                           "-logfn", "/dev/null",                        //
+                                                           "-dither", "yes", "-seed", "1", nullptr));
   if (!config) return fail(ErrorKind::Internal, "PocketSphinx rejected its configuration");
   std::unique_ptr<ps_decoder_t, DecoderFree> decoder(ps_init(config.get()));
   if (!decoder) return fail(ErrorKind::Unsupported, "PocketSphinx could not load its model from " + dir.string());

@@ -13,7 +13,9 @@ std::string transcription_url(std::string base_url) {
   return base_url + "/audio/transcriptions";
 }
 
-bool is_openai_host(std::string_view url) { return url.find("api.openai.com") != std::string_view::npos; }
+bool is_openai_host(std::string_view url) {
+  return url.find("api.openai.com") != std::string_view::npos;
+}
 
 }  // namespace
 

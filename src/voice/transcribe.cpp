@@ -33,8 +33,8 @@ Result<SttBackend> parse_stt_backend(std::string_view name) {
 Result<std::string> transcribe(const AudioBuffer& audio, const SttOptions& options) {
   if (audio.samples.empty()) return fail(ErrorKind::InvalidArgument, "nothing to transcribe: the audio is empty");
   VIMGPT_TRY(AudioBuffer speech, to_speech_format(audio));
-  Result<std::string> text = options.backend == SttBackend::OpenAi ? transcribe_openai(speech, options)
-                                                                   : transcribe_local(speech, options);
+  Result<std::string> text =
+      options.backend == SttBackend::OpenAi ? transcribe_openai(speech, options) : transcribe_local(speech, options);
   if (!text) return text;
   std::string cleaned = trim_spaces(*text);
   if (cleaned.empty())

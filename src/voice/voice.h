@@ -128,8 +128,8 @@ class VoiceActivityDetector {
   double level_db_ = -120.0;
   double floor_db_ = 0.0;
   bool floor_known_ = false;
-  std::size_t run_start_ = 0;       // first sample of the current run of loud frames
-  std::size_t run_frames_ = 0;      // length of that run
+  std::size_t run_start_ = 0;   // first sample of the current run of loud frames
+  std::size_t run_frames_ = 0;  // length of that run
   std::size_t speech_start_ = 0;
   std::size_t last_voiced_end_ = 0;  // end of the last frame that counted as speech
 };

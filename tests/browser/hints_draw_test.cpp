@@ -24,14 +24,17 @@ struct Pixels {
 Pixels decode(const browser::Screenshot& shot) {
   Pixels out;
   int channels = 0;
-  unsigned char* data = stbi_load_from_memory(reinterpret_cast<const unsigned char*>(shot.bytes.data()),
-                                              static_cast<int>(shot.bytes.size()), &out.width, &out.height, &channels, 3);
+  unsigned char* data =
+      stbi_load_from_memory(reinterpret_cast<const unsigned char*>(shot.bytes.data()),
+                            static_cast<int>(shot.bytes.size()), &out.width, &out.height, &channels, 3);
   if (data) out.data.assign(data, data + static_cast<std::size_t>(out.width) * out.height * 3);
   stbi_image_free(data);
   return out;
 }
 
-bool is_marker_yellow(const unsigned char* p) { return p[0] > 230 && p[1] > 180 && p[2] > 50 && p[2] < 170; }
+bool is_marker_yellow(const unsigned char* p) {
+  return p[0] > 230 && p[1] > 180 && p[2] > 50 && p[2] < 170;
+}
 
 class HintsDrawing : public HintsBrowserTest {
  protected:

@@ -20,9 +20,10 @@ class HintsFrames : public HintsBrowserTest {
   }
 
   static Rect frame_rect(const std::string& id) {
-    auto box = tab().evaluate_in_page("(() => { const e = document.getElementById('" + id +
-                                      "'); const r = e.getBoundingClientRect();"
-                                      " return [r.x + e.clientLeft, r.y + e.clientTop, e.clientWidth, e.clientHeight]; })()");
+    auto box =
+        tab().evaluate_in_page("(() => { const e = document.getElementById('" + id +
+                               "'); const r = e.getBoundingClientRect();"
+                               " return [r.x + e.clientLeft, r.y + e.clientTop, e.clientWidth, e.clientHeight]; })()");
     EXPECT_TRUE(box) << box.error().describe();
     return box ? Rect{(*box)[0], (*box)[1], (*box)[2], (*box)[3]} : Rect{};
   }
@@ -45,8 +46,10 @@ TEST_F(HintsFrames, HintsEveryFrameInMainViewportCoordinates) {
   auto map = find_hints(tab());
   ASSERT_TRUE(map) << map.error().describe();
   expect_hints(*map,
-               {{"yes-top-link", Reason::Rule}, {"yes-same-frame-button", Reason::Rule},
-                {"yes-cross-frame-button", Reason::Rule}, {"yes-cross-frame-input", Reason::Rule}},
+               {{"yes-top-link", Reason::Rule},
+                {"yes-same-frame-button", Reason::Rule},
+                {"yes-cross-frame-button", Reason::Rule},
+                {"yes-cross-frame-input", Reason::Rule}},
                {"no-frame-below-fold", "no-cross-frame-disabled"});
   const Hint& same = hint_for(*map, "yes-same-frame-button");
   const Hint& cross = hint_for(*map, "yes-cross-frame-button");
@@ -65,9 +68,11 @@ TEST_F(HintsFrames, HintsEveryFrameInMainViewportCoordinates) {
 TEST_F(HintsFrames, ClicksLandInsideEachFrameTrusted) {
   auto map = find_hints(tab());
   ASSERT_TRUE(map) << map.error().describe();
-  for (const auto& [token, t] : std::vector<std::pair<std::string, std::string>>{
-           {"yes-top-link", "top-link"}, {"yes-same-frame-button", "same-frame-button"},
-           {"yes-cross-frame-button", "cross-frame-button"}, {"yes-cross-frame-input", "cross-frame-input"}}) {
+  for (const auto& [token, t] :
+       std::vector<std::pair<std::string, std::string>>{{"yes-top-link", "top-link"},
+                                                        {"yes-same-frame-button", "same-frame-button"},
+                                                        {"yes-cross-frame-button", "cross-frame-button"},
+                                                        {"yes-cross-frame-input", "cross-frame-input"}}) {
     auto clicked = click_label(tab(), *map, hint_for(*map, token).label);
     ASSERT_TRUE(clicked) << token << ": " << clicked.error().describe();
     const auto entry = wait_for("click", t);

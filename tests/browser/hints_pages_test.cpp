@@ -62,7 +62,8 @@ TEST_P(HintsRealPages, HintMapAndClicks) {
     const Hint* hint = pick(*map, nth);
     if (!hint) break;
     auto clicked = click_label(tab(), *map, hint->label);
-    EXPECT_TRUE(clicked) << hint->label << " " << hint->role << " \"" << hint->text << "\": " << clicked.error().describe();
+    EXPECT_TRUE(clicked) << hint->label << " " << hint->role << " \"" << hint->text
+                         << "\": " << clicked.error().describe();
     (void)tab().settle(std::chrono::milliseconds{2000});
     auto now = tab().url();
     if (!now || *now != start) break;  // a click navigated away: the rest of this page's hints are gone

@@ -33,13 +33,13 @@ class HintsRules : public HintsBrowserTest {
 };
 
 const std::map<std::string, Reason> kRulePositives = {
-    {"yes-link", Reason::Rule},          {"yes-button", Reason::Rule},         {"yes-text-input", Reason::Rule},
-    {"yes-checkbox", Reason::Rule},      {"yes-textarea", Reason::Rule},       {"yes-select", Reason::Rule},
-    {"yes-onclick", Reason::Rule},       {"yes-role-button", Reason::Rule},    {"yes-role-tab", Reason::Rule},
-    {"yes-role-textbox", Reason::Rule},  {"yes-editable", Reason::Rule},       {"yes-jsaction", Reason::Rule},
-    {"yes-ng-click", Reason::Rule},      {"yes-summary", Reason::Rule},        {"yes-tabindex", Reason::TabIndex},
-    {"yes-btn-class", Reason::ClassName}, {"yes-wrapped-link", Reason::Rule},  {"yes-label", Reason::Rule},
-    {"yes-labelled-box", Reason::Rule},  {"yes-scrollable", Reason::Scrollable}, {"yes-area-left", Reason::Rule},
+    {"yes-link", Reason::Rule},           {"yes-button", Reason::Rule},           {"yes-text-input", Reason::Rule},
+    {"yes-checkbox", Reason::Rule},       {"yes-textarea", Reason::Rule},         {"yes-select", Reason::Rule},
+    {"yes-onclick", Reason::Rule},        {"yes-role-button", Reason::Rule},      {"yes-role-tab", Reason::Rule},
+    {"yes-role-textbox", Reason::Rule},   {"yes-editable", Reason::Rule},         {"yes-jsaction", Reason::Rule},
+    {"yes-ng-click", Reason::Rule},       {"yes-summary", Reason::Rule},          {"yes-tabindex", Reason::TabIndex},
+    {"yes-btn-class", Reason::ClassName}, {"yes-wrapped-link", Reason::Rule},     {"yes-label", Reason::Rule},
+    {"yes-labelled-box", Reason::Rule},   {"yes-scrollable", Reason::Scrollable}, {"yes-area-left", Reason::Rule},
     {"yes-area-right", Reason::Rule},
 };
 
@@ -68,12 +68,23 @@ TEST_F(HintsRules, VimiumRulesAndOurs) {
 TEST_F(HintsRules, ClickingEachRuleHintReachesItsElementTrusted) {
   const HintMap map = hints_of("rules.html");
   const std::vector<std::pair<std::string, std::string>> clicks = {
-      {"yes-link", "link"},           {"yes-button", "button"},       {"yes-checkbox", "checkbox"},
-      {"yes-onclick", "onclick"},     {"yes-role-button", "role-button"}, {"yes-role-tab", "role-tab"},
-      {"yes-jsaction", "jsaction"},   {"yes-ng-click", "ng-click"},   {"yes-tabindex", "tabindex"},
-      {"yes-btn-class", "btn-class"}, {"yes-wrapped-link", "wrapped-link"}, {"yes-label", "label"},
-      {"yes-labelled-box", "labelled-box"}, {"yes-scrollable", "scrollable"}, {"yes-area-left", "area-left"},
-      {"yes-area-right", "area-right"}, {"yes-summary", "summary"},
+      {"yes-link", "link"},
+      {"yes-button", "button"},
+      {"yes-checkbox", "checkbox"},
+      {"yes-onclick", "onclick"},
+      {"yes-role-button", "role-button"},
+      {"yes-role-tab", "role-tab"},
+      {"yes-jsaction", "jsaction"},
+      {"yes-ng-click", "ng-click"},
+      {"yes-tabindex", "tabindex"},
+      {"yes-btn-class", "btn-class"},
+      {"yes-wrapped-link", "wrapped-link"},
+      {"yes-label", "label"},
+      {"yes-labelled-box", "labelled-box"},
+      {"yes-scrollable", "scrollable"},
+      {"yes-area-left", "area-left"},
+      {"yes-area-right", "area-right"},
+      {"yes-summary", "summary"},
   };
   for (const auto& [token, t] : clicks) click_and_expect(map, token, t);
 }
@@ -147,9 +158,10 @@ TEST_F(HintsRules, UnknownOrStaleLabelsAreErrorsNotCrashes) {
 
 TEST_F(HintsRules, Visibility) {
   const HintMap map = hints_of("visibility.html");
-  expect_hints(map, {{"yes-visible", Reason::Rule}, {"yes-partly-covered", Reason::Rule}, {"yes-floated-child", Reason::Rule}},
-               {"no-visibility-hidden", "no-display-none", "no-zero-size", "no-tiny", "no-off-screen-left",
-                "no-below-the-fold", "no-covered"});
+  expect_hints(
+      map, {{"yes-visible", Reason::Rule}, {"yes-partly-covered", Reason::Rule}, {"yes-floated-child", Reason::Rule}},
+      {"no-visibility-hidden", "no-display-none", "no-zero-size", "no-tiny", "no-off-screen-left", "no-below-the-fold",
+       "no-covered"});
   for (const auto& hint : map.hints()) {
     EXPECT_GE(hint.rect.x, 0);
     EXPECT_GE(hint.rect.y, 0);
@@ -168,10 +180,10 @@ TEST_F(HintsRules, ModalDialogCoversThePage) {
 
 TEST_F(HintsRules, OpenShadowRoots) {
   const HintMap map = hints_of("shadow.html");
-  expect_hints(map,
-               {{"yes-light-link", Reason::Rule}, {"yes-shadow-button", Reason::Rule},
-                {"yes-nested-shadow-link", Reason::Rule}},
-               {"no-shadow-disabled"});
+  expect_hints(
+      map,
+      {{"yes-light-link", Reason::Rule}, {"yes-shadow-button", Reason::Rule}, {"yes-nested-shadow-link", Reason::Rule}},
+      {"no-shadow-disabled"});
   click_and_expect(map, "yes-shadow-button", "shadow-button");
   click_and_expect(map, "yes-nested-shadow-link", "nested-shadow-link");
 }
@@ -179,16 +191,21 @@ TEST_F(HintsRules, OpenShadowRoots) {
 TEST_F(HintsRules, CursorPointerInnermostOwnText) {
   const HintMap map = hints_of("pointer.html");
   expect_hints(map,
-               {{"yes-pointer-div", Reason::CursorPointer}, {"yes-pointer-inner", Reason::CursorPointer},
-                {"yes-tree-one", Reason::CursorPointer}, {"yes-tree-child", Reason::CursorPointer},
-                {"yes-tree-two", Reason::CursorPointer}, {"yes-link", Reason::Rule},
+               {{"yes-pointer-div", Reason::CursorPointer},
+                {"yes-pointer-inner", Reason::CursorPointer},
+                {"yes-tree-one", Reason::CursorPointer},
+                {"yes-tree-child", Reason::CursorPointer},
+                {"yes-tree-two", Reason::CursorPointer},
+                {"yes-link", Reason::Rule},
                 {"yes-pointer-button", Reason::Rule}},
                {"no-default-cursor"});
   EXPECT_EQ(hint_for(map, "yes-pointer-inner").tag, "span");
   EXPECT_EQ(map.size(), 7u) << map.to_text();  // the link's inner <span> inherits its cursor: no hint of its own
-  for (const auto& [token, t] : std::vector<std::pair<std::string, std::string>>{
-           {"yes-pointer-div", "pointer-div"}, {"yes-pointer-inner", "pointer-inner"}, {"yes-tree-child", "tree-child"},
-           {"yes-tree-two", "tree-two"}, {"yes-link", "link-with-span"}})
+  for (const auto& [token, t] : std::vector<std::pair<std::string, std::string>>{{"yes-pointer-div", "pointer-div"},
+                                                                                 {"yes-pointer-inner", "pointer-inner"},
+                                                                                 {"yes-tree-child", "tree-child"},
+                                                                                 {"yes-tree-two", "tree-two"},
+                                                                                 {"yes-link", "link-with-span"}})
     click_and_expect(map, token, t);
 }
 

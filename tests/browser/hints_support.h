@@ -28,8 +28,10 @@ class HintsBrowserTest : public ::testing::Test {
     // Every site in its own process, so the localhost frame is out of process whatever the defaults.
     launch.extra_args = {"--site-per-process"};
     auto tab = browser::Tab::launch(launch);
-    if (tab) tab_ = std::move(*tab);
-    else launch_error_ = tab.error().describe();
+    if (tab)
+      tab_ = std::move(*tab);
+    else
+      launch_error_ = tab.error().describe();
   }
   static void TearDownTestSuite() {
     tab_.reset();
@@ -83,7 +85,8 @@ inline void expect_hints(const HintMap& map, const std::map<std::string, Reason>
     EXPECT_EQ(it->second.size(), 1u) << token << " hinted more than once\n" << map.to_text();
     EXPECT_EQ(to_string(it->second.front()->reason), to_string(reason)) << token;
   }
-  for (const auto& token : negatives) EXPECT_EQ(tokens.count(token), 0u) << token << " should have no hint\n" << map.to_text();
+  for (const auto& token : negatives)
+    EXPECT_EQ(tokens.count(token), 0u) << token << " should have no hint\n" << map.to_text();
 }
 
 inline const Hint& hint_for(const HintMap& map, const std::string& token) {

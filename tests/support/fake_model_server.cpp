@@ -286,7 +286,7 @@ FakeModelServer::FakeModelServer(Expectations expectations)
   server_->Post("/v1/messages", [this](const httplib::Request& request, httplib::Response& response) {
     handle(ApiFlavor::Anthropic, request, response);
   });
-  server_->set_payload_max_length(64U * 1024U * 1024U);
+  server_->set_payload_max_length(std::size_t{64} * 1024 * 1024);
   // Headers and body go out in separate writes; without NODELAY, Nagle plus the client's delayed ACK adds
   // ~40 ms to every reply.
   server_->set_tcp_nodelay(true);

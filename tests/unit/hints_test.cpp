@@ -41,10 +41,10 @@ void expect_prefix_free(std::size_t count, std::size_t short_len, std::size_t lo
 
 TEST(HintLabels, AreUniquePrefixFreeAndShortest) {
   expect_prefix_free(1, 1, 1);
-  expect_prefix_free(14, 1, 1);     // exactly the alphabet
-  expect_prefix_free(15, 1, 2);     // one character gives up its single-letter label
-  expect_prefix_free(196, 2, 2);    // 14 * 14: every label has two characters
-  expect_prefix_free(197, 2, 3);    // one more needs three characters somewhere
+  expect_prefix_free(14, 1, 1);   // exactly the alphabet
+  expect_prefix_free(15, 1, 2);   // one character gives up its single-letter label
+  expect_prefix_free(196, 2, 2);  // 14 * 14: every label has two characters
+  expect_prefix_free(197, 2, 3);  // one more needs three characters somewhere
   EXPECT_EQ(label_strings(14).size(), 14u);
   const auto labels197 = label_strings(197);
   // Vimium expands one more two-letter prefix ("ss") and takes the first two of its children.
@@ -52,7 +52,9 @@ TEST(HintLabels, AreUniquePrefixFreeAndShortest) {
   EXPECT_EQ(std::count_if(labels197.begin(), labels197.end(), [](const auto& l) { return l.size() == 2; }), 195);
 }
 
-TEST(HintLabels, OneLetterAlphabetGivesNoneInsteadOfLooping) { EXPECT_TRUE(label_strings(5, "a").empty()); }
+TEST(HintLabels, OneLetterAlphabetGivesNoneInsteadOfLooping) {
+  EXPECT_TRUE(label_strings(5, "a").empty());
+}
 
 TEST(HintLabels, NormalizesModelReplies) {
   EXPECT_EQ(normalize_label("AB"), "ab");
@@ -163,15 +165,20 @@ struct Decoded {
 Decoded decode(const browser::Screenshot& shot) {
   Decoded out;
   int channels = 0;
-  unsigned char* data = stbi_load_from_memory(reinterpret_cast<const unsigned char*>(shot.bytes.data()),
-                                              static_cast<int>(shot.bytes.size()), &out.width, &out.height, &channels, 3);
+  unsigned char* data =
+      stbi_load_from_memory(reinterpret_cast<const unsigned char*>(shot.bytes.data()),
+                            static_cast<int>(shot.bytes.size()), &out.width, &out.height, &channels, 3);
   if (data) out.pixels.assign(data, data + static_cast<std::size_t>(out.width) * out.height * 3);
   stbi_image_free(data);
   return out;
 }
 
-bool is_marker_yellow(const unsigned char* p) { return p[0] > 230 && p[1] > 180 && p[2] > 50 && p[2] < 160; }
-bool is_dark_text(const unsigned char* p) { return p[0] < 120 && p[1] < 110 && p[2] < 60; }
+bool is_marker_yellow(const unsigned char* p) {
+  return p[0] > 230 && p[1] > 180 && p[2] > 50 && p[2] < 160;
+}
+bool is_dark_text(const unsigned char* p) {
+  return p[0] < 120 && p[1] < 110 && p[2] < 60;
+}
 
 TEST(HintDrawing, PaintsVimiumMarkersWithDarkLettersAtTheElement) {
   std::vector<Hint> hints(1);
@@ -183,7 +190,7 @@ TEST(HintDrawing, PaintsVimiumMarkersWithDarkLettersAtTheElement) {
   const Decoded image = decode(*labelled);
   ASSERT_EQ(image.width, 400);
   EXPECT_TRUE(is_marker_yellow(image.at(102, 52)));  // inside the border, in the left padding
-  EXPECT_EQ(image.at(90, 52)[0], 255);              // clear of the marker and its shadow: untouched
+  EXPECT_EQ(image.at(90, 52)[0], 255);               // clear of the marker and its shadow: untouched
   int dark = 0;
   for (int y = 50; y < 64; ++y)
     for (int x = 100; x < 130; ++x) dark += is_dark_text(image.at(x, y)) ? 1 : 0;

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 
 namespace vimgpt::http {
@@ -72,8 +73,9 @@ class Hangup {
     sockaddr_in address{};
     address.sin_family = AF_INET;
     address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ::bind(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address);
-    ::listen(fd_, 8);
+    if (::bind(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 || ::listen(fd_, 8) != 0) {
+      throw std::runtime_error("hangup server: cannot listen on 127.0.0.1");
+    }
     socklen_t length = sizeof address;
     ::getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &length);
     port_ = ntohs(address.sin_port);
@@ -437,6 +439,7 @@ TEST(Client, ConcurrentCallsOnOneClientAllSucceed) {
   });
   Client client;
   std::vector<std::thread> threads;
+  threads.reserve(4);
   std::atomic<int> good{0};
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {

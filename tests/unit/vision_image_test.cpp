@@ -66,7 +66,7 @@ TEST(Image, EncodesDecodableImagesOfTheRightSize) {
                                             static_cast<int>(image.bytes.size()), &width, &height, &channels, 3);
     ASSERT_NE(pixels, nullptr) << to_string(format);
     // The label's yellow survives encoding (JPEG is lossy, so allow a margin).
-    const stbi_uc* label = pixels + (28 * width + 30) * 3;
+    const stbi_uc* label = pixels + (std::ptrdiff_t{28} * width + 30) * 3;
     EXPECT_GT(label[0], 220);
     EXPECT_GT(label[1], 190);
     EXPECT_LT(label[2], 110);

@@ -360,8 +360,8 @@ TEST(VisionClient, NoChoicesAndOversizedRepliesAreErrors) {
   EXPECT_NE(empty.error().message.find("no choices"), std::string::npos);
 
   Fixture g;
-  g.options.max_response_bytes = 64 * 1024;
-  g.server.push(ScriptedReply::oversized(1024 * 1024));
+  g.options.max_response_bytes = std::size_t{64} * 1024;
+  g.server.push(ScriptedReply::oversized(std::size_t{1024} * 1024));
   auto big = g.client()->decide(Fixture::step());
   ASSERT_FALSE(big);
   EXPECT_NE(big.error().message.find("exceeded"), std::string::npos) << big.error().message;

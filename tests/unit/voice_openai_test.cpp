@@ -34,11 +34,10 @@ class FakeTranscriptionServer {
  public:
   // Replies with each status in turn (the last one repeats); a 200 carries {"text": transcript}.
   FakeTranscriptionServer(std::vector<int> statuses, std::string transcript)
-      : statuses_(std::move(statuses)),
-        transcript_(std::move(transcript)),
-        server_([this](httplib::Server& server) {
-          server.Post("/v1/audio/transcriptions",
-                      [this](const httplib::Request& request, httplib::Response& response) { handle(request, response); });
+      : statuses_(std::move(statuses)), transcript_(std::move(transcript)), server_([this](httplib::Server& server) {
+          server.Post("/v1/audio/transcriptions", [this](const httplib::Request& request, httplib::Response& response) {
+            handle(request, response);
+          });
         }) {}
 
   [[nodiscard]] std::string base_url() const { return server_.url("/v1"); }

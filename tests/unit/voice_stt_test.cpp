@@ -123,10 +123,11 @@ TEST(VoiceLocalStt, TranscribesSpokenObjectivesWithinFortyPercentWordErrorRate) 
     ASSERT_TRUE(transcript) << transcript.error().describe();
 
     const double wer = word_error_rate(text, *transcript);
-    std::printf("[voice] phrase %zu: WER %.0f%% | said \"%s\" | heard \"%s\" | %.2f s audio, %.2f s to transcribe "
-                "(%.2f s per second of audio; %.2f without the model load)\n",
-                i + 1, wer * 100.0, text.c_str(), transcript->c_str(), audio->duration_seconds(), elapsed,
-                elapsed / audio->duration_seconds(), std::max(0.0, elapsed - load) / audio->duration_seconds());
+    std::printf(
+        "[voice] phrase %zu: WER %.0f%% | said \"%s\" | heard \"%s\" | %.2f s audio, %.2f s to transcribe "
+        "(%.2f s per second of audio; %.2f without the model load)\n",
+        i + 1, wer * 100.0, text.c_str(), transcript->c_str(), audio->duration_seconds(), elapsed,
+        elapsed / audio->duration_seconds(), std::max(0.0, elapsed - load) / audio->duration_seconds());
     EXPECT_LE(wer, 0.40) << "said \"" << text << "\", heard \"" << *transcript << "\"";
   }
 }

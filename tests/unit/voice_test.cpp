@@ -191,7 +191,9 @@ std::vector<float> noise_with_burst(double total, double burst_start, double bur
   return out;
 }
 
-double seconds(std::size_t sample) { return static_cast<double>(sample) / kRate; }
+double seconds(std::size_t sample) {
+  return static_cast<double>(sample) / kRate;
+}
 
 TEST(VoiceVad, FindsToneBurstBoundariesInQuietRoom) {
   const auto audio = noise_with_burst(4.5, 1.0, 2.5, -60.0, 0.3f);
@@ -224,7 +226,7 @@ TEST(VoiceVad, StopsAboutOneSecondAfterSpeechAndStreamsInAnyChunkSize) {
   }
   ASSERT_EQ(detector.state(), VadState::Ended);
   EXPECT_NEAR(detector.elapsed_seconds(), 3.0, 0.1);  // burst end + 1 s of silence
-  EXPECT_LT(fed, audio.size());                        // it did not need the rest of the input
+  EXPECT_LT(fed, audio.size());                       // it did not need the rest of the input
 
   const VadResult streamed = detector.result();
   const VadResult whole = detect_speech(audio, kRate);

@@ -1,0 +1,284 @@
+// The whole loop, through the real vimgpt binary: Chromium, a small shop on 127.0.0.1, the fake model.
+#include <fcntl.h>
+#include <poll.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "browser/browser.h"
+#include "support/assertions.h"
+#include "support/browser_options.h"
+#include "support/fake_model_server.h"
+#include "support/site_server.h"
+
+namespace vimgpt {
+namespace {
+
+namespace fs = std::filesystem;
+using test::FakeModelServer;
+using test::ScriptedReply;
+
+// The shop: search form → results → item page → reservation form the server records.
+std::unique_ptr<test::SiteServer> start_shop() {
+  auto site = std::make_unique<test::SiteServer>([](httplib::Server& s) {
+    s.Get("/search", [](const httplib::Request& req, httplib::Response& res) {
+      res.set_content("<!doctype html><title>Results</title><h1>Results for " + req.get_param_value("q") +
+                          "</h1><ul><li><a href='/fx/item.html'>Blue Widget</a></li>"
+                          "<li><a href='/fx/none.html'>Red Widget</a></li></ul>",
+                      "text/html");
+    });
+    s.Post("/reserve", [](const httplib::Request& req, httplib::Response& res) {
+      res.set_content("<!doctype html><title>Reserved</title><p>Reserved for " + req.get_param_value("name") +
+                          ". Confirmation number 4242.</p>",
+                      "text/html");
+    });
+  });
+  site->mount("/fx", VIMGPT_FIXTURES_DIR "/site");
+  return site;
+}
+
+// The label the hybrid hint list gives an element: lines look like `[AB] role "name" ...`.
+std::string label_for(const std::string& prompt_text, const std::string& name) {
+  const std::regex line(R"(\[([A-Z]+)\][^\n]*)" + name);
+  std::smatch match;
+  if (std::regex_search(prompt_text, match, line)) return match[1];
+  return "NOT-FOUND";
+}
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+  bool left_behind = false;  // a browser process or scratch folder outlived the run
+};
+
+// Runs the vimgpt binary with `args`; `on_started` may signal it (for the Ctrl-C test).
+CliRun run_vimgpt(const std::vector<std::string>& args, const std::function<void(pid_t)>& on_started = {}) {
+  const fs::path dir = fs::temp_directory_path() / ("vimgpt-e2e-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string out_path = (dir / "out").string();
+  const std::string err_path = (dir / "err").string();
+  std::vector<std::string> full = {VIMGPT_BINARY};
+  full.insert(full.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& arg : full) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  // Its own TMPDIR, so what the run leaves behind (browser scratch folders, processes) can be found.
+  const fs::path tmp = dir / "tmp";
+  fs::create_directories(tmp);
+  std::vector<std::string> environment;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    if (std::string_view(*entry).rfind("TMPDIR=", 0) != 0) environment.emplace_back(*entry);
+  }
+  environment.push_back("TMPDIR=" + tmp.string());
+  std::vector<char*> envp;
+  for (auto& entry : environment) envp.push_back(entry.data());
+  envp.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    const int in = ::open("/dev/null", O_RDONLY);
+    ::dup2(in, 0);
+    ::dup2(out, 1);
+    ::dup2(err, 2);
+    ::execve(argv[0], argv.data(), envp.data());
+    ::_exit(127);
+  }
+  if (on_started) on_started(pid);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  CliRun run;
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  std::stringstream out, err;
+  out << std::ifstream(out_path).rdbuf();
+  err << std::ifstream(err_path).rdbuf();
+  run.out = out.str();
+  run.err = err.str();
+  run.left_behind = !fs::is_empty(tmp);
+  for (const auto& process : fs::directory_iterator("/proc")) {
+    std::ifstream cmdline(process.path() / "cmdline");
+    std::string text((std::istreambuf_iterator<char>(cmdline)), std::istreambuf_iterator<char>());
+    if (text.find(tmp.string()) != std::string::npos) run.left_behind = true;
+  }
+  fs::remove_all(dir);
+  return run;
+}
+
+std::vector<nlohmann::json> read_steps(const fs::path& dir) {
+  std::vector<nlohmann::json> steps;
+  std::ifstream in(dir / "steps.jsonl");
+  std::string line;
+  while (std::getline(in, line)) steps.push_back(nlohmann::json::parse(line));
+  return steps;
+}
+
+class AgentE2E : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    site_ = start_shop();
+    record_ = fs::temp_directory_path() / ("vimgpt-record-" + std::to_string(::getpid()) + "-" +
+                                           ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(record_);
+  }
+  void TearDown() override { fs::remove_all(record_); }
+
+  std::vector<std::string> args(const std::string& objective, std::vector<std::string> extra = {}) {
+    std::vector<std::string> all = {objective,    "--base-url",  model_.url(), "--api-key", "test-key",
+                                    "--observe",  "hybrid",      "--start-url", site_->url("/fx/index.html"),
+                                    "--record",   record_.string(), "--max-retries", "0"};
+    all.insert(all.end(), extra.begin(), extra.end());
+    return all;
+  }
+
+  std::unique_ptr<test::SiteServer> site_;
+  FakeModelServer model_{test::Expectations{"test-key", "gpt-4o", 1080, 1, test::Requirement::Any}};
+  fs::path record_;
+};
+
+TEST_F(AgentE2E, FiveStepTaskCompletesThroughTheWholeLoop) {
+  int step = 0;
+  model_.set_responder([&](const test::ReceivedRequest& request) {
+    ++step;
+    switch (step) {
+      case 1: return ScriptedReply::text(R"({"click": ")" + label_for(request.text, "Search widgets") + R"("})");
+      case 2: return ScriptedReply::text(R"({"type": "blue widget"})");
+      case 3: return ScriptedReply::text(R"({"click": ")" + label_for(request.text, "Blue Widget") + R"("})");
+      case 4:
+        return ScriptedReply::text(R"({"click": ")" + label_for(request.text, "Your name") +
+                                   R"(", "type": "Ada"})");
+      default: return ScriptedReply::text(R"({"done": "Reserved, confirmation 4242"})");
+    }
+  });
+  const CliRun run = run_vimgpt(args("reserve a blue widget for Ada"));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_FALSE(run.left_behind);
+  EXPECT_EQ(run.out, "Reserved, confirmation 4242\n");
+  EXPECT_EQ(site_->count("GET", "/search"), 1);
+  EXPECT_EQ(site_->count("POST", "/reserve"), 1);  // click+type typed and submitted once
+  bool reserved_for_ada = false;
+  for (const auto& request : site_->requests()) reserved_for_ada |= request.body == "name=Ada";
+  EXPECT_TRUE(reserved_for_ada);
+  EXPECT_TRUE(model_.problems().empty()) << model_.problems().front();
+  const auto steps = read_steps(record_);
+  ASSERT_EQ(steps.size(), 5U);
+  EXPECT_EQ(steps[0]["action"].begin().key(), "click");
+  EXPECT_TRUE(steps[3]["ok"].get<bool>()) << steps[3]["result"];
+  EXPECT_EQ(steps[4]["action"]["done"], "Reserved, confirmation 4242");
+  for (const auto& s : steps) {
+    ASSERT_FALSE(s["frames"].empty());
+    EXPECT_TRUE(fs::exists(record_ / s["frames"][0].get<std::string>()));
+  }
+  // Later prompts carry the history: the model is not blind to what it already did.
+  const auto requests = model_.requests();
+  ASSERT_EQ(requests.size(), 5U);
+  EXPECT_NE(requests[4].text.find("Ada"), std::string::npos);
+  EXPECT_TRUE(fs::exists(record_ / "report.html"));
+}
+
+TEST_F(AgentE2E, ReportOpensWithoutConsoleErrorsAndShowsEveryStep) {
+  model_.push_reply(R"({"scroll": "down"})");
+  model_.push_reply(R"({"click": "ZZ"})");
+  model_.push_reply(R"({"done": "nothing to do"})");
+  const CliRun run = run_vimgpt(args("look around"));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto steps = read_steps(record_);
+  ASSERT_EQ(steps.size(), 3U);
+  EXPECT_FALSE(steps[1]["ok"].get<bool>());  // an unknown label is an error result, not a crash
+  EXPECT_NE(steps[1]["result"].get<std::string>().find("ZZ"), std::string::npos);
+
+  auto tab = browser::Tab::launch(test::loopback_only_launch());
+  ASSERT_OK(tab);
+  std::atomic<int> console_errors{0};
+  const auto id = (*tab)->connection().subscribe([&](const cdp::Event& e) {
+    if (e.method == "Runtime.exceptionThrown" ||
+        (e.method == "Runtime.consoleAPICalled" && e.params.value("type", "") == "error")) {
+      ++console_errors;
+    }
+  });
+  ASSERT_OK((*tab)->connection().call("Runtime.enable", {}, (*tab)->session_id()));
+  ASSERT_OK((*tab)->navigate("file://" + (record_ / "report.html").string()));
+  auto sections = (*tab)->evaluate("document.querySelectorAll('section.step img').length");
+  ASSERT_OK(sections);
+  EXPECT_EQ(*sections, 3);
+  auto loaded = (*tab)->evaluate("[...document.images].every(i => i.complete && i.naturalWidth > 0)");
+  EXPECT_EQ(*loaded, true);
+  (*tab)->connection().unsubscribe(id);
+  EXPECT_EQ(console_errors.load(), 0);
+}
+
+TEST_F(AgentE2E, StepBudgetEndsWithExitCode2) {
+  model_.set_default_reply(R"({"scroll": "down"})");
+  const CliRun run = run_vimgpt(args("scroll forever", {"--max-steps", "2"}));
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_EQ(read_steps(record_).size(), 2U);
+}
+
+TEST_F(AgentE2E, SameActionOnAnUnchangedPageIsStuck) {
+  // "Free delivery" text has no hint; clicking the heading label-less area via click_at changes nothing.
+  model_.set_default_reply(R"({"click_at": [900, 600]})");
+  const CliRun run = run_vimgpt(args("click nothing", {"--max-steps", "10"}));
+  EXPECT_EQ(run.exit_code, 3) << run.err;
+  const auto steps = read_steps(record_);
+  ASSERT_EQ(steps.size(), 4U);
+  // The third repeat was reported to the model before the run ended.
+  EXPECT_NE(steps[2]["result"].get<std::string>().find("third time"), std::string::npos);
+  EXPECT_NE(model_.requests()[3].text.find("third time"), std::string::npos);
+}
+
+TEST_F(AgentE2E, ActionsFileReplaysWithoutAModel) {
+  const fs::path script = fs::temp_directory_path() / ("vimgpt-actions-" + std::to_string(::getpid()) + ".jsonl");
+  std::ofstream(script) << R"({"navigate": ")" << site_->url("/fx/item.html") << "\"}\n"
+                        << R"({"navigate": ")" << site_->url("/search?q=scripted") << "\"}\n"
+                        << R"({"done": "replayed"})" << "\n";
+  const CliRun run = run_vimgpt({"--actions", script.string(), "--start-url", site_->url("/fx/index.html"), "--record",
+                              record_.string()});
+  fs::remove(script);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out, "replayed\n");
+  EXPECT_EQ(site_->count("GET", "/search"), 1);
+  EXPECT_EQ(model_.request_count(), 0U);
+}
+
+TEST_F(AgentE2E, InvalidFlagsExit64BeforeABrowserStarts) {
+  EXPECT_EQ(run_vimgpt({"x", "--viewport", "0x0", "--base-url", model_.url()}).exit_code, 64);
+  EXPECT_EQ(run_vimgpt({"x", "--img-res", "-5", "--base-url", model_.url()}).exit_code, 64);
+  EXPECT_EQ(run_vimgpt({"x", "--provider", "nope", "--base-url", model_.url()}).exit_code, 64);
+  EXPECT_EQ(run_vimgpt({"x", "--actions", "/nonexistent.jsonl"}).exit_code, 64);
+  const CliRun no_model = run_vimgpt({"x"});
+  EXPECT_EQ(no_model.exit_code, 64);
+  EXPECT_NE(no_model.err.find("OPENAI_API_KEY"), std::string::npos);
+  EXPECT_NE(no_model.err.find("ANTHROPIC_API_KEY"), std::string::npos);
+  EXPECT_NE(no_model.err.find("--base-url"), std::string::npos);
+}
+
+TEST_F(AgentE2E, CtrlCEndsCleanlyWithARecordingAndNoBrowserLeft) {
+  // The model answers slowly; SIGINT arrives while the second step waits for it.
+  model_.push_reply(R"({"scroll": "down"})");
+  model_.set_default_reply(R"({"scroll": "down"})");
+  std::atomic<bool> sent{false};
+  model_.set_responder([&](const test::ReceivedRequest&) {
+    return ScriptedReply::slow(std::chrono::milliseconds(1500), R"({"scroll": "up"})");
+  });
+  const CliRun run = run_vimgpt(args("wait to be interrupted"), [&](pid_t pid) {
+    // Wait for the first step to be recorded, then interrupt.
+    for (int i = 0; i < 600 && read_steps(record_).empty(); ++i) ::poll(nullptr, 0, 50);
+    ::kill(pid, SIGINT);
+    sent = true;
+  });
+  ASSERT_TRUE(sent);
+  EXPECT_EQ(run.exit_code, 130) << run.err;
+  EXPECT_GE(read_steps(record_).size(), 1U);
+  EXPECT_TRUE(fs::exists(record_ / "report.html"));
+  EXPECT_FALSE(run.left_behind);  // no Chromium of that run, no profile folder
+}
+
+}  // namespace
+}  // namespace vimgpt

@@ -36,7 +36,9 @@ Result<std::string> label_field(const Json& reply, const char* key) {
   return label;
 }
 
-bool has(const Json& reply, const char* key) { return reply.contains(key) && !reply.at(key).is_null(); }
+bool has(const Json& reply, const char* key) {
+  return reply.contains(key) && !reply.at(key).is_null();
+}
 
 }  // namespace
 
@@ -64,11 +66,10 @@ Result<std::string> normalize_url(std::string_view url) {
   if (trimmed.empty()) return fail(ErrorKind::InvalidArgument, "\"navigate\" needs a URL");
   const auto colon = trimmed.find(':');
   const auto first_special = trimmed.find_first_of("/?#");
-  const bool has_scheme = colon != std::string::npos && colon > 0 &&
-                          (first_special == std::string::npos || colon < first_special) &&
-                          std::all_of(trimmed.begin(), trimmed.begin() + static_cast<long>(colon), [](unsigned char c) {
-                            return std::isalnum(c) || c == '+' || c == '-' || c == '.';
-                          });
+  const bool has_scheme =
+      colon != std::string::npos && colon > 0 && (first_special == std::string::npos || colon < first_special) &&
+      std::all_of(trimmed.begin(), trimmed.begin() + static_cast<long>(colon),
+                  [](unsigned char c) { return std::isalnum(c) || c == '+' || c == '-' || c == '.'; });
   // "localhost:8080/x" has a colon but no scheme: a scheme is never followed by digits only.
   const bool looks_like_port =
       has_scheme && colon + 1 < trimmed.size() && std::isdigit(static_cast<unsigned char>(trimmed[colon + 1]));
@@ -173,8 +174,7 @@ Json to_json(const Action& action) {
     case ActionKind::Click: return {{"click", action.label}};
     case ActionKind::Select: return {{"select", action.label}, {"option", action.text}};
     case ActionKind::ClickAt: return {{"click_at", {action.x, action.y}}};
-    case ActionKind::Scroll:
-      return {{"scroll", action.direction == browser::ScrollDirection::Up ? "up" : "down"}};
+    case ActionKind::Scroll: return {{"scroll", action.direction == browser::ScrollDirection::Up ? "up" : "down"}};
     case ActionKind::Back: return {{"back", true}};
     case ActionKind::Key: return {{"key", action.text}};
     case ActionKind::Wait: return {{"wait", action.seconds}};

@@ -142,8 +142,8 @@ struct StepRecord {
 
 struct RunResult {
   Outcome outcome = Outcome::Error;
-  Json answer;            // Done: the model's answer to the user
-  std::string message;    // why the run ended
+  Json answer;          // Done: the model's answer to the user
+  std::string message;  // why the run ended
   int steps = 0;
   vision::Usage usage;
   milliseconds elapsed{0};
@@ -157,8 +157,8 @@ struct AgentOptions {
   milliseconds timeout{0};  // 0: none
   milliseconds settle_cap{3000};
   hints::CaptureOptions capture;
-  std::string record_dir;  // empty: no recording
-  std::map<std::string, std::string> secrets;  // NAME → value, substituted only at typing time
+  std::string record_dir;                          // empty: no recording
+  std::map<std::string, std::string> secrets;      // NAME → value, substituted only at typing time
   const std::atomic<bool>* interrupted = nullptr;  // set by Ctrl-C
 };
 

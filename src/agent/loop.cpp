@@ -22,7 +22,9 @@ struct ActResult {
   std::optional<hints::Rect> target;
 };
 
-ActResult failed(const Error& error) { return {false, error.message, std::nullopt}; }
+ActResult failed(const Error& error) {
+  return {false, error.message, std::nullopt};
+}
 
 // Replaces <secret:NAME> with its value at the last moment, so values never reach the model or a record.
 Result<std::string> with_secrets(std::string text, const std::map<std::string, std::string>& secrets) {
@@ -249,15 +251,16 @@ RunResult Agent::run(const StepCallback& on_step) {
       }
       acted = s.act(*action, *capture);
       if (repeats == 2) {
-        acted.message += ". Warning: this is the third time this action was taken on an unchanged page; it is "
-                         "not working. Try something different, or the run will end";
+        acted.message +=
+            ". Warning: this is the third time this action was taken on an unchanged page; it is "
+            "not working. Try something different, or the run will end";
       }
     }
     record.timings.act = since(act_start);
     const auto settle_start = Clock::now();
     if (action && action->kind != ActionKind::Done) {
-      if (auto settled = s.tab.settle(s.options.settle_cap); !settled &&
-                                                              settled.error().kind == ErrorKind::BrowserExited) {
+      if (auto settled = s.tab.settle(s.options.settle_cap);
+          !settled && settled.error().kind == ErrorKind::BrowserExited) {
         acted = failed(settled.error());
       }
       for (const auto& dialog : s.tab.take_dialogs()) {

@@ -7,7 +7,9 @@
 namespace vimgpt::agent {
 namespace {
 
-Result<vision::EncodedImage> to_encoded(const browser::Screenshot& shot) { return vision::inspect_image(shot.bytes); }
+Result<vision::EncodedImage> to_encoded(const browser::Screenshot& shot) {
+  return vision::inspect_image(shot.bytes);
+}
 
 }  // namespace
 
@@ -37,7 +39,9 @@ Result<Plan> ModelPlanner::next(const Observation& observation) {
   return plan;
 }
 
-vision::Usage ModelPlanner::usage() const { return client_.usage(); }
+vision::Usage ModelPlanner::usage() const {
+  return client_.usage();
+}
 
 ScriptedPlanner::ScriptedPlanner(std::vector<Json> actions) : actions_(std::move(actions)) {}
 

@@ -55,7 +55,9 @@ Result<std::unique_ptr<Recorder>> Recorder::open(const std::string& dir, const A
 Recorder::Recorder(std::string dir, std::FILE* steps, Json run)
     : dir_(std::move(dir)), steps_(steps), run_(std::move(run)) {}
 
-Recorder::~Recorder() { std::fclose(steps_); }
+Recorder::~Recorder() {
+  std::fclose(steps_);
+}
 
 void Recorder::add_step(const StepRecord& step, const hints::Capture& capture) {
   char name[32];
@@ -90,8 +92,8 @@ void Recorder::add_step(const StepRecord& step, const hints::Capture& capture) {
                  {"total", step.timings.total.count()}}},
                {"usage_so_far", usage_json(step.usage_so_far)}};
   if (step.target) {
-    line["target"] = {{"x", step.target->x}, {"y", step.target->y}, {"width", step.target->width},
-                      {"height", step.target->height}};
+    line["target"] = {
+        {"x", step.target->x}, {"y", step.target->y}, {"width", step.target->width}, {"height", step.target->height}};
   }
   // One line, written and flushed before the next step starts: a crash keeps every finished step.
   const std::string text = line.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
@@ -107,8 +109,8 @@ void Recorder::finish(const RunResult& result) {
   run_["steps"] = result.steps;
   run_["elapsed_ms"] = result.elapsed.count();
   run_["usage"] = usage_json(result.usage);
-  std::ofstream(std::filesystem::path(dir_) / "run.json") << run_.dump(2, ' ', false, Json::error_handler_t::replace)
-                                                          << "\n";
+  std::ofstream(std::filesystem::path(dir_) / "run.json")
+      << run_.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
   [[maybe_unused]] auto written = write_report(dir_);
 }
 

@@ -85,9 +85,8 @@ void write_step(std::ostringstream& html, const Json& step, const std::filesyste
     if (step.contains("target") && viewport.size() == 2 && viewport[0].get<double>() > 0) {
       const auto& t = step["target"];
       html << "<svg viewBox=\"0 0 " << number(viewport[0].get<double>()) << " " << number(viewport[1].get<double>())
-           << "\" preserveAspectRatio=\"none\"><ellipse cx=\""
-           << number(t.value("x", 0.0) + t.value("width", 0.0) / 2) << "\" cy=\""
-           << number(t.value("y", 0.0) + t.value("height", 0.0) / 2) << "\" rx=\""
+           << "\" preserveAspectRatio=\"none\"><ellipse cx=\"" << number(t.value("x", 0.0) + t.value("width", 0.0) / 2)
+           << "\" cy=\"" << number(t.value("y", 0.0) + t.value("height", 0.0) / 2) << "\" rx=\""
            << number(t.value("width", 0.0) / 2 + 8) << "\" ry=\"" << number(t.value("height", 0.0) / 2 + 8)
            << "\" fill=\"none\" stroke=\"#e00\" stroke-width=\"3\"/></svg>";
     }
@@ -95,7 +94,8 @@ void write_step(std::ostringstream& html, const Json& step, const std::filesyste
   }
   html << "<p><b>Result:</b> " << (ok ? "ok" : "error") << " &mdash; " << escape(step.value("result", "")) << "</p>\n";
   html << "<details><summary>Model reply";
-  if (const auto repair = step.value("repair", "none"); repair != "none") html << " (repaired: " << escape(repair) << ")";
+  if (const auto repair = step.value("repair", "none"); repair != "none")
+    html << " (repaired: " << escape(repair) << ")";
   html << "</summary><pre>" << escape(step.value("raw_reply", "")) << "</pre></details>\n";
   const auto timings = step.value("timings_ms", Json::object());
   html << "<table><tr>";

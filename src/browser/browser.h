@@ -46,8 +46,22 @@ struct Point {
   double y = 0;
 };
 
-enum class Key { Enter, Escape, Tab, Backspace, Delete, Space, ArrowUp, ArrowDown, ArrowLeft, ArrowRight,
-                 PageUp, PageDown, Home, End };
+enum class Key {
+  Enter,
+  Escape,
+  Tab,
+  Backspace,
+  Delete,
+  Space,
+  ArrowUp,
+  ArrowDown,
+  ArrowLeft,
+  ArrowRight,
+  PageUp,
+  PageDown,
+  Home,
+  End
+};
 // Accepts the DOM key names ("Enter", "ArrowDown", "PageUp", ...), case-insensitively, plus "Esc", "Return".
 Result<Key> parse_key(std::string_view name);
 std::string_view to_string(Key key);
@@ -83,8 +97,7 @@ class Tab {
   // Launches a local Chromium and opens its first tab.
   static Result<std::unique_ptr<Tab>> launch(const cdp::LaunchOptions& launch, const TabOptions& options = {});
   // Opens a tab on an existing connection (a remote browser).
-  static Result<std::unique_ptr<Tab>> open(std::shared_ptr<cdp::Connection> connection,
-                                           const TabOptions& options = {});
+  static Result<std::unique_ptr<Tab>> open(const std::shared_ptr<cdp::Connection>& connection, const TabOptions& options = {});
   struct Impl;
   ~Tab();
   Tab(const Tab&) = delete;

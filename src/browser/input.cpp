@@ -88,7 +88,9 @@ Result<Key> parse_key(std::string_view name) {
                   "PageUp, PageDown, Home or End)");
 }
 
-std::string_view to_string(Key key) { return key == Key::Space ? "Space" : info(key).name; }
+std::string_view to_string(Key key) {
+  return key == Key::Space ? "Space" : info(key).name;
+}
 
 Result<Screenshot> Tab::screenshot(const ScreenshotOptions& options) {
   VIMGPT_TRY_VOID(impl_->follow_new_tabs());
@@ -129,12 +131,13 @@ Status Tab::click(Point point) {
   }
   VIMGPT_TRY_VOID(move_mouse(point));
   for (const char* type : {"mousePressed", "mouseReleased"}) {
-    VIMGPT_TRY_VOID(impl_->call("Input.dispatchMouseEvent", {{"type", type},
-                                                             {"x", point.x},
-                                                             {"y", point.y},
-                                                             {"button", "left"},
-                                                             {"buttons", std::string_view(type) == "mousePressed" ? 1 : 0},
-                                                             {"clickCount", 1}}));
+    VIMGPT_TRY_VOID(
+        impl_->call("Input.dispatchMouseEvent", {{"type", type},
+                                                 {"x", point.x},
+                                                 {"y", point.y},
+                                                 {"button", "left"},
+                                                 {"buttons", std::string_view(type) == "mousePressed" ? 1 : 0},
+                                                 {"clickCount", 1}}));
   }
   return ok();
 }
@@ -167,7 +170,8 @@ Status Tab::scroll(ScrollDirection direction) {
   // container), scroll the largest scrollable element under the middle of the viewport instead.
   const std::string sign = direction == ScrollDirection::Down ? "1" : "-1";
   const std::string script =
-      "(() => { const dy = " + sign + " * Math.round(innerHeight * 0.8); const before = scrollY;"
+      "(() => { const dy = " + sign +
+      " * Math.round(innerHeight * 0.8); const before = scrollY;"
       "  scrollBy({top: dy, behavior: 'instant'});"
       "  if (scrollY !== before) return true;"
       "  for (let el = document.elementFromPoint(innerWidth / 2, innerHeight / 2); el; el = el.parentElement) {"
@@ -178,8 +182,8 @@ Status Tab::scroll(ScrollDirection direction) {
       "  return false; })()";
   VIMGPT_TRY(Json moved, evaluate(script));
   if (!moved.is_boolean() || !moved.get<bool>()) {
-    return fail(ErrorKind::InvalidArgument, std::string("the page cannot scroll further ") +
-                                                (direction == ScrollDirection::Down ? "down" : "up"));
+    return fail(ErrorKind::InvalidArgument,
+                std::string("the page cannot scroll further ") + (direction == ScrollDirection::Down ? "down" : "up"));
   }
   return ok();
 }
@@ -263,10 +267,10 @@ Result<Json> Tab::evaluate_in_frame(const ChildFrame& frame, std::string_view ex
     }
   }
   if (!context) {
-    VIMGPT_TRY(Json world,
-               impl_->connection->call("Page.createIsolatedWorld",
-                                       {{"frameId", frame.frame_id}, {"worldName", "vimgpt"}, {"grantUniveralAccess", true}},
-                                       frame.session_id, kCommandTimeout));
+    VIMGPT_TRY(Json world, impl_->connection->call(
+                               "Page.createIsolatedWorld",
+                               {{"frameId", frame.frame_id}, {"worldName", "vimgpt"}, {"grantUniveralAccess", true}},
+                               frame.session_id, kCommandTimeout));
     context = world.value("executionContextId", 0);
     std::scoped_lock lock(impl_->mutex);
     impl_->child_contexts[frame.session_id] = *context;

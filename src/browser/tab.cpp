@@ -84,8 +84,8 @@ Status Tab::Impl::attach(const std::string& target) {
   VIMGPT_TRY_VOID(call("Page.setLifecycleEventsEnabled", {{"enabled", true}}));
   VIMGPT_TRY_VOID(call("Inspector.enable"));
   // Cross-origin iframes run in their own processes; auto-attach gives each a flattened session.
-  VIMGPT_TRY_VOID(call("Target.setAutoAttach",
-                       {{"autoAttach", true}, {"waitForDebuggerOnStart", false}, {"flatten", true}}));
+  VIMGPT_TRY_VOID(
+      call("Target.setAutoAttach", {{"autoAttach", true}, {"waitForDebuggerOnStart", false}, {"flatten", true}}));
   VIMGPT_TRY(Json tree, call("Page.getFrameTree"));
   {
     std::scoped_lock lock(mutex);
@@ -103,13 +103,13 @@ Status Tab::Impl::attach(const std::string& target) {
 Status Tab::Impl::apply_viewport() {
   const auto& v = options.viewport;
   return call("Emulation.setDeviceMetricsOverride", {{"width", v.width},
-                                                      {"height", v.height},
-                                                      {"deviceScaleFactor", v.device_scale_factor},
-                                                      {"mobile", false}})
-      .has_value()
+                                                     {"height", v.height},
+                                                     {"deviceScaleFactor", v.device_scale_factor},
+                                                     {"mobile", false}})
+                 .has_value()
              ? ok()
-             : fail(ErrorKind::Protocol, "cannot set the viewport to " + std::to_string(v.width) + "x" +
-                                             std::to_string(v.height));
+             : fail(ErrorKind::Protocol,
+                    "cannot set the viewport to " + std::to_string(v.width) + "x" + std::to_string(v.height));
 }
 
 // The agent works in the newest tab: a link with target=_blank or window.open moves it there, and a popup
@@ -163,8 +163,8 @@ Status Tab::Impl::wait_for_navigation(std::string loader_id, milliseconds load_c
     if (!navigated) return navigated.error().kind == ErrorKind::Timeout ? ok() : navigated.failure();
     loader_id = navigated->params["frame"].value("loaderId", "");
   }
-  auto loaded = page_events->wait([&](const cdp::Event& e) { return is_lifecycle(e, "load", loader_id); },
-                                  remaining(deadline));
+  auto loaded =
+      page_events->wait([&](const cdp::Event& e) { return is_lifecycle(e, "load", loader_id); }, remaining(deadline));
   if (!loaded && loaded.error().kind != ErrorKind::Timeout) return loaded.failure();
   auto idle = page_events->wait([&](const cdp::Event& e) { return is_lifecycle(e, "networkAlmostIdle", loader_id); },
                                 options.settle.idle_cap);
@@ -204,7 +204,7 @@ Result<std::unique_ptr<Tab>> Tab::launch(const cdp::LaunchOptions& launch, const
   return tab;
 }
 
-Result<std::unique_ptr<Tab>> Tab::open(std::shared_ptr<cdp::Connection> connection, const TabOptions& options) {
+Result<std::unique_ptr<Tab>> Tab::open(const std::shared_ptr<cdp::Connection>& connection, const TabOptions& options) {
   auto impl = std::make_unique<Impl>();
   impl->connection = connection;
   impl->options = options;
@@ -222,7 +222,9 @@ Result<std::unique_ptr<Tab>> Tab::open(std::shared_ptr<cdp::Connection> connecti
 
 Tab::Tab(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
-Tab::~Tab() { close(); }
+Tab::~Tab() {
+  close();
+}
 
 void Tab::close() {
   if (!impl_ || !impl_->connection) return;
@@ -240,7 +242,8 @@ void Tab::close() {
 Status Tab::navigate(std::string_view url) {
   VIMGPT_TRY_VOID(impl_->follow_new_tabs());
   impl_->page_events->drain();
-  VIMGPT_TRY(Json result, impl_->call("Page.navigate", {{"url", url}}, impl_->options.settle.load_cap + kCommandTimeout));
+  VIMGPT_TRY(Json result,
+             impl_->call("Page.navigate", {{"url", url}}, impl_->options.settle.load_cap + kCommandTimeout));
   if (const auto error = result.value("errorText", ""); !error.empty()) {
     return fail(ErrorKind::Navigation, "could not load " + std::string(url) + ": " + error);
   }
@@ -254,8 +257,8 @@ Status Tab::Impl::navigate_history(int offset) {
   const int target = history.value("currentIndex", 0) + offset;
   const auto& entries = history["entries"];
   if (target < 0 || target >= static_cast<int>(entries.size())) {
-    return fail(ErrorKind::InvalidArgument, offset < 0 ? "there is no previous page to go back to"
-                                                       : "there is no next page to go forward to");
+    return fail(ErrorKind::InvalidArgument,
+                offset < 0 ? "there is no previous page to go back to" : "there is no next page to go forward to");
   }
   page_events->drain();
   VIMGPT_TRY_VOID(call("Page.navigateToHistoryEntry", {{"entryId", entries[target].value("id", 0)}}));
@@ -296,7 +299,9 @@ Status Tab::settle(milliseconds cap, milliseconds quiet) {
     // destroyed under the script and we fall through to waiting for the load instead.
     const std::string script =
         "new Promise(resolve => {"
-        "  const quietMs = " + std::to_string(quiet.count()) + ", capMs = " + std::to_string(cap.count()) + ";"
+        "  const quietMs = " +
+        std::to_string(quiet.count()) + ", capMs = " + std::to_string(cap.count()) +
+        ";"
         "  let timer = setTimeout(done, quietMs);"
         "  const cap = setTimeout(done, capMs);"
         "  const observer = new MutationObserver(() => { clearTimeout(timer); timer = setTimeout(done, quietMs); });"
@@ -318,7 +323,9 @@ Status Tab::set_viewport(const Viewport& viewport) {
   return impl_->apply_viewport();
 }
 
-const Viewport& Tab::viewport() const { return impl_->options.viewport; }
+const Viewport& Tab::viewport() const {
+  return impl_->options.viewport;
+}
 
 std::vector<Dialog> Tab::take_dialogs() {
   std::scoped_lock lock(impl_->mutex);
@@ -332,12 +339,18 @@ std::vector<ChildFrame> Tab::child_frames() const {
   return frames;
 }
 
-cdp::Connection& Tab::connection() { return *impl_->connection; }
+cdp::Connection& Tab::connection() {
+  return *impl_->connection;
+}
 std::string Tab::session_id() const {
   std::scoped_lock lock(impl_->mutex);
   return impl_->session_id;
 }
-bool Tab::alive() const { return impl_->connection && impl_->connection->alive(); }
-int Tab::browser_pid() const { return impl_->connection ? impl_->connection->process_id() : 0; }
+bool Tab::alive() const {
+  return impl_->connection && impl_->connection->alive();
+}
+int Tab::browser_pid() const {
+  return impl_->connection ? impl_->connection->process_id() : 0;
+}
 
 }  // namespace vimgpt::browser

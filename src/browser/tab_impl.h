@@ -13,8 +13,8 @@ inline constexpr milliseconds kCommandTimeout{15000};
 
 struct Tab::Impl {
   std::shared_ptr<cdp::Connection> connection;
-  bool owns_browser = false;        // a local Chromium we launched (vs a tab in a remote browser)
-  std::string browser_context_id;   // set when the tab lives in its own context on a remote browser
+  bool owns_browser = false;       // a local Chromium we launched (vs a tab in a remote browser)
+  std::string browser_context_id;  // set when the tab lives in its own context on a remote browser
   TabOptions options;
 
   // The target the agent works in; it moves to a new tab when the page opens one.
@@ -29,7 +29,7 @@ struct Tab::Impl {
   std::vector<std::string> opened_targets;  // pages this tab opened, not yet followed
   bool current_target_destroyed = false;
   bool crashed = false;
-  int isolated_context = 0;                 // 0: create on next use
+  int isolated_context = 0;                        // 0: create on next use
   std::map<std::string, ChildFrame> child_frames;  // by session id
   std::map<std::string, int> child_contexts;       // isolated world per child session
 

@@ -27,7 +27,7 @@ inline constexpr milliseconds kDefaultCommandTimeout{30000};
 enum class Display { Headless, Headed };
 
 struct LaunchOptions {
-  std::string chrome_path;    // empty: $CHROME_PATH, else /usr/lib/chromium/chromium
+  std::string chrome_path;  // empty: $CHROME_PATH, else /usr/lib/chromium/chromium
   Display display = Display::Headless;
   std::string user_data_dir;  // empty: a fresh temporary profile, removed when the browser is closed
   std::string extension_dir;  // an unpacked extension to load (e.g. a real Vimium)

@@ -105,8 +105,7 @@ std::string encode_command(std::uint64_t id, std::string_view method, Json param
 }
 }  // namespace
 
-Result<Json> Connection::call(std::string_view method, Json params, std::string_view session_id,
-                              milliseconds timeout) {
+Result<Json> Connection::call(std::string_view method, Json params, std::string_view session_id, milliseconds timeout) {
   const auto id = state_->next_id++;
   auto slot = std::make_shared<State::Pending>();
   {
@@ -164,7 +163,9 @@ void Connection::close() {
   state_->transport->interrupt();
 }
 
-int Connection::process_id() const { return state_->transport->process_id(); }
+int Connection::process_id() const {
+  return state_->transport->process_id();
+}
 
 // EventQueue ------------------------------------------------------------------------------------------------
 
@@ -192,7 +193,9 @@ EventQueue::EventQueue(Connection& connection, Filter filter)
   if (!connection_.alive()) shared_->connection_closed = true;
 }
 
-EventQueue::~EventQueue() { connection_.unsubscribe(subscription_); }
+EventQueue::~EventQueue() {
+  connection_.unsubscribe(subscription_);
+}
 
 Result<Event> EventQueue::wait(const std::function<bool(const Event&)>& predicate, milliseconds timeout) {
   std::unique_lock lock(shared_->mutex);

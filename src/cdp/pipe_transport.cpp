@@ -30,7 +30,9 @@ constexpr int kLivenessPollMs = 200;
 // Time a browser gets to shut down cleanly before it is killed, and its helpers get to disappear.
 constexpr auto kGracefulExit = std::chrono::milliseconds(2000);
 
-std::string errno_text() { return std::strerror(errno); }
+std::string errno_text() {
+  return std::strerror(errno);
+}
 
 std::string resolve_chrome_path(const LaunchOptions& options) {
   if (!options.chrome_path.empty()) return options.chrome_path;
@@ -270,6 +272,7 @@ Result<std::unique_ptr<Transport>> launch_chromium(const LaunchOptions& options)
 
   std::vector<std::string> args = chromium_arguments(options, profile);
   std::vector<char*> argv;
+  argv.reserve(args.size() + 2);
   argv.push_back(const_cast<char*>(chrome.c_str()));
   for (auto& arg : args) argv.push_back(arg.data());
   argv.push_back(nullptr);
@@ -281,6 +284,7 @@ Result<std::unique_ptr<Transport>> launch_chromium(const LaunchOptions& options)
   }
   environment.push_back("TMPDIR=" + (scratch_root / "tmp").string());
   std::vector<char*> envp;
+  envp.reserve(environment.size() + 1);
   for (auto& entry : environment) envp.push_back(entry.data());
   envp.push_back(nullptr);
   const pid_t parent = ::getpid();
@@ -292,7 +296,7 @@ Result<std::unique_ptr<Transport>> launch_chromium(const LaunchOptions& options)
   }
   if (pid == 0) {
     // Child: only async-signal-safe calls from here to exec.
-    ::setpgid(0, 0);  // its own group, so every helper process it starts can be ended together
+    ::setpgid(0, 0);                     // its own group, so every helper process it starts can be ended together
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // if vimgpt dies, even by SIGKILL, the browser goes too
     if (::getppid() != parent) ::_exit(127);
     // Move both ends out of the way first: pipe2 may have handed out fds 3 or 4 themselves.
@@ -310,10 +314,9 @@ Result<std::unique_ptr<Transport>> launch_chromium(const LaunchOptions& options)
   }
   ::close(to_browser[0]);
   ::close(from_browser[1]);
-  return std::unique_ptr<Transport>(std::make_unique<PipeTransport>(pid, to_browser[1], from_browser[0], wake[0],
-                                                                     wake[1], scratch_root,
-                                                     options.user_data_dir.empty() ? PipeTransport::Profile::Temporary
-                                                                                   : PipeTransport::Profile::Persistent));
+  return std::unique_ptr<Transport>(std::make_unique<PipeTransport>(
+      pid, to_browser[1], from_browser[0], wake[0], wake[1], scratch_root,
+      options.user_data_dir.empty() ? PipeTransport::Profile::Temporary : PipeTransport::Profile::Persistent));
 }
 
 }  // namespace vimgpt::cdp

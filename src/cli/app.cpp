@@ -27,12 +27,11 @@ int usage(const std::string& message) {
 }
 
 std::string format_usage(const vision::Usage& usage) {
-  char text[96];
+  std::string text = std::to_string(usage.prompt_tokens + usage.completion_tokens) + " tok";
   if (usage.cost_known) {
-    std::snprintf(text, sizeof text, "%lld tok $%.4f", static_cast<long long>(usage.prompt_tokens + usage.completion_tokens),
-                  usage.cost_usd);
-  } else {
-    std::snprintf(text, sizeof text, "%lld tok", static_cast<long long>(usage.prompt_tokens + usage.completion_tokens));
+    char cost[32];
+    std::snprintf(cost, sizeof cost, " $%.4f", usage.cost_usd);
+    text += cost;
   }
   return text;
 }
@@ -173,7 +172,8 @@ int run_command(Options o) {
                 << (step.ok ? "ok" : "error") << ": " << step.result << "  " << seconds << "  "
                 << format_usage(step.usage_so_far) << "\n";
     }
-    if (o.speak) [[maybe_unused]] auto spoken = voice::speak(step.ok ? step.result.substr(0, 60) : "that failed");
+    if (o.speak) [[maybe_unused]]
+      auto spoken = voice::speak(step.ok ? step.result.substr(0, 60) : "that failed");
   });
   (*tab)->close();
 
@@ -213,8 +213,9 @@ int run_command(Options o) {
 }
 
 int main(int argc, char** argv) {
-  CLI::App app{"vimgpt: a web-browsing agent that sees pages through Vimium-style hints and a vision model.\n"
-               "Exit codes: 0 done, 1 error, 2 step/time budget exhausted, 3 stuck, 130 interrupted, 64 usage."};
+  CLI::App app{
+      "vimgpt: a web-browsing agent that sees pages through Vimium-style hints and a vision model.\n"
+      "Exit codes: 0 done, 1 error, 2 step/time budget exhausted, 3 stuck, 130 interrupted, 64 usage."};
   app.set_version_flag("--version", VIMGPT_VERSION);
   Options options;
   add_run_flags(app, options);

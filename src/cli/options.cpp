@@ -7,7 +7,9 @@
 namespace vimgpt::cli {
 namespace {
 
-Failure usage_error(const std::string& message) { return fail(ErrorKind::InvalidArgument, message); }
+Failure usage_error(const std::string& message) {
+  return fail(ErrorKind::InvalidArgument, message);
+}
 
 }  // namespace
 
@@ -15,7 +17,8 @@ void add_browser_flags(CLI::App& app, Options& o) {
   app.add_flag("--headed", o.headed, "Show the browser window (default: headless)");
   app.add_option("--viewport", o.viewport, "Viewport size WxH (default 1080x720, as the original)");
   app.add_option("--chrome", o.chrome, "Chromium binary (default $CHROME_PATH or /usr/lib/chromium/chromium)");
-  app.add_option("--user-data-dir", o.user_data_dir, "Persistent browser profile folder (default: a fresh temporary one)");
+  app.add_option("--user-data-dir", o.user_data_dir,
+                 "Persistent browser profile folder (default: a fresh temporary one)");
   app.add_option("--user-agent", o.user_agent, "User-Agent override");
   app.add_option("--extension", o.extension, "Load an unpacked extension folder (e.g. a real Vimium)");
 }
@@ -23,7 +26,8 @@ void add_browser_flags(CLI::App& app, Options& o) {
 void add_model_flags(CLI::App& app, Options& o) {
   app.add_option("--provider", o.provider, "Model provider: auto, openai (any OpenAI-compatible server), anthropic");
   app.add_option("--model", o.model, "Model name (default gpt-4o; claude-* selects Anthropic)");
-  app.add_option("--base-url", o.base_url, "API base URL, e.g. http://127.0.0.1:11434/v1 for Ollama ($OPENAI_BASE_URL)");
+  app.add_option("--base-url", o.base_url,
+                 "API base URL, e.g. http://127.0.0.1:11434/v1 for Ollama ($OPENAI_BASE_URL)");
   app.add_option("--api-key", o.api_key, "API key ($OPENAI_API_KEY / $ANTHROPIC_API_KEY, or .env)");
   app.add_option("--max-tokens", o.max_tokens, "Most tokens per reply (default 300)");
   app.add_option("--temperature", o.temperature, "Sampling temperature (default: the server's)");
@@ -33,7 +37,8 @@ void add_model_flags(CLI::App& app, Options& o) {
   app.add_option("--image-format", o.image_format, "Image format sent to the model: jpeg, png");
   app.add_option("--jpeg-quality", o.jpeg_quality, "JPEG quality 1-100 (default 85)");
   app.add_option("--repair-model", o.repair_model, "Model for the JSON repair call (default: the same model)");
-  app.add_option("--formalize-model", o.formalize_model, "Two calls: the vision model answers in words, this model writes the action");
+  app.add_option("--formalize-model", o.formalize_model,
+                 "Two calls: the vision model answers in words, this model writes the action");
   app.add_option("--max-retries", o.max_retries, "Retries on 429/5xx/connection errors (default 4)");
   app.add_option("--connect-timeout", o.connect_timeout, "Seconds to connect to the model server (default 10)");
   app.add_option("--request-timeout", o.request_timeout, "Seconds for one model request (default 120)");
@@ -50,8 +55,10 @@ void add_run_flags(CLI::App& app, Options& o) {
   app.add_option("--actions", o.actions_file, "Run a scripted list of actions (JSON array or JSONL) with no model");
   app.add_option("--record", o.record, "Record the run into DIR (or 'auto' for runs/<timestamp>/)");
   app.add_flag("--json", o.json, "JSON Lines events on stdout, for programs");
-  app.add_flag("-v,--verbose", [&o](std::int64_t n) { o.verbosity += static_cast<int>(n); }, "More output");
-  app.add_flag("-q,--quiet", [&o](std::int64_t n) { o.verbosity -= static_cast<int>(n); }, "Less output");
+  app.add_flag(
+      "-v,--verbose", [&o](std::int64_t n) { o.verbosity += static_cast<int>(n); }, "More output");
+  app.add_flag(
+      "-q,--quiet", [&o](std::int64_t n) { o.verbosity -= static_cast<int>(n); }, "Less output");
   app.add_option("--secret", o.secrets, "NAME=VALUE: the model types <secret:NAME>, the value is never shown to it");
   app.add_option("--secrets-file", o.secrets_file, "File of NAME=VALUE lines");
   app.add_option("--hint-mode", o.hint_mode, "How labels are drawn: overlay, image, both-frames");
@@ -129,10 +136,10 @@ Result<vision::ClientOptions> client_options(const Options& o, const Config& con
   client.model = o.model.empty() ? config.get("VIMGPT_MODEL").value_or("gpt-4o") : o.model;
   client.provider = vision::resolve_provider(*provider, client.model);
   const bool anthropic = client.provider == vision::Provider::Anthropic;
-  client.base_url = !o.base_url.empty() ? o.base_url
-                                        : config.get(anthropic ? "ANTHROPIC_BASE_URL" : "OPENAI_BASE_URL").value_or("");
-  client.api_key = !o.api_key.empty() ? o.api_key
-                                      : config.get(anthropic ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY").value_or("");
+  client.base_url =
+      !o.base_url.empty() ? o.base_url : config.get(anthropic ? "ANTHROPIC_BASE_URL" : "OPENAI_BASE_URL").value_or("");
+  client.api_key =
+      !o.api_key.empty() ? o.api_key : config.get(anthropic ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY").value_or("");
   if (client.api_key.empty() && client.base_url.empty()) {
     return usage_error(
         "no model is configured. Set one of: OPENAI_API_KEY (OpenAI, in the environment or a .env file), "

@@ -8,10 +8,11 @@ namespace {
 
 constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-constexpr std::array<std::int8_t, 256> make_decode_table() {
-  std::array<std::int8_t, 256> table{};
-  for (auto& entry : table) entry = -1;
-  for (int i = 0; i < 64; ++i) table[static_cast<unsigned char>(kAlphabet[i])] = static_cast<std::int8_t>(i);
+constexpr std::uint8_t kInvalid = 0xFF;
+constexpr std::array<std::uint8_t, 256> make_decode_table() {
+  std::array<std::uint8_t, 256> table{};
+  for (auto& entry : table) entry = kInvalid;
+  for (int i = 0; i < 64; ++i) table[static_cast<unsigned char>(kAlphabet[i])] = static_cast<std::uint8_t>(i);
   return table;
 }
 constexpr auto kDecode = make_decode_table();
@@ -51,9 +52,9 @@ Result<std::string> base64_decode(std::string_view text) {
   for (const char c : text) {
     if (c == '=') break;
     if (c == '\n' || c == '\r') continue;
-    const int value = kDecode[static_cast<unsigned char>(c)];
-    if (value < 0) return fail(ErrorKind::Parse, "invalid base64 character");
-    buffer = (buffer << 6) | static_cast<std::uint32_t>(value);
+    const std::uint8_t value = kDecode[static_cast<unsigned char>(c)];
+    if (value == kInvalid) return fail(ErrorKind::Parse, "invalid base64 character");
+    buffer = (buffer << 6) | value;
     bits += 6;
     if (bits >= 8) {
       bits -= 8;

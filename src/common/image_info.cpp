@@ -8,7 +8,9 @@ namespace {
 std::uint32_t be16(std::string_view b, std::size_t at) {
   return (std::uint32_t{static_cast<unsigned char>(b[at])} << 8) | static_cast<unsigned char>(b[at + 1]);
 }
-std::uint32_t be32(std::string_view b, std::size_t at) { return (be16(b, at) << 16) | be16(b, at + 2); }
+std::uint32_t be32(std::string_view b, std::size_t at) {
+  return (be16(b, at) << 16) | be16(b, at + 2);
+}
 std::uint32_t le16(std::string_view b, std::size_t at) {
   return (std::uint32_t{static_cast<unsigned char>(b[at + 1])} << 8) | static_cast<unsigned char>(b[at]);
 }
@@ -53,7 +55,8 @@ std::optional<ImageInfo> sniff_webp(std::string_view b) {
   }
   if (chunk == "VP8L") {
     const std::uint32_t bits = le16(b, 21) | (le16(b, 23) << 16);
-    return ImageInfo{"image/webp", static_cast<int>((bits & 0x3FFF) + 1), static_cast<int>(((bits >> 14) & 0x3FFF) + 1)};
+    return ImageInfo{"image/webp", static_cast<int>((bits & 0x3FFF) + 1),
+                     static_cast<int>(((bits >> 14) & 0x3FFF) + 1)};
   }
   return std::nullopt;
 }

@@ -22,6 +22,8 @@ std::string_view to_string(ErrorKind kind) {
   return "error";
 }
 
-std::string Error::describe() const { return std::string(to_string(kind)) + ": " + message; }
+std::string Error::describe() const {
+  return std::string(to_string(kind)) + ": " + message;
+}
 
 }  // namespace vimgpt

@@ -43,8 +43,12 @@ struct Failure {
   Error error;
 };
 
-inline Failure fail(ErrorKind kind, std::string message) { return Failure{Error{kind, std::move(message)}}; }
-inline Failure fail(Error error) { return Failure{std::move(error)}; }
+inline Failure fail(ErrorKind kind, std::string message) {
+  return Failure{Error{kind, std::move(message)}};
+}
+inline Failure fail(Error error) {
+  return Failure{std::move(error)};
+}
 
 template <typename T>
 class [[nodiscard]] Result {
@@ -52,10 +56,13 @@ class [[nodiscard]] Result {
   using value_type = T;
 
   Result(T value) : state_(std::in_place_index<0>, std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  // Constrained to exclude Result, Failure and T, so it hides no copy or move constructor.
   template <typename U>
-    requires(std::is_constructible_v<T, U &&> && !std::is_same_v<std::remove_cvref_t<U>, Result> &&
-             !std::is_same_v<std::remove_cvref_t<U>, Failure> && !std::is_same_v<std::remove_cvref_t<U>, T>)
-  Result(U&& value) : state_(std::in_place_index<0>, T(std::forward<U>(value))) {}  // NOLINT
+  requires(std::is_constructible_v<T, U&&> && !std::is_same_v<std::remove_cvref_t<U>, Result> &&
+           !std::is_same_v<std::remove_cvref_t<U>, Failure> && !std::is_same_v<std::remove_cvref_t<U>, T>)
+      // NOLINTNEXTLINE(bugprone-forwarding-reference-overload,google-explicit-constructor)
+      Result(U&& value)
+      : state_(std::in_place_index<0>, T(std::forward<U>(value))) {}
   Result(Failure failure) : state_(std::in_place_index<1>, std::move(failure.error)) {}  // NOLINT
 
   [[nodiscard]] bool has_value() const { return state_.index() == 0; }
@@ -116,7 +123,9 @@ class [[nodiscard]] Result<void> {
 
 using Status = Result<void>;
 
-inline Status ok() { return {}; }
+inline Status ok() {
+  return {};
+}
 
 }  // namespace vimgpt
 
@@ -128,8 +137,7 @@ inline Status ok() { return {}; }
   if (!tmp) return tmp.failure();        \
   decl = std::move(tmp).value()
 #define VIMGPT_TRY(decl, expr) VIMGPT_TRY_IMPL(VIMGPT_CONCAT(vimgpt_try_, __LINE__), decl, expr)
-#define VIMGPT_TRY_VOID(expr)                      \
-  do {                                             \
-    if (auto vimgpt_status = (expr); !vimgpt_status) \
-      return vimgpt_status.failure();              \
+#define VIMGPT_TRY_VOID(expr)                                                        \
+  do {                                                                               \
+    if (auto vimgpt_status = (expr); !vimgpt_status) return vimgpt_status.failure(); \
   } while (false)

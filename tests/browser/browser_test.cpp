@@ -143,8 +143,9 @@ TEST_F(BrowserTest, IsolatedWorldIsInvisibleToThePage) {
 
 TEST_F(BrowserTest, DialogsAreDismissedAndReported) {
   ASSERT_OK(tab_->navigate(server_->url("/fx/popup.html")));
-  auto rect = tab_->evaluate("(() => { const r = document.getElementById('alert').getBoundingClientRect();"
-                             " return [r.x + r.width / 2, r.y + r.height / 2]; })()");
+  auto rect = tab_->evaluate(
+      "(() => { const r = document.getElementById('alert').getBoundingClientRect();"
+      " return [r.x + r.width / 2, r.y + r.height / 2]; })()");
   ASSERT_TRUE(rect);
   ASSERT_OK(tab_->click({(*rect)[0].get<double>(), (*rect)[1].get<double>()}));
   ASSERT_OK(tab_->settle(3s));
@@ -157,8 +158,9 @@ TEST_F(BrowserTest, DialogsAreDismissedAndReported) {
 
 TEST_F(BrowserTest, NewTabsAreFollowed) {
   ASSERT_OK(tab_->navigate(server_->url("/fx/popup.html")));
-  auto rect = tab_->evaluate("(() => { const r = document.getElementById('new').getBoundingClientRect();"
-                             " return [r.x + 10, r.y + r.height / 2]; })()");
+  auto rect = tab_->evaluate(
+      "(() => { const r = document.getElementById('new').getBoundingClientRect();"
+      " return [r.x + 10, r.y + r.height / 2]; })()");
   ASSERT_TRUE(rect);
   ASSERT_OK(tab_->click({(*rect)[0].get<double>(), (*rect)[1].get<double>()}));
   ASSERT_OK(tab_->settle(5s));

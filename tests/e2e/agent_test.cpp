@@ -1,8 +1,8 @@
 // The whole loop, through the real vimgpt binary: Chromium, a small shop on 127.0.0.1, the fake model.
 #include <fcntl.h>
-#include <poll.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -131,9 +131,11 @@ class AgentE2E : public ::testing::Test {
   void TearDown() override { fs::remove_all(record_); }
 
   std::vector<std::string> args(const std::string& objective, std::vector<std::string> extra = {}) {
-    std::vector<std::string> all = {objective,    "--base-url",  model_.url(), "--api-key", "test-key",
-                                    "--observe",  "hybrid",      "--start-url", site_->url("/fx/index.html"),
-                                    "--record",   record_.string(), "--max-retries", "0"};
+    std::vector<std::string> all = {objective,   "--base-url",     model_.url(),
+                                    "--api-key", "test-key",       "--observe",
+                                    "hybrid",    "--start-url",    site_->url("/fx/index.html"),
+                                    "--record",  record_.string(), "--max-retries",
+                                    "0"};
     all.insert(all.end(), extra.begin(), extra.end());
     return all;
   }
@@ -152,8 +154,7 @@ TEST_F(AgentE2E, FiveStepTaskCompletesThroughTheWholeLoop) {
       case 2: return ScriptedReply::text(R"({"type": "blue widget"})");
       case 3: return ScriptedReply::text(R"({"click": ")" + label_for(request.text, "Blue Widget") + R"("})");
       case 4:
-        return ScriptedReply::text(R"({"click": ")" + label_for(request.text, "Your name") +
-                                   R"(", "type": "Ada"})");
+        return ScriptedReply::text(R"({"click": ")" + label_for(request.text, "Your name") + R"(", "type": "Ada"})");
       default: return ScriptedReply::text(R"({"done": "Reserved, confirmation 4242"})");
     }
   });
@@ -237,9 +238,10 @@ TEST_F(AgentE2E, ActionsFileReplaysWithoutAModel) {
   const fs::path script = fs::temp_directory_path() / ("vimgpt-actions-" + std::to_string(::getpid()) + ".jsonl");
   std::ofstream(script) << R"({"navigate": ")" << site_->url("/fx/item.html") << "\"}\n"
                         << R"({"navigate": ")" << site_->url("/search?q=scripted") << "\"}\n"
-                        << R"({"done": "replayed"})" << "\n";
-  const CliRun run = run_vimgpt({"--actions", script.string(), "--start-url", site_->url("/fx/index.html"), "--record",
-                              record_.string()});
+                        << R"({"done": "replayed"})"
+                        << "\n";
+  const CliRun run = run_vimgpt(
+      {"--actions", script.string(), "--start-url", site_->url("/fx/index.html"), "--record", record_.string()});
   fs::remove(script);
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_EQ(run.out, "replayed\n");

@@ -3,13 +3,13 @@
 
 #include <gtest/gtest.h>
 
-#define ASSERT_OK(expr)                                                 \
-  do {                                                                  \
-    const auto& vimgpt_result = (expr);                                 \
-    ASSERT_TRUE(vimgpt_result) << vimgpt_result.error().describe();     \
+#define ASSERT_OK(expr)                                             \
+  do {                                                              \
+    const auto& vimgpt_result = (expr);                             \
+    ASSERT_TRUE(vimgpt_result) << vimgpt_result.error().describe(); \
   } while (false)
-#define EXPECT_OK(expr)                                                 \
-  do {                                                                  \
-    const auto& vimgpt_result = (expr);                                 \
-    EXPECT_TRUE(vimgpt_result) << vimgpt_result.error().describe();     \
+#define EXPECT_OK(expr)                                             \
+  do {                                                              \
+    const auto& vimgpt_result = (expr);                             \
+    EXPECT_TRUE(vimgpt_result) << vimgpt_result.error().describe(); \
   } while (false)

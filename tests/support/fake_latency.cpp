@@ -4,6 +4,8 @@
 
 namespace vimgpt::test {
 
-void simulate_latency(std::chrono::milliseconds delay) { std::this_thread::sleep_for(delay); }
+void simulate_latency(std::chrono::milliseconds delay) {
+  std::this_thread::sleep_for(delay);
+}
 
 }  // namespace vimgpt::test

@@ -34,7 +34,9 @@ void expect_prefix_free(std::size_t count, std::size_t short_len, std::size_t lo
     EXPECT_TRUE(a.size() == short_len || a.size() == long_len) << a << " for n=" << count;
     EXPECT_TRUE(std::all_of(a.begin(), a.end(), [](char c) { return kAlphabet.find(c) != std::string_view::npos; }));
     for (const auto& b : labels) {
-      if (&a != &b) EXPECT_NE(b.rfind(a, 0), 0u) << a << " is a prefix of " << b << " for n=" << count;
+      if (&a != &b) {
+        EXPECT_NE(b.rfind(a, 0), 0u) << a << " is a prefix of " << b << " for n=" << count;
+      }
     }
   }
 }

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/base64.h"
 #include "common/result.h"
 
 namespace vimgpt::http {
@@ -150,8 +151,8 @@ Status check_status(const HttpResponse& response, const HttpRequest& request, st
 // values, URL query strings) from `text`, for messages and recordings.
 std::string redact(std::string_view text, const HttpRequest& request);
 
-// Standard base64 (RFC 4648, with padding).
-std::string base64_encode(std::string_view bytes);
-std::optional<std::string> base64_decode(std::string_view text);
+// Standard base64, shared with the rest of the project (common/base64.h).
+using vimgpt::base64_decode;
+using vimgpt::base64_encode;
 
 }  // namespace vimgpt::http

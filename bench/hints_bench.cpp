@@ -11,6 +11,7 @@
 
 #include "browser/browser.h"
 #include "hints/hints.h"
+#include "iteration_times.h"
 
 namespace {
 
@@ -58,7 +59,10 @@ Server& server() {
 
 browser::Tab& tab() {
   static std::unique_ptr<browser::Tab> instance = [] {
-    auto launched = browser::Tab::launch(cdp::LaunchOptions{});
+    // The saved pages reference other hosts: resolve nothing but loopback, so no request leaves the machine.
+    cdp::LaunchOptions options;
+    options.extra_args.emplace_back("--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1");
+    auto launched = browser::Tab::launch(options);
     if (!launched) throw std::runtime_error(launched.error().describe());
     return std::move(*launched);
   }();
@@ -79,13 +83,16 @@ bool open(benchmark::State& state, const std::string& path) {
 // Overlay mode: find, label, put the markers in the page, take them away.
 void run_overlay_pass(benchmark::State& state) {
   std::size_t hints = 0;
+  bench::IterationTimes times(state);
   for (auto _ : state) {
+    times.begin();
     auto map = hints::find_hints(tab());
     if (!map) return state.SkipWithError(map.error().describe().c_str());
     if (auto shown = hints::show_overlay(tab(), *map); !shown)
       return state.SkipWithError(shown.error().describe().c_str());
     if (auto removed = hints::remove_overlay(tab()); !removed)
       return state.SkipWithError(removed.error().describe().c_str());
+    times.end();
     hints = map->size();
   }
   const double elements = element_count();
@@ -100,11 +107,14 @@ void run_image_pass(benchmark::State& state) {
   auto frame = tab().screenshot();
   if (!frame) return state.SkipWithError(frame.error().describe().c_str());
   std::size_t hints = 0;
+  bench::IterationTimes times(state);
   for (auto _ : state) {
+    times.begin();
     auto map = hints::find_hints(tab());
     if (!map) return state.SkipWithError(map.error().describe().c_str());
     auto drawn = hints::draw_labels(*frame, *map);
     if (!drawn) return state.SkipWithError(drawn.error().describe().c_str());
+    times.end();
     hints = map->size();
   }
   state.counters["hints"] = static_cast<double>(hints);
@@ -118,10 +128,13 @@ void BM_HintPassImage(benchmark::State& state) {
 }
 void BM_FindOnly(benchmark::State& state) {
   if (!open(state, "/gen/" + std::to_string(state.range(0)))) return;
+  bench::IterationTimes times(state);
   for (auto _ : state) {
+    times.begin();
     auto map = hints::find_hints(tab());
     if (!map) return state.SkipWithError(map.error().describe().c_str());
     benchmark::DoNotOptimize(map->size());
+    times.end();
   }
 }
 

@@ -7,6 +7,7 @@
 #include <random>
 #include <sstream>
 
+#include "iteration_times.h"
 #include "vision/vision.h"
 
 namespace {
@@ -95,11 +96,14 @@ void BM_FrameToRequest(benchmark::State& state) {
   const ImageOptions image{static_cast<int>(state.range(1)), format, 85};
   auto client = bench_client(image);
   PreparedRequest prepared;
+  vimgpt::bench::IterationTimes times(state);
   for (auto _ : state) {
+    times.begin();
     auto encoded = prepare_image(page_frame(), image);
     auto request = client->prepare(step_with(std::move(*encoded)));
     prepared = std::move(*request);
     benchmark::DoNotOptimize(prepared.body.data());
+    times.end();
   }
   report(state, prepared);
 }
@@ -117,9 +121,12 @@ void BM_CapturedJpegPassThrough(benchmark::State& state) {
   const EncodedImage captured = *encode_image(page_frame(), ImageFormat::Jpeg, 85);
   auto client = bench_client(image);
   PreparedRequest prepared;
+  vimgpt::bench::IterationTimes times(state);
   for (auto _ : state) {
+    times.begin();
     prepared = std::move(*client->prepare(step_with(captured)));
     benchmark::DoNotOptimize(prepared.body.data());
+    times.end();
   }
   report(state, prepared);
 }
@@ -131,9 +138,12 @@ void BM_CapturedPngToJpeg(benchmark::State& state) {
   const EncodedImage captured = *encode_image(page_frame(), ImageFormat::Png, 85);
   auto client = bench_client(image);
   PreparedRequest prepared;
+  vimgpt::bench::IterationTimes times(state);
   for (auto _ : state) {
+    times.begin();
     prepared = std::move(*client->prepare(step_with(captured)));
     benchmark::DoNotOptimize(prepared.body.data());
+    times.end();
   }
   report(state, prepared);
 }

@@ -55,6 +55,25 @@ Result<std::string> normalize_url(std::string_view url);
 Json to_json(const Action& action);
 std::string describe(const Action& action);
 
+// ---- Policy: where the agent may go ----------------------------------------------------------------------
+
+// --allow-domain / --block-domain. "example.com" names that host; "*.example.com" names it and every
+// subdomain. Block wins over allow; with any allow pattern, every other host is refused. Only http and https.
+class NavigationPolicy {
+ public:
+  static Result<NavigationPolicy> create(std::vector<std::string> allow, std::vector<std::string> block);
+  // Why `url` may not load, or nothing when it may.
+  [[nodiscard]] std::optional<std::string> refusal(const std::string& url) const;
+  [[nodiscard]] bool restricts() const { return !allow_.empty() || !block_.empty(); }
+
+ private:
+  std::vector<std::string> allow_;
+  std::vector<std::string> block_;
+};
+
+// The host of an http(s) URL, lowercased; empty when there is none.
+std::string url_host(std::string_view url);
+
 // ---- Planning: where the next action comes from -----------------------------------------------------------
 
 struct Observation {

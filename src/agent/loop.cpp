@@ -263,6 +263,13 @@ RunResult Agent::run(const StepCallback& on_step) {
           !settled && settled.error().kind == ErrorKind::BrowserExited) {
         acted = failed(settled.error());
       }
+      const auto blocked = s.tab.take_blocked();
+      for (const auto& refused : blocked) {
+        acted.ok = false;
+        acted.message += "; navigation to " + refused.url + " was blocked: " + refused.reason;
+      }
+      if (!blocked.empty()) [[maybe_unused]]
+        auto stayed = s.tab.leave_error_page();
       for (const auto& dialog : s.tab.take_dialogs()) {
         acted.message += "; the page showed a " + dialog.type + " dialog: \"" + dialog.message + "\" (dismissed)";
       }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -79,10 +80,21 @@ struct SettleOptions {
   milliseconds idle_cap{3000};   // then for network-almost-idle at most this long
 };
 
+// Decides whether a document may load (top-level or frame): the reason it may not, or nothing.
+using NavigationFilter = std::function<std::optional<std::string>(const std::string& url)>;
+
+struct BlockedNavigation {
+  std::string url;
+  std::string reason;
+};
+
 struct TabOptions {
   Viewport viewport;
   SettleOptions settle;
   std::string user_agent;
+  // When set, every document request is held (Fetch domain) until the filter allows it, so a refused one
+  // never leaves the browser, whether the model asked for it or a click or script caused it.
+  NavigationFilter navigation_filter;
 };
 
 // A frame the page runs out of process (a cross-origin iframe), reached through its own flattened session.
@@ -97,7 +109,8 @@ class Tab {
   // Launches a local Chromium and opens its first tab.
   static Result<std::unique_ptr<Tab>> launch(const cdp::LaunchOptions& launch, const TabOptions& options = {});
   // Opens a tab on an existing connection (a remote browser).
-  static Result<std::unique_ptr<Tab>> open(const std::shared_ptr<cdp::Connection>& connection, const TabOptions& options = {});
+  static Result<std::unique_ptr<Tab>> open(const std::shared_ptr<cdp::Connection>& connection,
+                                           const TabOptions& options = {});
   struct Impl;
   ~Tab();
   Tab(const Tab&) = delete;
@@ -137,6 +150,11 @@ class Tab {
   // The same in the isolated world of an out-of-process child frame.
   Result<Json> evaluate_in_frame(const ChildFrame& frame, std::string_view expression);
   [[nodiscard]] std::vector<ChildFrame> child_frames() const;
+
+  // Navigations the filter refused since the last call.
+  std::vector<BlockedNavigation> take_blocked();
+  // After a refused navigation Chromium shows its error page; this returns to the page before it.
+  Status leave_error_page();
 
   // Dialogs opened since the last call; each was dismissed (alert accepted) so the page could go on.
   std::vector<Dialog> take_dialogs();

@@ -8,6 +8,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// After the load event, the page counts as settled once no request has been in flight this long.
+constexpr milliseconds kNetworkQuiet{100};
+
 milliseconds remaining(Clock::time_point deadline) {
   return std::max(milliseconds{0}, std::chrono::duration_cast<milliseconds>(deadline - Clock::now()));
 }
@@ -28,6 +31,31 @@ void Tab::Impl::on_event(const cdp::Event& event) {
     // Alerts and beforeunload are accepted so the page (and a navigation) can go on; questions are declined.
     const bool accept = type == "alert" || type == "beforeunload";
     connection->post("Page.handleJavaScriptDialog", {{"accept", accept}}, session_id);
+  } else if (method == "Fetch.requestPaused") {
+    // Only document requests are paused (see attach); decide and let the browser go on at once.
+    const std::string url = event.params["request"].value("url", "");
+    const std::string request = event.params.value("requestId", "");
+    const auto refusal = options.navigation_filter ? options.navigation_filter(url) : std::nullopt;
+    if (refusal) {
+      blocked.push_back({url, *refusal});
+      connection->post("Fetch.failRequest", {{"requestId", request}, {"errorReason", "BlockedByClient"}},
+                       event.session_id);
+    } else {
+      connection->post("Fetch.continueRequest", {{"requestId", request}}, event.session_id);
+    }
+  } else if (method == "Connection.closed") {
+    network_cv.notify_all();  // nobody waits for a quiet network on a dead browser
+  } else if (method.rfind("Network.", 0) == 0 && event.session_id == session_id) {
+    const std::string request = event.params.value("requestId", "");
+    if (method == "Network.requestWillBeSent") {
+      requests_in_flight.insert(request);
+    } else if (method == "Network.loadingFinished" || method == "Network.loadingFailed") {
+      requests_in_flight.erase(request);
+    } else {
+      return;
+    }
+    network_changed = std::chrono::steady_clock::now();
+    network_cv.notify_all();
   } else if (method == "Page.frameNavigated" && event.session_id == session_id) {
     const auto& frame = event.params["frame"];
     if (!frame.contains("parentId")) {
@@ -73,6 +101,7 @@ Status Tab::Impl::attach(const std::string& target) {
     crashed = false;
     child_frames.clear();
     child_contexts.clear();
+    requests_in_flight.clear();
   }
   page_events = std::make_unique<cdp::EventQueue>(*connection, [session](const cdp::Event& event) {
     return event.session_id == session &&
@@ -80,7 +109,11 @@ Status Tab::Impl::attach(const std::string& target) {
             event.method == "Page.frameStartedLoading" || event.method == "Page.frameRequestedNavigation" ||
             event.method == "Page.navigatedWithinDocument");
   });
+  if (options.navigation_filter) {
+    VIMGPT_TRY_VOID(call("Fetch.enable", {{"patterns", Json::array({{{"resourceType", "Document"}}})}}));
+  }
   VIMGPT_TRY_VOID(call("Page.enable"));
+  VIMGPT_TRY_VOID(call("Network.enable", {{"maxTotalBufferSize", 0}, {"maxResourceBufferSize", 0}}));
   VIMGPT_TRY_VOID(call("Page.setLifecycleEventsEnabled", {{"enabled", true}}));
   VIMGPT_TRY_VOID(call("Inspector.enable"));
   // Cross-origin iframes run in their own processes; auto-attach gives each a flattened session.
@@ -150,8 +183,18 @@ Status Tab::Impl::wait_for_new_tab_load() {
   return ok();
 }
 
-// Waits for the load event of a navigation (the given loader, or the next main-frame one), then for
-// network-almost-idle. Both are capped: a page that never finishes loading still lets the run go on.
+void Tab::Impl::wait_for_network_quiet(milliseconds quiet, milliseconds cap) {
+  const auto deadline = Clock::now() + cap;
+  std::unique_lock lock(mutex);
+  while (Clock::now() < deadline && connection->alive()) {
+    const auto quiet_at = network_changed + quiet;
+    if (requests_in_flight.empty() && Clock::now() >= quiet_at) return;
+    network_cv.wait_until(lock, requests_in_flight.empty() ? std::min(quiet_at, deadline) : deadline);
+  }
+}
+
+// Waits for the load event of a navigation (the given loader, or the next main-frame one), then for the
+// network to go quiet. Both are capped: a page that never finishes loading still lets the run go on.
 Status Tab::Impl::wait_for_navigation(std::string loader_id, milliseconds load_cap) {
   const auto deadline = Clock::now() + load_cap;
   if (loader_id.empty()) {
@@ -166,9 +209,8 @@ Status Tab::Impl::wait_for_navigation(std::string loader_id, milliseconds load_c
   auto loaded =
       page_events->wait([&](const cdp::Event& e) { return is_lifecycle(e, "load", loader_id); }, remaining(deadline));
   if (!loaded && loaded.error().kind != ErrorKind::Timeout) return loaded.failure();
-  auto idle = page_events->wait([&](const cdp::Event& e) { return is_lifecycle(e, "networkAlmostIdle", loader_id); },
-                                options.settle.idle_cap);
-  if (!idle && idle.error().kind != ErrorKind::Timeout) return idle.failure();
+  wait_for_network_quiet(kNetworkQuiet, options.settle.idle_cap);
+  if (!connection->alive()) return fail(ErrorKind::BrowserExited, connection->closed_reason());
   page_events->drain();  // what is left belongs to this navigation: the next wait starts clean
   return ok();
 }
@@ -245,6 +287,15 @@ Status Tab::navigate(std::string_view url) {
   VIMGPT_TRY(Json result,
              impl_->call("Page.navigate", {{"url", url}}, impl_->options.settle.load_cap + kCommandTimeout));
   if (const auto error = result.value("errorText", ""); !error.empty()) {
+    std::optional<BlockedNavigation> refused;
+    {
+      std::scoped_lock lock(impl_->mutex);
+      if (error == "net::ERR_BLOCKED_BY_CLIENT" && !impl_->blocked.empty()) refused = impl_->blocked.back();
+    }
+    if (refused) {
+      VIMGPT_TRY_VOID(leave_error_page());
+      return fail(ErrorKind::Refused, "navigation to " + refused->url + " was blocked: " + refused->reason);
+    }
     return fail(ErrorKind::Navigation, "could not load " + std::string(url) + ": " + error);
   }
   const std::string loader = result.value("loaderId", "");
@@ -263,6 +314,15 @@ Status Tab::Impl::navigate_history(int offset) {
   page_events->drain();
   VIMGPT_TRY_VOID(call("Page.navigateToHistoryEntry", {{"entryId", entries[target].value("id", 0)}}));
   return wait_for_navigation("", options.settle.load_cap);
+}
+
+// A refused navigation commits Chromium's error page; step back so the agent stays where it was.
+Status Tab::leave_error_page() {
+  VIMGPT_TRY(Json tree, impl_->call("Page.getFrameTree"));
+  if (!tree["frameTree"]["frame"].contains("unreachableUrl")) return ok();  // not an error page
+  VIMGPT_TRY(Json history, impl_->call("Page.getNavigationHistory"));
+  if (history.value("currentIndex", 0) < 1) return ok();
+  return impl_->navigate_history(-1);
 }
 
 Status Tab::go_back() {
@@ -330,6 +390,11 @@ const Viewport& Tab::viewport() const {
 std::vector<Dialog> Tab::take_dialogs() {
   std::scoped_lock lock(impl_->mutex);
   return std::exchange(impl_->dialogs, {});
+}
+
+std::vector<BlockedNavigation> Tab::take_blocked() {
+  std::scoped_lock lock(impl_->mutex);
+  return std::exchange(impl_->blocked, {});
 }
 
 std::vector<ChildFrame> Tab::child_frames() const {

@@ -1,8 +1,11 @@
 // Private to src/browser: the state behind a Tab.
 #pragma once
 
+#include <chrono>
+#include <condition_variable>
 #include <map>
 #include <mutex>
+#include <set>
 
 #include "browser/browser.h"
 
@@ -26,6 +29,12 @@ struct Tab::Impl {
   // Everything below is written by event handlers on the connection's reader thread.
   mutable std::mutex mutex;
   std::vector<Dialog> dialogs;
+  std::vector<BlockedNavigation> blocked;
+  // Requests of the working target still in flight, for "network quiet" (Chromium's networkAlmostIdle
+  // waits a fixed 500 ms+ even when nothing is loading).
+  std::set<std::string> requests_in_flight;
+  std::chrono::steady_clock::time_point network_changed = std::chrono::steady_clock::now();
+  std::condition_variable network_cv;
   std::vector<std::string> opened_targets;  // pages this tab opened, not yet followed
   bool current_target_destroyed = false;
   bool crashed = false;
@@ -47,6 +56,8 @@ struct Tab::Impl {
   Result<Json> evaluate_with(std::string_view session, std::optional<int> context, std::string_view expression);
   Status wait_for_navigation(std::string loader_id, milliseconds load_cap);
   Status wait_for_new_tab_load();
+  // Waits until no request has been in flight for `quiet`, at most `cap`.
+  void wait_for_network_quiet(milliseconds quiet, milliseconds cap);
   Status apply_viewport();
   Status navigate_history(int offset);
   // Before an action: follow tabs the page opened and forget events from before the action.

@@ -59,6 +59,20 @@ class Transport {
 // ends and reaps the child and removes a temporary profile.
 Result<std::unique_ptr<Transport>> launch_chromium(const LaunchOptions& options);
 
+inline constexpr milliseconds kDefaultConnectTimeout{10000};
+
+// Connects to a browser that is already running (a Chromium with --remote-debugging-port, browserless,
+// Selenium Grid) at its browser-level ws:// or wss:// DevTools URL. wss:// verifies the certificate against
+// the system's roots and the host name. Each phase (resolve, connect, TLS, handshake) gets `timeout`.
+// A link lost later is ErrorKind::BrowserExited from receive(), as for a dead pipe.
+Result<std::unique_ptr<Transport>> connect_websocket(std::string_view url,
+                                                     milliseconds timeout = kDefaultConnectTimeout);
+// http://HOST:PORT (or https://) → the webSocketDebuggerUrl its /json/version announces; a ws:// or wss://
+// URL is returned as it is. InvalidArgument for anything else.
+Result<std::string> resolve_browser_url(std::string_view http_or_ws_url, milliseconds timeout = kDefaultConnectTimeout);
+// resolve_browser_url, then connect_websocket.
+Result<std::unique_ptr<Transport>> connect_browser(std::string_view url, milliseconds timeout = kDefaultConnectTimeout);
+
 struct Event {
   std::string method;
   Json params;

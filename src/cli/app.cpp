@@ -120,7 +120,7 @@ int run_command(Options o) {
 
   ::signal(SIGINT, on_sigint);
   ::signal(SIGTERM, on_sigint);
-  auto tab = browser::Tab::launch(*launch, *tab_settings);
+  auto tab = open_browser_tab(o, *launch, *tab_settings);
   if (!tab) {
     std::cerr << "vimgpt: " << tab.error().message << "\n";
     return 1;
@@ -255,6 +255,20 @@ int main(int argc, char** argv) {
   auto* report = app.add_subcommand("report", "Rebuild report.html of a recorded run from its steps.jsonl");
   report->add_option("dir", dir, "The --record folder")->required();
 
+  BatchFlags batch_flags;
+  auto* batch = app.add_subcommand("batch", "Run the tasks of a JSON Lines file in parallel, resumably");
+  batch->add_option("tasks", batch_flags.tasks_file, "TASKS.jsonl: {\"id\", \"objective\", \"start_url\"?, ...}")
+      ->required();
+  batch->add_option("--parallel", batch_flags.parallel, "Tasks at once (default 1)");
+  batch->add_option("--out", batch_flags.out, "RESULTS.jsonl, appended; ids already in it are skipped")->required();
+  batch->add_option("--record-dir", batch_flags.record_dir, "Record each task into DIR/<id>");
+  add_browser_flags(*batch, options);
+  add_model_flags(*batch, options);
+  batch->add_option("--start-url", options.start_url, "First page of tasks that name none");
+  batch->add_option("--max-steps", options.max_steps, "Step budget of tasks that name none (default 30)");
+  batch->add_option("--timeout", options.timeout_seconds, "Time budget per task in seconds (default: none)");
+  batch->add_option("--settle-ms", options.settle_ms, "Longest wait for a page to settle (default 3000)");
+
   auto* devices = app.add_subcommand("devices", "List audio input devices (for --mic)");
   app.require_subcommand(0, 1);
 
@@ -275,6 +289,7 @@ int main(int argc, char** argv) {
   if (*ask) return ask_command(options, image, objective);
   if (*report) return report_command(dir);
   if (*devices) return devices_command();
+  if (*batch) return batch_command(options, batch_flags);
   return run_command(options);
 }
 

@@ -25,7 +25,7 @@ Status write_bytes(const std::string& path, const std::string& bytes) {
 Result<std::unique_ptr<browser::Tab>> open_tab(const Options& options, const Config& config) {
   VIMGPT_TRY(auto launch, launch_options(options, config));
   VIMGPT_TRY(auto tab_settings, tab_options(options));
-  return browser::Tab::launch(launch, tab_settings);
+  return open_browser_tab(options, launch, tab_settings);
 }
 
 }  // namespace

@@ -16,4 +16,15 @@ int ask_command(const Options& options, const std::string& image_path, const std
 int report_command(const std::string& dir);
 int devices_command();
 
+struct BatchFlags {
+  std::string tasks_file;
+  int parallel = 1;
+  std::string out;
+  std::string record_dir;
+};
+int batch_command(const Options& options, const BatchFlags& flags);
+// A local Chromium, or with --browser a fresh context on the first remote endpoint.
+Result<std::unique_ptr<browser::Tab>> open_browser_tab(const Options& options, const cdp::LaunchOptions& launch,
+                                                      const browser::TabOptions& tab);
+
 }  // namespace vimgpt::cli

@@ -21,6 +21,9 @@ void add_browser_flags(CLI::App& app, Options& o) {
                  "Persistent browser profile folder (default: a fresh temporary one)");
   app.add_option("--user-agent", o.user_agent, "User-Agent override");
   app.add_option("--extension", o.extension, "Load an unpacked extension folder (e.g. a real Vimium)");
+  app.add_option(
+      "--browser", o.browsers,
+      "Use a running browser: ws://HOST:PORT/devtools/browser/ID or http://HOST:PORT (repeatable for batch)");
 }
 
 void add_model_flags(CLI::App& app, Options& o) {
@@ -61,6 +64,9 @@ void add_run_flags(CLI::App& app, Options& o) {
       "-q,--quiet", [&o](std::int64_t n) { o.verbosity -= static_cast<int>(n); }, "Less output");
   app.add_option("--secret", o.secrets, "NAME=VALUE: the model types <secret:NAME>, the value is never shown to it");
   app.add_option("--secrets-file", o.secrets_file, "File of NAME=VALUE lines");
+  app.add_option("--allow-domain", o.allow_domains,
+                 "Only these hosts may load (repeatable; *.example.com for subdomains)");
+  app.add_option("--block-domain", o.block_domains, "These hosts never load (repeatable; wins over --allow-domain)");
   app.add_option("--hint-mode", o.hint_mode, "How labels are drawn: overlay, image, both-frames");
   app.add_option("--observe", o.observe, "What the model gets: vision (the picture) or hybrid (plus the hint list)");
   app.add_flag("--voice", o.voice, "Speak the objective (default microphone)");
@@ -105,6 +111,11 @@ Result<browser::TabOptions> tab_options(const Options& o) {
   browser::TabOptions tab;
   tab.viewport = {viewport.width, viewport.height, 1.0};
   tab.user_agent = o.user_agent;
+  auto policy = agent::NavigationPolicy::create(o.allow_domains, o.block_domains);
+  if (!policy) return policy.failure();
+  if (policy->restricts()) {
+    tab.navigation_filter = [policy = *policy](const std::string& url) { return policy.refusal(url); };
+  }
   return tab;
 }
 

@@ -28,6 +28,8 @@ struct Options {
   bool json = false;
   int verbosity = 0;  // -v +1, -q -1
   std::vector<std::string> secrets;
+  std::vector<std::string> allow_domains;
+  std::vector<std::string> block_domains;
   std::string secrets_file;
   // browser
   bool headed = false;
@@ -36,6 +38,7 @@ struct Options {
   std::string user_data_dir;
   std::string user_agent;
   std::string extension;
+  std::vector<std::string> browsers;  // --browser: remote DevTools endpoints instead of a local Chromium
   // hints and observation
   std::string hint_mode = "overlay";
   std::string observe = "vision";

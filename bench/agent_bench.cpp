@@ -1,0 +1,138 @@
+// The loopback world for the per-step agent benchmark (figure 5) and its peer: a multi-page site and two
+// fake OpenAI-compatible model servers (one instant, one answering after 2 s) that play the same task for
+// whoever asks. bench/run starts `agent_bench --serve`, reads the URLs from its first stdout line, runs the
+// vimgpt binary and bench/peer against them one at a time, and closes stdin to stop it.
+//
+// The task: /step/1 .. /step/N-1 each have 20 topic links and a "Next" link (click it); /step/N has a
+// search form (click the field and type); /results is the end (done). The model decides from the last page
+// the site served: runs are sequential, so that is the page the agent is looking at. The label to click is
+// read from the hint list when the request carries one (vimgpt --observe hybrid), else it is the Vimium
+// label of the element's position among the page's links, buttons and fields (what the peer labels).
+#include <httplib.h>
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+#include <string>
+
+#include "hints/hints.h"
+#include "support/fake_model_server.h"
+#include "support/site_server.h"
+
+namespace {
+
+using vimgpt::test::FakeModelServer;
+using vimgpt::test::ReceivedRequest;
+using vimgpt::test::ScriptedReply;
+using vimgpt::test::SiteServer;
+
+constexpr int kSteps = 6;   // pages in the chain; the last has the search form
+constexpr int kTopics = 20;  // topic links before the target on every page
+
+std::string topics() {
+  std::string html = "<nav><ul>";
+  for (int i = 0; i < kTopics; ++i)
+    html += "<li><a href=\"/topic/" + std::to_string(i) + "\">Topic " + std::to_string(i) + "</a></li>";
+  return html + "</ul></nav>";
+}
+
+std::string page(const std::string& title, const std::string& body) {
+  return "<!doctype html><html><head><title>" + title +
+         "</title><style>body{font:15px sans-serif;margin:16px}li{display:inline-block;margin:3px 8px}"
+         "p{max-width:900px}</style></head><body><h1>" +
+         title + "</h1>" + body + "</body></html>";
+}
+
+const std::string kProse =
+    "<p>The guide walks through the city's neighbourhoods one at a time, with opening hours, prices and the "
+    "quickest way between them. Each part ends with a link to the next one.</p>";
+
+void routes(httplib::Server& server) {
+  server.Get(R"(/step/(\d+))", [](const httplib::Request& request, httplib::Response& response) {
+    const int step = std::stoi(request.matches[1]);
+    std::string body = topics() + kProse;
+    if (step < kSteps) {
+      body += "<p><a id=\"next\" href=\"/step/" + std::to_string(step + 1) + "\">Next: part " +
+              std::to_string(step + 1) + "</a></p>";
+    } else {
+      body += "<form action=\"/results\" method=\"get\"><input name=\"q\" placeholder=\"Search the guide\" "
+              "aria-label=\"Search the guide\" style=\"width:300px\"> <button type=\"submit\">Search</button>"
+              "</form>";
+    }
+    response.set_content(page("Guide, part " + std::to_string(step), body), "text/html");
+  });
+  server.Get("/results", [](const httplib::Request& request, httplib::Response& response) {
+    response.set_content(page("Results", "<p>3 results for " + request.get_param_value("q") + "</p>" + topics()),
+                         "text/html");
+  });
+  server.Get(R"(/topic/(\d+))", [](const httplib::Request&, httplib::Response& response) {
+    response.set_content(page("Topic", "<p>A topic.</p>"), "text/html");
+  });
+}
+
+// The label of the hint-list line containing `needle` ("[AB] link \"Next: part 3\" -> /step/3"), if any.
+std::string label_in_hint_text(const std::string& text, const std::string& needle) {
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find(needle) == std::string::npos) continue;
+    const auto open = line.find('[');
+    const auto close = line.find(']', open);
+    if (open != std::string::npos && close != std::string::npos) return line.substr(open + 1, close - open - 1);
+  }
+  return {};
+}
+
+std::string vimium_label(std::size_t count, std::size_t index) {
+  std::string label = vimgpt::hints::label_strings(count).at(index);
+  for (auto& c : label) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return label;
+}
+
+std::string current_page(const SiteServer& site) {
+  const auto requests = site.requests();
+  for (auto it = requests.rbegin(); it != requests.rend(); ++it)
+    if (it->path.starts_with("/step/") || it->path == "/results") return it->path;
+  return {};
+}
+
+std::string decide(const SiteServer& site, const ReceivedRequest& request) {
+  const std::string path = current_page(site);
+  if (path == "/results") return R"({"done": "3 results"})";
+  const int step = path.starts_with("/step/") ? std::stoi(path.substr(6)) : 0;
+  if (step <= 0) return R"({"done": null})";
+  if (step < kSteps) {
+    std::string label = label_in_hint_text(request.text, "Next: part");
+    if (label.empty()) label = vimium_label(kTopics + 1, kTopics);
+    return R"({"click": ")" + label + R"("})";
+  }
+  std::string label = label_in_hint_text(request.text, "Search the guide");
+  if (label.empty()) label = vimium_label(kTopics + 2, kTopics);
+  return R"({"click": ")" + label + R"(", "type": "lisbon"})";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || std::string(argv[1]) != "--serve") {
+    std::fprintf(stderr,
+                 "usage: agent_bench --serve\n"
+                 "Serves the per-step benchmark task on 127.0.0.1 until stdin closes; bench/run drives it.\n");
+    return 64;
+  }
+  SiteServer site(routes);
+  FakeModelServer instant;
+  FakeModelServer slow;
+  instant.set_responder([&](const ReceivedRequest& request) { return ScriptedReply::text(decide(site, request)); });
+  slow.set_responder([&](const ReceivedRequest& request) {
+    return ScriptedReply::slow(std::chrono::milliseconds(2000), decide(site, request));
+  });
+  std::cout << R"({"start_url": ")" << site.url("/step/1") << R"(", "model_instant": ")" << instant.url()
+            << R"(", "model_slow": ")" << slow.url() << R"(", "model_delay_ms": 2000, "steps_per_run": )"
+            << kSteps + 1 << "}" << std::endl;
+  for (std::string line; std::getline(std::cin, line);) {
+  }
+  std::fprintf(stderr, "agent_bench: %zu requests to the instant model, %zu to the slow one\n",
+               instant.request_count(), slow.request_count());
+  return 0;
+}

@@ -1,0 +1,68 @@
+#include <algorithm>
+#include <cctype>
+
+#include "agent/agent.h"
+
+namespace vimgpt::agent {
+namespace {
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  return out;
+}
+
+bool host_matches(const std::string& host, const std::string& pattern) {
+  if (pattern.rfind("*.", 0) == 0) {
+    const std::string base = pattern.substr(2);
+    return host == base || (host.size() > base.size() && host.ends_with("." + base));
+  }
+  return host == pattern;
+}
+
+}  // namespace
+
+std::string url_host(std::string_view url) {
+  const auto scheme_end = url.find("://");
+  if (scheme_end == std::string_view::npos) return "";
+  std::string_view rest = url.substr(scheme_end + 3);
+  rest = rest.substr(0, rest.find_first_of("/?#"));
+  if (const auto at = rest.rfind('@'); at != std::string_view::npos) rest.remove_prefix(at + 1);
+  if (!rest.empty() && rest.front() == '[') return lower(rest.substr(0, rest.find(']') + 1));  // IPv6
+  return lower(rest.substr(0, rest.find(':')));
+}
+
+Result<NavigationPolicy> NavigationPolicy::create(std::vector<std::string> allow, std::vector<std::string> block) {
+  NavigationPolicy policy;
+  for (auto* list : {&allow, &block}) {
+    for (auto& pattern : *list) {
+      pattern = lower(pattern);
+      const std::string host = pattern.rfind("*.", 0) == 0 ? pattern.substr(2) : pattern;
+      if (host.empty() || host.find_first_of("*/:@ ") != std::string::npos) {
+        return fail(ErrorKind::InvalidArgument,
+                    "--allow-domain/--block-domain take a host such as example.com or "
+                    "*.example.com, not '" +
+                        pattern + "'");
+      }
+    }
+  }
+  policy.allow_ = std::move(allow);
+  policy.block_ = std::move(block);
+  return policy;
+}
+
+std::optional<std::string> NavigationPolicy::refusal(const std::string& url) const {
+  const std::string scheme = lower(url.substr(0, url.find(':')));
+  if (scheme != "http" && scheme != "https") return "only http and https pages may load";
+  const std::string host = url_host(url);
+  for (const auto& pattern : block_) {
+    if (host_matches(host, pattern)) return host + " is blocked by --block-domain " + pattern;
+  }
+  if (allow_.empty()) return std::nullopt;
+  for (const auto& pattern : allow_) {
+    if (host_matches(host, pattern)) return std::nullopt;
+  }
+  return host + " is not in the allowed domains (--allow-domain)";
+}
+
+}  // namespace vimgpt::agent

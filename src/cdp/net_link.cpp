@@ -1,0 +1,170 @@
+// Remote-browser URLs, bounded network phases, and resolving http://HOST:PORT through /json/version.
+#include "cdp/net_link.h"
+
+#include <boost/beast/http.hpp>
+#include <charconv>
+#include <nlohmann/json.hpp>
+
+#include "cdp/cdp.h"
+
+namespace vimgpt::cdp {
+namespace link {
+
+namespace http = beast::http;
+
+std::string Endpoint::host_header() const {
+  const bool ipv6 = host.find(':') != std::string::npos;
+  return (ipv6 ? "[" + host + "]" : host) + ":" + port;
+}
+
+Result<Endpoint> parse_endpoint(std::string_view url) {
+  Endpoint endpoint;
+  const auto scheme_end = url.find("://");
+  if (scheme_end == std::string_view::npos) {
+    return fail(ErrorKind::InvalidArgument,
+                "a browser URL starts with ws://, wss://, http:// or https://, not '" + std::string(url) + "'");
+  }
+  const std::string_view scheme = url.substr(0, scheme_end);
+  if (scheme == "ws") {
+    endpoint.scheme = Scheme::Ws;
+  } else if (scheme == "wss") {
+    endpoint.scheme = Scheme::Wss;
+  } else if (scheme == "http") {
+    endpoint.scheme = Scheme::Http;
+  } else if (scheme == "https") {
+    endpoint.scheme = Scheme::Https;
+  } else {
+    return fail(ErrorKind::InvalidArgument,
+                "unsupported browser URL scheme '" + std::string(scheme) + "' (use ws, wss, http or https)");
+  }
+  std::string_view rest = url.substr(scheme_end + 3);
+  const auto path_start = rest.find_first_of("/?");
+  std::string_view authority = rest.substr(0, path_start);
+  endpoint.target = path_start == std::string_view::npos ? "/" : std::string(rest.substr(path_start));
+  if (endpoint.target.front() == '?') endpoint.target.insert(0, "/");
+  if (authority.find('@') != std::string_view::npos) {
+    return fail(ErrorKind::InvalidArgument, "credentials in a browser URL are not supported: " + std::string(url));
+  }
+  std::string_view port;
+  if (!authority.empty() && authority.front() == '[') {  // [::1]:9222
+    const auto close = authority.find(']');
+    if (close == std::string_view::npos) return fail(ErrorKind::InvalidArgument, "unclosed '[' in " + std::string(url));
+    endpoint.host = std::string(authority.substr(1, close - 1));
+    const std::string_view after = authority.substr(close + 1);
+    if (!after.empty() && after.front() != ':') {
+      return fail(ErrorKind::InvalidArgument, "unexpected text after ']' in " + std::string(url));
+    }
+    if (!after.empty()) port = after.substr(1);
+  } else {
+    const auto colon = authority.rfind(':');
+    endpoint.host = std::string(authority.substr(0, colon));
+    if (colon != std::string_view::npos) port = authority.substr(colon + 1);
+  }
+  if (endpoint.host.empty()) return fail(ErrorKind::InvalidArgument, "no host in browser URL " + std::string(url));
+  if (port.empty()) {
+    endpoint.port = endpoint.tls() ? "443" : "80";
+  } else {
+    int number = 0;
+    const auto [end, error] = std::from_chars(port.data(), port.data() + port.size(), number);
+    if (error != std::errc() || end != port.data() + port.size() || number < 1 || number > 65535) {
+      return fail(ErrorKind::InvalidArgument, "bad port '" + std::string(port) + "' in " + std::string(url));
+    }
+    endpoint.port = std::string(port);
+  }
+  return endpoint;
+}
+
+Status await(net::io_context& ioc, const bool& done, milliseconds timeout, const std::function<void()>& abort,
+             std::string_view phase) {
+  ioc.restart();
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!done && std::chrono::steady_clock::now() < deadline) {
+    ioc.run_one_until(deadline);
+  }
+  if (done) return ok();
+  abort();
+  ioc.restart();
+  ioc.run();  // the aborted operation's handler runs now, while what it refers to still exists
+  return fail(ErrorKind::Timeout, std::string(phase) + " took longer than " + std::to_string(timeout.count()) + " ms");
+}
+
+Status check(const beast::error_code& ec, ErrorKind kind, std::string_view phase) {
+  if (!ec) return ok();
+  return fail(kind, std::string(phase) + " failed: " + ec.message());
+}
+
+ssl::context make_tls_context() {
+  ssl::context context(ssl::context::tls_client);
+  context.set_default_verify_paths();
+  context.set_verify_mode(ssl::verify_peer);
+  return context;
+}
+
+namespace {
+
+template <typename Stream>
+Result<std::string> get(net::io_context& ioc, Stream& stream, const Endpoint& endpoint, milliseconds timeout) {
+  VIMGPT_TRY_VOID(connect(ioc, stream, endpoint, timeout));
+  auto& socket_layer = beast::get_lowest_layer(stream);
+  http::request<http::empty_body> request{http::verb::get, endpoint.target, 11};
+  request.set(http::field::host, endpoint.host_header());
+  request.set(http::field::user_agent, "vimgpt");
+  http::response<http::string_body> response;
+  beast::flat_buffer buffer;
+  beast::error_code ec;
+  bool done = false;
+  const std::string what = "GET " + endpoint.host_header() + endpoint.target;
+  http::async_write(stream, request, [&](beast::error_code e, std::size_t) {
+    if (e) {
+      ec = e;
+      done = true;
+      return;
+    }
+    http::async_read(stream, buffer, response, [&](beast::error_code e2, std::size_t) {
+      ec = e2;
+      done = true;
+    });
+  });
+  VIMGPT_TRY_VOID(await(
+      ioc, done, timeout, [&] { socket_layer.socket().close(); }, what));
+  VIMGPT_TRY_VOID(check(ec, ErrorKind::Network, what));
+  if (response.result() != http::status::ok) {
+    return fail(ErrorKind::Protocol, what + " answered HTTP " + std::to_string(response.result_int()) + ": " +
+                                         response.body().substr(0, 200));
+  }
+  return response.body();
+}
+
+}  // namespace
+}  // namespace link
+
+Result<std::string> resolve_browser_url(std::string_view http_or_ws_url, milliseconds timeout) {
+  VIMGPT_TRY(link::Endpoint endpoint, link::parse_endpoint(http_or_ws_url));
+  if (endpoint.scheme == link::Scheme::Ws || endpoint.scheme == link::Scheme::Wss) return std::string(http_or_ws_url);
+  // Whatever path was given, the browser-level WebSocket is announced by /json/version.
+  endpoint.target = "/json/version";
+  link::net::io_context ioc;
+  Result<std::string> body = std::string();
+  try {
+    if (endpoint.tls()) {
+      auto context = link::make_tls_context();
+      link::beast::ssl_stream<link::beast::tcp_stream> stream(ioc, context);
+      body = link::get(ioc, stream, endpoint, timeout);
+    } else {
+      link::beast::tcp_stream stream(ioc);
+      body = link::get(ioc, stream, endpoint, timeout);
+    }
+  } catch (const std::exception& e) {  // Asio and OpenSSL report some setup failures by throwing
+    return fail(ErrorKind::Network, "asking " + std::string(http_or_ws_url) + " for its browser: " + e.what());
+  }
+  if (!body) return body.failure();
+  const Json version = Json::parse(*body, nullptr, /*allow_exceptions=*/false);
+  if (!version.is_object() || !version.contains("webSocketDebuggerUrl") ||
+      !version["webSocketDebuggerUrl"].is_string()) {
+    return fail(ErrorKind::Protocol,
+                std::string(http_or_ws_url) + "/json/version has no webSocketDebuggerUrl (is it a DevTools endpoint?)");
+  }
+  return version["webSocketDebuggerUrl"].get<std::string>();
+}
+
+}  // namespace vimgpt::cdp

@@ -1,0 +1,403 @@
+// `vimgpt batch`: many tasks, N workers, each task in its own browser context, spread over remote browser
+// endpoints (or one local Chromium per worker), results appended as JSON Lines as each task ends.
+#include "cli/batch.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <condition_variable>
+#include <cstdio>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <thread>
+
+#include "cli/commands.h"
+
+namespace vimgpt::cli {
+
+Result<std::vector<BatchTask>> parse_tasks(std::istream& in) {
+  std::vector<BatchTask> tasks;
+  std::set<std::string> seen;
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    const auto first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos || line[first] == '#') continue;
+    const std::string where = "task line " + std::to_string(number);
+    const auto json = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (!json.is_object()) return fail(ErrorKind::InvalidArgument, where + " is not a JSON object");
+    BatchTask task;
+    if (json.contains("id") && json["id"].is_string()) task.id = json["id"].get<std::string>();
+    if (json.contains("id") && json["id"].is_number_integer()) task.id = std::to_string(json["id"].get<long>());
+    if (task.id.empty()) return fail(ErrorKind::InvalidArgument, where + " has no \"id\"");
+    if (!seen.insert(task.id).second)
+      return fail(ErrorKind::InvalidArgument, where + ": id " + task.id + " is used twice");
+    if (!json.contains("objective") || !json["objective"].is_string() || json["objective"].get<std::string>().empty()) {
+      return fail(ErrorKind::InvalidArgument, where + " has no \"objective\"");
+    }
+    task.objective = json["objective"].get<std::string>();
+    if (json.contains("start_url") && json["start_url"].is_string()) task.start_url = json["start_url"];
+    if (json.contains("max_steps")) {
+      if (!json["max_steps"].is_number_integer() || json["max_steps"].get<int>() < 1) {
+        return fail(ErrorKind::InvalidArgument, where + ": max_steps takes a positive whole number");
+      }
+      task.max_steps = json["max_steps"].get<int>();
+    }
+    if (json.contains("answer") && !json["answer"].is_null()) {
+      task.answer = json["answer"].is_string() ? json["answer"].get<std::string>() : json["answer"].dump();
+    }
+    tasks.push_back(std::move(task));
+  }
+  return tasks;
+}
+
+std::set<std::string> finished_ids(const std::string& results_path) {
+  std::set<std::string> ids;
+  std::ifstream in(results_path);
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto json = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (json.is_object() && json.contains("id") && json["id"].is_string()) ids.insert(json["id"].get<std::string>());
+  }
+  return ids;
+}
+
+namespace {
+
+std::string normalized(std::string_view text) {
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) return {};
+  text = text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  return out;
+}
+
+}  // namespace
+
+std::string_view match_answer(std::string_view expected, const nlohmann::json& answer) {
+  const std::string given = normalized(answer.is_string() ? answer.get<std::string>()
+                                       : answer.is_null() ? ""
+                                                          : answer.dump());
+  const std::string want = normalized(expected);
+  if (given == want) return "exact";
+  if (!want.empty() && given.find(want) != std::string::npos) return "contains";
+  return "none";
+}
+
+std::string folder_name(std::string_view id) {
+  std::string name(id);
+  for (char& c : name) {
+    if (std::isalnum(static_cast<unsigned char>(c)) == 0 && c != '-' && c != '_' && c != '.') c = '_';
+  }
+  if (name.empty() || name == "." || name == "..") name = "_" + name;
+  return name;
+}
+
+namespace {
+
+std::atomic<bool> g_batch_interrupted{false};
+
+void on_batch_sigint(int) {
+  // As in `run`: the first Ctrl-C lets running steps finish and the results file is complete for every
+  // task that ended; a second one leaves now.
+  if (g_batch_interrupted.exchange(true)) ::_exit(130);
+}
+
+// One browser the workers share: a remote endpoint (one connection, a context per task) or a local
+// Chromium of one worker.
+struct Endpoint {
+  std::string name;
+  std::shared_ptr<cdp::Connection> connection;
+  std::atomic<bool> dead{false};
+};
+
+struct QueuedTask {
+  BatchTask task;
+  int attempts = 0;
+};
+
+// Everything the workers share, under one mutex.
+struct Batch {
+  std::mutex mutex;
+  std::deque<QueuedTask> queue;
+  std::ofstream out;
+  int done = 0;
+  int failed = 0;
+  int running = 0;
+  int retried = 0;
+  vision::Usage usage;
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  bool tty = false;
+  int total = 0;
+
+  void progress_locked() {
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    char line[200];
+    std::snprintf(line, sizeof line, "[%d/%d] done %d  failed %d  running %d  %.0fs  %lld tok", done + failed, total,
+                  done, failed, running, seconds,
+                  static_cast<long long>(usage.prompt_tokens + usage.completion_tokens));
+    std::string text = line;
+    if (usage.cost_known) {
+      std::snprintf(line, sizeof line, "  $%.4f", usage.cost_usd);
+      text += line;
+    }
+    // A terminal gets one line redrawn in place; a log gets nothing here (each result is its own line).
+    if (tty) std::cerr << "\r\033[K" << text << std::flush;
+  }
+};
+
+Result<std::shared_ptr<cdp::Connection>> connect_endpoint(const std::string& url) {
+  VIMGPT_TRY(auto transport, cdp::connect_browser(url));
+  return std::make_shared<cdp::Connection>(std::move(transport));
+}
+
+Endpoint* pick_endpoint(std::vector<std::unique_ptr<Endpoint>>& endpoints, std::size_t preferred) {
+  for (std::size_t i = 0; i < endpoints.size(); ++i) {
+    auto& candidate = endpoints[(preferred + i) % endpoints.size()];
+    if (!candidate->dead && candidate->connection->alive()) return candidate.get();
+  }
+  return nullptr;
+}
+
+struct TaskSettings {
+  const Options* options;
+  browser::TabOptions tab;
+  hints::CaptureOptions capture;
+  agent::Observe observe;
+  vision::ClientOptions model;
+  std::map<std::string, std::string> secrets;
+  std::string record_root;
+};
+
+nlohmann::json run_task(const TaskSettings& s, const BatchTask& task, Endpoint& endpoint, bool& endpoint_died) {
+  const auto start = std::chrono::steady_clock::now();
+  nlohmann::json line = {{"id", task.id}, {"browser", endpoint.name}};
+  auto finish = [&](std::string_view status, const std::string& message) {
+    line["status"] = status;
+    line["message"] = message;
+    line["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return line;
+  };
+  auto tab = browser::Tab::open(endpoint.connection, s.tab);
+  if (!tab) {
+    endpoint_died = !endpoint.connection->alive();
+    return finish("error", tab.error().message);
+  }
+  auto client = vision::Client::create(s.model);
+  if (!client) return finish("error", client.error().message);
+  std::vector<std::string> names;
+  for (const auto& [name, value] : s.secrets) names.push_back(name);
+  agent::AgentOptions options;
+  options.objective = task.objective;
+  options.start_url = task.start_url.empty() ? s.options->start_url : task.start_url;
+  options.max_steps = task.max_steps.value_or(s.options->max_steps);
+  options.timeout = std::chrono::milliseconds(static_cast<long>(s.options->timeout_seconds * 1000));
+  options.settle_cap = std::chrono::milliseconds(s.options->settle_ms);
+  options.capture = s.capture;
+  if (!s.record_root.empty()) options.record_dir = s.record_root + "/" + folder_name(task.id);
+  options.secrets = s.secrets;
+  options.interrupted = &g_batch_interrupted;
+  agent::Agent agent(options, **tab, std::make_unique<agent::ModelPlanner>(**client, s.observe, names));
+  const auto result = agent.run();
+  (*tab)->close();  // disposes of the task's browser context
+  endpoint_died = !endpoint.connection->alive();
+  line["answer"] = result.answer;
+  line["steps"] = result.steps;
+  line["prompt_tokens"] = result.usage.prompt_tokens;
+  line["completion_tokens"] = result.usage.completion_tokens;
+  line["tokens"] = result.usage.prompt_tokens + result.usage.completion_tokens;
+  line["cost_usd"] = result.usage.cost_known ? nlohmann::json(result.usage.cost_usd) : nlohmann::json(nullptr);
+  line["record_dir"] = result.record_dir;
+  if (task.answer) line["match"] = match_answer(*task.answer, result.answer);
+  return finish(agent::to_string(result.outcome), result.message);
+}
+
+void worker(const TaskSettings& settings, Batch& batch, std::vector<std::unique_ptr<Endpoint>>& endpoints,
+            std::size_t preferred) {
+  while (!g_batch_interrupted) {
+    Endpoint* endpoint = pick_endpoint(endpoints, preferred);
+    if (endpoint == nullptr) return;
+    QueuedTask next;
+    {
+      std::scoped_lock lock(batch.mutex);
+      if (batch.queue.empty()) return;
+      next = std::move(batch.queue.front());
+      batch.queue.pop_front();
+      ++batch.running;
+      batch.progress_locked();
+    }
+    bool died = false;
+    auto line = run_task(settings, next.task, *endpoint, died);
+    if (died) endpoint->dead = true;
+    line["attempts"] = next.attempts + 1;
+    std::scoped_lock lock(batch.mutex);
+    --batch.running;
+    const bool interrupted = line["status"] == "interrupted";
+    // A task cut short by its browser dying gets one more chance on another endpoint; one cut short by
+    // Ctrl-C gets no line at all, so resuming runs it again.
+    if (died && line["status"] != "done" && next.attempts == 0 && !interrupted) {
+      ++next.attempts;
+      ++batch.retried;
+      batch.queue.push_back(std::move(next));
+      if (batch.tty) std::cerr << "\r\033[K";
+      std::cerr << "browser " << endpoint->name << " is gone; task " << line["id"].get<std::string>()
+                << " will run again elsewhere\n";
+      continue;
+    }
+    if (interrupted) continue;
+    batch.out << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n" << std::flush;
+    if (line["status"] == "done") {
+      ++batch.done;
+    } else {
+      ++batch.failed;
+    }
+    if (line.contains("prompt_tokens")) {
+      vision::Usage usage;
+      usage.prompt_tokens = line["prompt_tokens"];
+      usage.completion_tokens = line["completion_tokens"];
+      usage.cost_known = !line["cost_usd"].is_null();
+      usage.cost_usd = line["cost_usd"].is_null() ? 0.0 : line["cost_usd"].get<double>();
+      batch.usage += usage;
+    }
+    if (batch.tty) std::cerr << "\r\033[K";
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%.1fs", line["seconds"].get<double>());
+    std::cerr << "task " << line["id"].get<std::string>() << ": " << line["status"].get<std::string>() << " ("
+              << line.value("steps", 0) << " steps, " << seconds << ")"
+              << (line.contains("match") ? "  match " + line["match"].get<std::string>() : "") << "\n";
+    batch.progress_locked();
+  }
+}
+
+}  // namespace
+
+int batch_command(const Options& o, const BatchFlags& flags) {
+  const Config config = Config::load();
+  auto usage_error = [](const std::string& message) {
+    std::cerr << "vimgpt: " << message << "\n";
+    return kExitUsage;
+  };
+  if (flags.parallel < 1 || flags.parallel > 64) return usage_error("--parallel takes 1 to 64");
+  if (flags.out.empty()) return usage_error("batch needs --out RESULTS.jsonl");
+  std::ifstream tasks_in(flags.tasks_file);
+  if (!tasks_in) return usage_error("cannot read " + flags.tasks_file);
+  auto tasks = parse_tasks(tasks_in);
+  if (!tasks) return usage_error(tasks.error().message);
+  TaskSettings settings{&o, {}, {}, {}, {}, {}, flags.record_dir};
+  auto tab = tab_options(o);
+  if (!tab) return usage_error(tab.error().message);
+  settings.tab = *tab;
+  auto capture = capture_options(o);
+  if (!capture) return usage_error(capture.error().message);
+  settings.capture = *capture;
+  auto observe = agent::parse_observe(o.observe);
+  if (!observe) return usage_error(observe.error().message);
+  settings.observe = *observe;
+  auto model = client_options(o, config);
+  if (!model) return usage_error(model.error().message);
+  settings.model = *model;
+  auto secret_values = secrets(o);
+  if (!secret_values) return usage_error(secret_values.error().message);
+  settings.secrets = *secret_values;
+  auto launch = launch_options(o, config);
+  if (!launch) return usage_error(launch.error().message);
+
+  Batch batch;
+  const auto finished = finished_ids(flags.out);
+  for (auto& task : *tasks) {
+    if (finished.count(task.id) == 0) batch.queue.push_back({std::move(task), 0});
+  }
+  batch.total = static_cast<int>(batch.queue.size());
+  if (!finished.empty()) std::cerr << "resuming: " << finished.size() << " tasks already in " << flags.out << "\n";
+  if (batch.queue.empty()) {
+    std::cerr << "nothing to do\n";
+    return 0;
+  }
+  // A torn last line (a crash mid-write) must not swallow the first new result.
+  bool needs_newline = false;
+  if (std::ifstream existing(flags.out, std::ios::binary | std::ios::ate); existing && existing.tellg() > 0) {
+    existing.seekg(-1, std::ios::end);
+    needs_newline = existing.get() != '\n';
+  }
+  batch.out.open(flags.out, std::ios::app);
+  if (!batch.out) return usage_error("cannot write " + flags.out);
+  if (needs_newline) batch.out << "\n";
+
+  ::signal(SIGINT, on_batch_sigint);
+  ::signal(SIGTERM, on_batch_sigint);
+  const int workers = std::min(flags.parallel, batch.total);
+  std::vector<std::unique_ptr<Endpoint>> endpoints;
+  if (!o.browsers.empty()) {
+    for (const auto& url : o.browsers) {
+      auto connection = connect_endpoint(url);
+      if (!connection) {
+        std::cerr << "vimgpt: skipping browser " << url << ": " << connection.error().message << "\n";
+        continue;
+      }
+      auto endpoint = std::make_unique<Endpoint>();
+      endpoint->name = url;
+      endpoint->connection = std::move(*connection);
+      endpoints.push_back(std::move(endpoint));
+    }
+  } else {
+    // One local Chromium per worker; tasks still get a fresh context each, so nothing leaks between them.
+    cdp::LaunchOptions local = *launch;
+    local.window_width = settings.tab.viewport.width;
+    local.window_height = settings.tab.viewport.height;
+    for (int i = 0; i < workers; ++i) {
+      auto transport = cdp::launch_chromium(local);
+      if (!transport) {
+        std::cerr << "vimgpt: " << transport.error().message << "\n";
+        continue;
+      }
+      auto endpoint = std::make_unique<Endpoint>();
+      endpoint->name = "local-" + std::to_string(i + 1);
+      endpoint->connection = std::make_shared<cdp::Connection>(std::move(*transport));
+      endpoints.push_back(std::move(endpoint));
+    }
+  }
+  if (endpoints.empty()) {
+    std::cerr << "vimgpt: no browser to run the batch on\n";
+    return 1;
+  }
+
+  batch.tty = ::isatty(STDERR_FILENO) != 0;
+  std::vector<std::thread> threads;
+  threads.reserve(static_cast<std::size_t>(workers));
+  for (int i = 0; i < workers; ++i) {
+    threads.emplace_back(worker, std::cref(settings), std::ref(batch), std::ref(endpoints),
+                         static_cast<std::size_t>(i) % endpoints.size());
+  }
+  for (auto& thread : threads) thread.join();
+  for (auto& endpoint : endpoints) endpoint->connection->close();
+
+  if (batch.tty) std::cerr << "\r\033[K";
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - batch.start).count();
+  const int left = static_cast<int>(batch.queue.size());
+  std::fprintf(stderr, "batch: %d done, %d failed, %d retried, %d not run, %.1fs\n", batch.done, batch.failed,
+               batch.retried, batch.total - batch.done - batch.failed, seconds);
+  if (g_batch_interrupted) return 130;
+  return left == 0 && batch.done + batch.failed == batch.total ? 0 : 1;
+}
+
+}  // namespace vimgpt::cli
+
+namespace vimgpt::cli {
+
+Result<std::unique_ptr<browser::Tab>> open_browser_tab(const Options& options, const cdp::LaunchOptions& launch,
+                                                       const browser::TabOptions& tab) {
+  if (options.browsers.empty()) return browser::Tab::launch(launch, tab);
+  VIMGPT_TRY(auto transport, cdp::connect_browser(options.browsers.front()));
+  // The tab holds the only reference: closing it disposes of its context and then drops the link.
+  return browser::Tab::open(std::make_shared<cdp::Connection>(std::move(transport)), tab);
+}
+
+}  // namespace vimgpt::cli

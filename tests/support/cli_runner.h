@@ -1,0 +1,27 @@
+// Runs the real vimgpt binary for end-to-end tests and reads what it recorded.
+#pragma once
+
+#include <sys/types.h>
+
+#include <filesystem>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace vimgpt::test {
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+  bool left_behind = false;  // a browser process or scratch folder outlived the run
+};
+
+// Runs vimgpt with `args` and its own TMPDIR; `on_started` may signal it (for the Ctrl-C test).
+CliRun run_vimgpt(const std::vector<std::string>& args, const std::function<void(pid_t)>& on_started = {});
+
+// steps.jsonl of a record folder, one object per finished step.
+std::vector<nlohmann::json> read_steps(const std::filesystem::path& dir);
+
+}  // namespace vimgpt::test

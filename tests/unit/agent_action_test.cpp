@@ -1,0 +1,139 @@
+// The action vocabulary: the seed's contract, its priority order, and what is refused.
+#include <gtest/gtest.h>
+
+#include "agent/agent.h"
+#include "support/assertions.h"
+
+namespace vimgpt::agent {
+namespace {
+
+Action parse(const char* json) {
+  auto action = parse_action(Json::parse(json));
+  EXPECT_TRUE(action) << json << ": " << (action ? "" : action.error().describe());
+  return action ? *action : Action{};
+}
+
+Error refusal(const Json& reply) {
+  auto action = parse_action(reply);
+  EXPECT_FALSE(action) << reply.dump();
+  return action ? Error{} : action.error();
+}
+
+TEST(AgentActions, SeedContract) {
+  EXPECT_EQ(parse(R"({"click": "AB"})").kind, ActionKind::Click);
+  EXPECT_EQ(parse(R"({"click": "AB"})").label, "AB");
+  EXPECT_EQ(parse(R"({"type": "hello"})").kind, ActionKind::Type);
+  const Action both = parse(R"({"click": "AB", "type": "hello"})");
+  EXPECT_EQ(both.kind, ActionKind::ClickType);
+  EXPECT_EQ(both.label, "AB");
+  EXPECT_EQ(both.text, "hello");
+  const Action done = parse(R"({"done": "the answer is 42"})");
+  EXPECT_EQ(done.kind, ActionKind::Done);
+  EXPECT_EQ(done.answer, "the answer is 42");
+  EXPECT_EQ(parse(R"({"done": null})").kind, ActionKind::Done);  // the seed's "done with no value"
+}
+
+TEST(AgentActions, SeedPriorityWhenSeveralKeysArrive) {
+  EXPECT_EQ(parse(R"({"navigate": "a.com", "click": "A", "type": "x", "done": 1})").kind, ActionKind::Done);
+  EXPECT_EQ(parse(R"({"navigate": "a.com", "click": "A", "type": "x"})").kind, ActionKind::ClickType);
+  EXPECT_EQ(parse(R"({"navigate": "a.com", "type": "x"})").kind, ActionKind::Navigate);
+  EXPECT_EQ(parse(R"({"navigate": "a.com", "click": "A"})").kind, ActionKind::Navigate);
+  EXPECT_EQ(parse(R"({"type": "x", "scroll": "down"})").kind, ActionKind::Type);
+  EXPECT_EQ(parse(R"({"click": "A", "scroll": "down"})").kind, ActionKind::Click);
+}
+
+TEST(AgentActions, NavigateAddsHttpsAndRefusesOtherSchemes) {
+  EXPECT_EQ(parse(R"({"navigate": "example.com/a?b=c"})").text, "https://example.com/a?b=c");
+  EXPECT_EQ(parse(R"({"navigate": "localhost:8080/x"})").text, "https://localhost:8080/x");
+  EXPECT_EQ(parse(R"({"navigate": "http://127.0.0.1:5/"})").text, "http://127.0.0.1:5/");
+  EXPECT_EQ(parse(R"({"navigate": "  HTTPS://Example.com  "})").text, "HTTPS://Example.com");
+  for (const char* url : {"javascript:alert(1)", "file:///etc/passwd", "chrome://settings", "data:text/html,hi",
+                          "about:blank", "view-source:https://a.com"}) {
+    const Error error = refusal(Json{{"navigate", url}});
+    EXPECT_EQ(error.kind, ErrorKind::Refused) << url;
+    EXPECT_NE(error.message.find("only http and https"), std::string::npos) << url;
+  }
+}
+
+TEST(AgentActions, ExtensionsParseAndValidate) {
+  EXPECT_EQ(parse(R"({"scroll": "UP"})").direction, browser::ScrollDirection::Up);
+  EXPECT_EQ(parse(R"({"back": true})").kind, ActionKind::Back);
+  EXPECT_EQ(parse(R"({"key": "Escape"})").text, "Escape");
+  const Action select = parse(R"({"select": "AB", "option": "Large"})");
+  EXPECT_EQ(select.kind, ActionKind::Select);
+  EXPECT_EQ(select.text, "Large");
+  EXPECT_DOUBLE_EQ(parse(R"({"wait": 2.5})").seconds, 2.5);
+  const Action at = parse(R"({"click_at": [100, 200.5]})");
+  EXPECT_EQ(at.kind, ActionKind::ClickAt);
+  EXPECT_DOUBLE_EQ(at.y, 200.5);
+
+  EXPECT_EQ(refusal(Json::parse(R"({"key": "F13"})")).kind, ErrorKind::InvalidArgument);
+  EXPECT_EQ(refusal(Json::parse(R"({"wait": 11})")).kind, ErrorKind::InvalidArgument);
+  EXPECT_EQ(refusal(Json::parse(R"({"wait": -1})")).kind, ErrorKind::InvalidArgument);
+  EXPECT_EQ(refusal(Json::parse(R"({"scroll": "sideways"})")).kind, ErrorKind::InvalidArgument);
+  EXPECT_EQ(refusal(Json::parse(R"({"click_at": [1]})")).kind, ErrorKind::InvalidArgument);
+  EXPECT_EQ(refusal(Json::parse(R"({"select": "AB"})")).kind, ErrorKind::InvalidArgument);
+  EXPECT_EQ(refusal(Json::parse(R"({"click": ""})")).kind, ErrorKind::InvalidArgument);
+}
+
+TEST(AgentActions, BadShapesAreErrorsTheModelCanReadNotCrashes) {
+  EXPECT_NE(refusal(Json::object()).message.find("empty object"), std::string::npos);
+  EXPECT_NE(refusal(Json::array({Json{{"click", "A"}}})).message.find("an array"), std::string::npos);
+  EXPECT_NE(refusal(Json("click A")).message.find("one JSON object"), std::string::npos);
+  const Error unknown = refusal(Json{{"tap", "A"}});
+  EXPECT_NE(unknown.message.find("tap"), std::string::npos);
+  EXPECT_NE(unknown.message.find("navigate, click, type"), std::string::npos);
+  const Error huge = refusal(Json{{"type", std::string(10 * 1024, 'x')}});
+  EXPECT_EQ(huge.kind, ErrorKind::Refused);
+  EXPECT_NE(huge.message.find("10240"), std::string::npos);
+}
+
+TEST(AgentActions, JsonRoundTripKeepsTheMeaning) {
+  for (const char* reply : {R"({"click": "AB", "type": "x"})", R"({"navigate": "https://a.com/"})",
+                            R"({"select": "C", "option": "Blue"})", R"({"scroll": "up"})", R"({"wait": 1.0})",
+                            R"({"click_at": [3.0, 4.0]})", R"({"key": "Tab"})", R"({"done": "yes"})"}) {
+    const Action action = parse(reply);
+    auto again = parse_action(to_json(action));
+    ASSERT_OK(again);
+    EXPECT_EQ(to_json(*again), to_json(action)) << reply;
+  }
+}
+
+TEST(AgentOutcomes, ExitCodesAreTheDocumentedOnes) {
+  EXPECT_EQ(exit_code(Outcome::Done), 0);
+  EXPECT_EQ(exit_code(Outcome::Error), 1);
+  EXPECT_EQ(exit_code(Outcome::BudgetExhausted), 2);
+  EXPECT_EQ(exit_code(Outcome::Stuck), 3);
+  EXPECT_EQ(exit_code(Outcome::Interrupted), 130);
+}
+
+}  // namespace
+}  // namespace vimgpt::agent
+
+namespace vimgpt::agent {
+namespace {
+
+TEST(AgentPolicy, HostsAndPatterns) {
+  EXPECT_EQ(url_host("https://User@WWW.Example.com:8443/a?b#c"), "www.example.com");
+  EXPECT_EQ(url_host("http://127.0.0.1:9/"), "127.0.0.1");
+  EXPECT_EQ(url_host("http://[::1]:80/x"), "[::1]");
+  auto policy = NavigationPolicy::create({"*.example.com", "127.0.0.1"}, {"ads.example.com"});
+  ASSERT_OK(policy);
+  EXPECT_FALSE(policy->refusal("https://example.com/"));
+  EXPECT_FALSE(policy->refusal("https://shop.example.com/x"));
+  EXPECT_FALSE(policy->refusal("http://127.0.0.1:8080/"));
+  EXPECT_TRUE(policy->refusal("https://ads.example.com/"));  // block wins
+  EXPECT_TRUE(policy->refusal("https://evil.test/"));
+  EXPECT_TRUE(policy->refusal("https://notexample.com/"));  // a suffix is not a subdomain
+  EXPECT_TRUE(policy->refusal("https://example.com.evil.test/"));
+  EXPECT_TRUE(policy->refusal("ftp://example.com/"));
+  auto open = NavigationPolicy::create({}, {"evil.test"});
+  ASSERT_OK(open);
+  EXPECT_FALSE(open->refusal("https://anything.org/"));
+  EXPECT_TRUE(open->refusal("https://evil.test/"));
+  EXPECT_FALSE(NavigationPolicy::create({"http://x.com"}, {}));
+  EXPECT_FALSE(NavigationPolicy::create({"*"}, {}));
+}
+
+}  // namespace
+}  // namespace vimgpt::agent

@@ -1,0 +1,118 @@
+// Remote-browser URLs: what resolve_browser_url and connect_websocket accept, and /json/version lookups
+// against a loopback server standing in for a browser's DevTools HTTP endpoint.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <thread>
+
+#include "cdp/cdp.h"
+#include "support/site_server.h"
+
+namespace vimgpt {
+namespace {
+
+using namespace std::chrono_literals;
+
+TEST(ResolveBrowserUrl, PassesWebSocketUrlsThrough) {
+  for (const char* url : {"ws://127.0.0.1:9222/devtools/browser/abc", "wss://fleet.example:443/session?token=x",
+                          "ws://[::1]:9222/devtools/browser/abc", "ws://host/path"}) {
+    auto resolved = cdp::resolve_browser_url(url);
+    ASSERT_TRUE(resolved) << url << ": " << resolved.error().describe();
+    EXPECT_EQ(*resolved, url);
+  }
+}
+
+TEST(ResolveBrowserUrl, RefusesWhatIsNotABrowserUrl) {
+  for (const char* url : {"127.0.0.1:9222", "ftp://127.0.0.1/", "ws://:9222/", "ws://host:0/", "ws://host:70000/",
+                          "ws://host:12ab/", "ws://[::1/", "ws://user:pw@host/", "ws://[::1]x/"}) {
+    auto resolved = cdp::resolve_browser_url(url);
+    ASSERT_FALSE(resolved) << url;
+    EXPECT_EQ(resolved.error().kind, ErrorKind::InvalidArgument) << url << ": " << resolved.error().describe();
+  }
+}
+
+TEST(ResolveBrowserUrl, AsksJsonVersionWhateverPathWasGiven) {
+  std::string host_header;
+  test::SiteServer site([&](httplib::Server& s) {
+    s.Get("/json/version", [&](const httplib::Request& req, httplib::Response& res) {
+      host_header = req.get_header_value("Host");
+      res.set_content(R"({"Browser": "Chrome/120", "webSocketDebuggerUrl": "ws://127.0.0.1:1/devtools/browser/x"})",
+                      "application/json");
+    });
+  });
+  for (const std::string path : {"", "/", "/json/version", "/anything?x=1"}) {
+    auto resolved = cdp::resolve_browser_url("http://127.0.0.1:" + std::to_string(site.port()) + path);
+    ASSERT_TRUE(resolved) << path << ": " << resolved.error().describe();
+    EXPECT_EQ(*resolved, "ws://127.0.0.1:1/devtools/browser/x");
+  }
+  // Chromium answers only requests whose Host is an address or localhost: the port must be in it.
+  EXPECT_EQ(host_header, "127.0.0.1:" + std::to_string(site.port()));
+}
+
+TEST(ResolveBrowserUrl, ExplainsAnEndpointThatIsNotDevTools) {
+  test::SiteServer site([](httplib::Server& s) {
+    s.Get("/json/version", [](const httplib::Request&, httplib::Response& res) {
+      res.set_content(R"({"hello": "world"})", "application/json");
+    });
+  });
+  auto resolved = cdp::resolve_browser_url(site.url("/"));
+  ASSERT_FALSE(resolved);
+  EXPECT_EQ(resolved.error().kind, ErrorKind::Protocol);
+  EXPECT_NE(resolved.error().message.find("webSocketDebuggerUrl"), std::string::npos);
+
+  test::SiteServer missing;
+  auto not_found = cdp::resolve_browser_url(missing.url("/"));
+  ASSERT_FALSE(not_found);
+  EXPECT_NE(not_found.error().message.find("404"), std::string::npos) << not_found.error().message;
+}
+
+TEST(ResolveBrowserUrl, ARefusedConnectionIsANetworkError) {
+  // A port bound but not listening refuses connections, and nothing else can take it meanwhile.
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  socklen_t length = sizeof address;
+  ASSERT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length), 0);
+  const int port = ntohs(address.sin_port);
+  auto resolved = cdp::resolve_browser_url("http://127.0.0.1:" + std::to_string(port));
+  ASSERT_FALSE(resolved);
+  EXPECT_EQ(resolved.error().kind, ErrorKind::Network) << resolved.error().describe();
+  ::close(fd);
+}
+
+TEST(ResolveBrowserUrl, ASilentServerTimesOut) {
+  // Accepts the connection and never answers: the request phase must end at its deadline.
+  test::SiteServer silent([](httplib::Server& s) {
+    s.Get("/json/version", [](const httplib::Request&, httplib::Response& res) {
+      std::this_thread::sleep_for(1500ms);  // the stalled peer under test, not a wait for an event
+      res.set_content("{}", "application/json");
+    });
+  });
+  const auto start = std::chrono::steady_clock::now();
+  auto resolved = cdp::resolve_browser_url(silent.url("/"), 300ms);
+  ASSERT_FALSE(resolved);
+  EXPECT_EQ(resolved.error().kind, ErrorKind::Timeout) << resolved.error().describe();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 2s);
+}
+
+TEST(ConnectWebSocket, WantsAWebSocketUrl) {
+  auto transport = cdp::connect_websocket("http://127.0.0.1:9222");
+  ASSERT_FALSE(transport);
+  EXPECT_EQ(transport.error().kind, ErrorKind::InvalidArgument);
+}
+
+TEST(ConnectWebSocket, AnHttpServerThatRefusesTheUpgradeIsANetworkError) {
+  test::SiteServer site;
+  auto transport = cdp::connect_websocket("ws://127.0.0.1:" + std::to_string(site.port()) + "/devtools/browser/x");
+  ASSERT_FALSE(transport);
+  EXPECT_EQ(transport.error().kind, ErrorKind::Network) << transport.error().describe();
+}
+
+}  // namespace
+}  // namespace vimgpt

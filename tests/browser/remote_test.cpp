@@ -173,9 +173,13 @@ TEST(Remote, TabsOpenedConcurrentlyHaveTheirOwnCookies) {
       auto tab = browser::Tab::open(connection, {});
       if (!tab) return;
       const std::string value = "v" + std::to_string(i);
-      if ((*tab)->navigate(site->url("/set?v=" + value)) && (*tab)->navigate(site->url("/show"))) {
-        titles[i] = (*tab)->title().value_or("");
+      auto set = (*tab)->navigate(site->url("/set?v=" + value));
+      if (!set) {
+        titles[i] = "set: " + set.error().describe();
+        return;
       }
+      auto show = (*tab)->navigate(site->url("/show"));
+      titles[i] = show ? (*tab)->title().value_or("") : "show: " + show.error().describe();
     });
   }
   for (auto& thread : threads) thread.join();

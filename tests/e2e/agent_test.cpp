@@ -120,6 +120,46 @@ TEST_F(AgentE2E, FiveStepTaskCompletesThroughTheWholeLoop) {
   EXPECT_TRUE(fs::exists(record_ / "report.html"));
 }
 
+TEST_F(AgentE2E, EveryActionKindActsOnThePage) {
+  int step = 0;
+  model_.set_responder([&](const test::ReceivedRequest& request) {
+    switch (++step) {
+      case 1: return ScriptedReply::text(R"({"navigate": ")" + site_->url("/fx/order.html") + R"("})");
+      case 2:
+        return ScriptedReply::text(R"({"select": ")" + label_for(request.text, "Size") + R"(", "option": "large"})");
+      case 3: return ScriptedReply::text(R"({"click": ")" + label_for(request.text, "Note") + R"("})");
+      case 4: return ScriptedReply::text(R"({"key": "Tab"})");
+      case 5: return ScriptedReply::text(R"({"wait": 0.2})");
+      case 6: return ScriptedReply::text(R"({"click_at": [5, 5]})");
+      case 7: return ScriptedReply::text(R"({"back": true})");
+      default: return ScriptedReply::text(R"({"done": true})");
+    }
+  });
+  const CliRun run = run_vimgpt(args("exercise every action"));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto steps = read_steps(record_);
+  ASSERT_EQ(steps.size(), 8U);
+  for (std::size_t i = 0; i + 1 < steps.size(); ++i) EXPECT_TRUE(steps[i]["ok"].get<bool>()) << steps[i].dump();
+  EXPECT_NE(steps[1]["result"].get<std::string>().find("Large"), std::string::npos) << steps[1]["result"];
+  EXPECT_EQ(steps[2]["title"], "Order Large");  // the page saw the choice
+  EXPECT_NE(steps[3]["result"].get<std::string>().find("pressed Tab"), std::string::npos);
+  EXPECT_EQ(steps[7]["url"], site_->url("/fx/index.html"));  // back returned to the start page
+}
+
+TEST_F(AgentE2E, ShotSavesTheRequestedFormat) {
+  const fs::path image = record_.string() + ".jpg";
+  const CliRun run = run_vimgpt({"shot", site_->url("/fx/index.html"), "-o", image.string(), "--viewport", "800x600"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  std::ifstream in(image, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  fs::remove(image);
+  ASSERT_GT(bytes.size(), 4U);
+  EXPECT_EQ(static_cast<unsigned char>(bytes[0]), 0xFF);  // JPEG, from the file name
+  EXPECT_EQ(static_cast<unsigned char>(bytes[1]), 0xD8);
+  EXPECT_NE(run.err.find("800x600"), std::string::npos) << run.err;
+  EXPECT_FALSE(run.left_behind);
+}
+
 TEST_F(AgentE2E, ReportOpensWithoutConsoleErrorsAndShowsEveryStep) {
   model_.push_reply(R"({"scroll": "down"})");
   model_.push_reply(R"({"click": "ZZ"})");

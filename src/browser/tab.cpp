@@ -31,7 +31,7 @@ void Tab::Impl::on_event(const cdp::Event& event) {
     // Alerts and beforeunload are accepted so the page (and a navigation) can go on; questions are declined.
     const bool accept = type == "alert" || type == "beforeunload";
     connection->post("Page.handleJavaScriptDialog", {{"accept", accept}}, session_id);
-  } else if (method == "Fetch.requestPaused") {
+  } else if (method == "Fetch.requestPaused" && event.session_id == session_id) {
     // Only document requests are paused (see attach); decide and let the browser go on at once.
     const std::string url = event.params["request"].value("url", "");
     const std::string request = event.params.value("requestId", "");
@@ -64,7 +64,11 @@ void Tab::Impl::on_event(const cdp::Event& event) {
     }
   } else if (method == "Target.targetCreated") {
     const auto& info = event.params["targetInfo"];
-    if (info.value("type", "") == "page" && info.value("openerId", "") == target_id) {
+    // A tab still attaching has no target yet, and pages other tabs create have no opener either: only a
+    // page this tab opened, in this tab's context, is followed.
+    const bool same_context = browser_context_id.empty() || info.value("browserContextId", "") == browser_context_id;
+    if (info.value("type", "") == "page" && !target_id.empty() && info.value("openerId", "") == target_id &&
+        same_context) {
       opened_targets.push_back(info.value("targetId", ""));
     }
   } else if (method == "Target.targetDestroyed") {

@@ -143,7 +143,7 @@ struct Batch {
     char line[200];
     std::snprintf(line, sizeof line, "[%d/%d] done %d  failed %d  running %d  %.0fs  %lld tok", done + failed, total,
                   done, failed, running, seconds,
-                  static_cast<long long>(usage.prompt_tokens + usage.completion_tokens));
+                  static_cast<long long>(usage.prompt_tokens) + static_cast<long long>(usage.completion_tokens));
     std::string text = line;
     if (usage.cost_known) {
       std::snprintf(line, sizeof line, "  $%.4f", usage.cost_usd);

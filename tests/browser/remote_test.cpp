@@ -160,12 +160,8 @@ namespace vimgpt {
 namespace {
 
 // Tasks open their tabs at the same moment on a shared browser: each must still get its own context.
-TEST(Remote, TabsOpenedConcurrentlyHaveTheirOwnCookies) {
-  test::RemoteChromium chromium;
-  ASSERT_TRUE(chromium.ready());
+void open_concurrently(const std::shared_ptr<cdp::Connection>& connection) {
   auto site = start_site();
-  auto connection = connect(chromium);
-  ASSERT_TRUE(connection);
   std::vector<std::string> titles(4);
   std::vector<std::thread> threads;
   for (std::size_t i = 0; i < titles.size(); ++i) {
@@ -184,6 +180,21 @@ TEST(Remote, TabsOpenedConcurrentlyHaveTheirOwnCookies) {
   }
   for (auto& thread : threads) thread.join();
   for (std::size_t i = 0; i < titles.size(); ++i) EXPECT_EQ(titles[i], "cookies:task=v" + std::to_string(i));
+}
+
+TEST(Remote, TabsOpenedConcurrentlyHaveTheirOwnCookies) {
+  test::RemoteChromium chromium;
+  ASSERT_TRUE(chromium.ready());
+  auto connection = connect(chromium);
+  ASSERT_TRUE(connection);
+  open_concurrently(connection);
+}
+
+// The same over a pipe: whether a failure above belongs to the WebSocket or to tabs sharing a connection.
+TEST(Remote, TabsOpenedConcurrentlyOverAPipeHaveTheirOwnCookies) {
+  auto transport = cdp::launch_chromium({});
+  ASSERT_TRUE(transport);
+  open_concurrently(std::make_shared<cdp::Connection>(std::move(*transport)));
 }
 
 }  // namespace

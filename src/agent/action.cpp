@@ -4,15 +4,10 @@
 #include <cctype>
 
 #include "agent/agent.h"
+#include "common/text.h"
 
 namespace vimgpt::agent {
 namespace {
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-  return out;
-}
 
 Result<std::string> string_field(const Json& reply, const char* key) {
   const auto& value = reply.at(key);
@@ -74,7 +69,7 @@ Result<std::string> normalize_url(std::string_view url) {
   const bool looks_like_port =
       has_scheme && colon + 1 < trimmed.size() && std::isdigit(static_cast<unsigned char>(trimmed[colon + 1]));
   if (!has_scheme || looks_like_port) return "https://" + trimmed;
-  const std::string scheme = lower(trimmed.substr(0, colon));
+  const std::string scheme = ascii_lower(trimmed.substr(0, colon));
   if (scheme == "http" || scheme == "https") return trimmed;
   return fail(ErrorKind::Refused, "navigation to " + scheme + ": URLs is not allowed (only http and https)");
 }
@@ -131,7 +126,8 @@ Result<Action> parse_action(const Json& reply) {
   }
   if (has(reply, "scroll")) {
     action.kind = ActionKind::Scroll;
-    const std::string direction = reply.at("scroll").is_string() ? lower(reply.at("scroll").get<std::string>()) : "";
+    const std::string direction =
+        reply.at("scroll").is_string() ? ascii_lower(reply.at("scroll").get<std::string>()) : "";
     if (direction != "down" && direction != "up") {
       return fail(ErrorKind::InvalidArgument, "\"scroll\" must be \"down\" or \"up\"");
     }

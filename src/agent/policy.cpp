@@ -2,15 +2,10 @@
 #include <cctype>
 
 #include "agent/agent.h"
+#include "common/text.h"
 
 namespace vimgpt::agent {
 namespace {
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-  return out;
-}
 
 bool host_matches(const std::string& host, const std::string& pattern) {
   if (pattern.rfind("*.", 0) == 0) {
@@ -28,15 +23,15 @@ std::string url_host(std::string_view url) {
   std::string_view rest = url.substr(scheme_end + 3);
   rest = rest.substr(0, rest.find_first_of("/?#"));
   if (const auto at = rest.rfind('@'); at != std::string_view::npos) rest.remove_prefix(at + 1);
-  if (!rest.empty() && rest.front() == '[') return lower(rest.substr(0, rest.find(']') + 1));  // IPv6
-  return lower(rest.substr(0, rest.find(':')));
+  if (!rest.empty() && rest.front() == '[') return ascii_lower(rest.substr(0, rest.find(']') + 1));  // IPv6
+  return ascii_lower(rest.substr(0, rest.find(':')));
 }
 
 Result<NavigationPolicy> NavigationPolicy::create(std::vector<std::string> allow, std::vector<std::string> block) {
   NavigationPolicy policy;
   for (auto* list : {&allow, &block}) {
     for (auto& pattern : *list) {
-      pattern = lower(pattern);
+      pattern = ascii_lower(pattern);
       const std::string host = pattern.rfind("*.", 0) == 0 ? pattern.substr(2) : pattern;
       if (host.empty() || host.find_first_of("*/:@ ") != std::string::npos) {
         return fail(ErrorKind::InvalidArgument,
@@ -52,7 +47,7 @@ Result<NavigationPolicy> NavigationPolicy::create(std::vector<std::string> allow
 }
 
 std::optional<std::string> NavigationPolicy::refusal(const std::string& url) const {
-  const std::string scheme = lower(url.substr(0, url.find(':')));
+  const std::string scheme = ascii_lower(url.substr(0, url.find(':')));
   if (scheme != "http" && scheme != "https") return "only http and https pages may load";
   const std::string host = url_host(url);
   for (const auto& pattern : block_) {

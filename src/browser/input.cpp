@@ -6,15 +6,10 @@
 #include "browser/tab_impl.h"
 #include "common/base64.h"
 #include "common/image_info.h"
+#include "common/text.h"
 
 namespace vimgpt::browser {
 namespace {
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-  return out;
-}
 
 struct KeyInfo {
   Key key;
@@ -66,7 +61,7 @@ std::string_view to_string(ImageFormat format) {
 }
 
 Result<ImageFormat> parse_image_format(std::string_view name) {
-  const std::string n = lower(name);
+  const std::string n = ascii_lower(name);
   if (n == "png") return ImageFormat::Png;
   if (n == "jpeg" || n == "jpg") return ImageFormat::Jpeg;
   if (n == "webp") return ImageFormat::Webp;
@@ -74,13 +69,13 @@ Result<ImageFormat> parse_image_format(std::string_view name) {
 }
 
 Result<Key> parse_key(std::string_view name) {
-  std::string n = lower(name);
+  std::string n = ascii_lower(name);
   if (n == "esc") n = "escape";
   if (n == "return") n = "enter";
   if (n == "space" || n == "spacebar") n = " ";
   if (n == "up" || n == "down" || n == "left" || n == "right") n = "arrow" + n;
   for (const auto& k : kKeys) {
-    if (lower(k.name) == n) return k.key;
+    if (ascii_lower(k.name) == n) return k.key;
   }
   return fail(ErrorKind::InvalidArgument,
               "unknown key '" + std::string(name) +

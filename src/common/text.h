@@ -1,0 +1,18 @@
+// Small text helpers shared by modules.
+#pragma once
+
+#include <algorithm>
+#include <cctype>
+#include <string>
+#include <string_view>
+
+namespace vimgpt {
+
+// ASCII lowercase: for schemes, hosts, key names and labels, never for user text.
+inline std::string ascii_lower(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  return out;
+}
+
+}  // namespace vimgpt

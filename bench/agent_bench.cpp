@@ -27,7 +27,7 @@ using vimgpt::test::ReceivedRequest;
 using vimgpt::test::ScriptedReply;
 using vimgpt::test::SiteServer;
 
-constexpr int kSteps = 6;   // pages in the chain; the last has the search form
+constexpr int kSteps = 6;    // pages in the chain; the last has the search form
 constexpr int kTopics = 20;  // topic links before the target on every page
 
 std::string topics() {
@@ -56,9 +56,10 @@ void routes(httplib::Server& server) {
       body += "<p><a id=\"next\" href=\"/step/" + std::to_string(step + 1) + "\">Next: part " +
               std::to_string(step + 1) + "</a></p>";
     } else {
-      body += "<form action=\"/results\" method=\"get\"><input name=\"q\" placeholder=\"Search the guide\" "
-              "aria-label=\"Search the guide\" style=\"width:300px\"> <button type=\"submit\">Search</button>"
-              "</form>";
+      body +=
+          "<form action=\"/results\" method=\"get\"><input name=\"q\" placeholder=\"Search the guide\" "
+          "aria-label=\"Search the guide\" style=\"width:300px\"> <button type=\"submit\">Search</button>"
+          "</form>";
     }
     response.set_content(page("Guide, part " + std::to_string(step), body), "text/html");
   });
@@ -128,11 +129,11 @@ int main(int argc, char** argv) {
     return ScriptedReply::slow(std::chrono::milliseconds(2000), decide(site, request));
   });
   std::cout << R"({"start_url": ")" << site.url("/step/1") << R"(", "model_instant": ")" << instant.url()
-            << R"(", "model_slow": ")" << slow.url() << R"(", "model_delay_ms": 2000, "steps_per_run": )"
-            << kSteps + 1 << "}" << std::endl;
+            << R"(", "model_slow": ")" << slow.url() << R"(", "model_delay_ms": 2000, "steps_per_run": )" << kSteps + 1
+            << "}" << std::endl;
   for (std::string line; std::getline(std::cin, line);) {
   }
-  std::fprintf(stderr, "agent_bench: %zu requests to the instant model, %zu to the slow one\n",
-               instant.request_count(), slow.request_count());
+  std::fprintf(stderr, "agent_bench: %zu requests to the instant model, %zu to the slow one\n", instant.request_count(),
+               slow.request_count());
   return 0;
 }

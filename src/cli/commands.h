@@ -25,6 +25,6 @@ struct BatchFlags {
 int batch_command(const Options& options, const BatchFlags& flags);
 // A local Chromium, or with --browser a fresh context on the first remote endpoint.
 Result<std::unique_ptr<browser::Tab>> open_browser_tab(const Options& options, const cdp::LaunchOptions& launch,
-                                                      const browser::TabOptions& tab);
+                                                       const browser::TabOptions& tab);
 
 }  // namespace vimgpt::cli

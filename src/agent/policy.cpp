@@ -50,9 +50,9 @@ std::optional<std::string> NavigationPolicy::refusal(const std::string& url) con
   const std::string scheme = ascii_lower(url.substr(0, url.find(':')));
   if (scheme != "http" && scheme != "https") return "only http and https pages may load";
   const std::string host = url_host(url);
-  for (const auto& pattern : block_) {
-    if (host_matches(host, pattern)) return host + " is blocked by --block-domain " + pattern;
-  }
+  const auto blocking = std::find_if(block_.begin(), block_.end(),
+                                     [&](const std::string& pattern) { return host_matches(host, pattern); });
+  if (blocking != block_.end()) return host + " is blocked by --block-domain " + *blocking;
   if (allow_.empty()) return std::nullopt;
   for (const auto& pattern : allow_) {
     if (host_matches(host, pattern)) return std::nullopt;

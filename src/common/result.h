@@ -137,7 +137,7 @@ inline Status ok() {
   if (!tmp) return tmp.failure();        \
   decl = std::move(tmp).value()
 #define VIMGPT_TRY(decl, expr) VIMGPT_TRY_IMPL(VIMGPT_CONCAT(vimgpt_try_, __LINE__), decl, expr)
-#define VIMGPT_TRY_VOID(expr)                                                        \
-  do {                                                                               \
-    if (auto vimgpt_status = (expr); !vimgpt_status) return vimgpt_status.failure(); \
+#define VIMGPT_TRY_VOID(expr)                                                               \
+  do {                                                                                      \
+    if (const auto& vimgpt_status = (expr); !vimgpt_status) return vimgpt_status.failure(); \
   } while (false)

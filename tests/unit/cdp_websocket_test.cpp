@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "cdp/cdp.h"
+#include "support/fake_latency.h"
 #include "support/site_server.h"
 
 namespace vimgpt {
@@ -90,7 +91,7 @@ TEST(ResolveBrowserUrl, ASilentServerTimesOut) {
   // Accepts the connection and never answers: the request phase must end at its deadline.
   test::SiteServer silent([](httplib::Server& s) {
     s.Get("/json/version", [](const httplib::Request&, httplib::Response& res) {
-      std::this_thread::sleep_for(1500ms);  // the stalled peer under test, not a wait for an event
+      test::simulate_latency(1500ms);  // the stalled peer under test, not a wait for an event
       res.set_content("{}", "application/json");
     });
   });

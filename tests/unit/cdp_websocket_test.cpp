@@ -7,8 +7,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <thread>
-
 #include "cdp/cdp.h"
 #include "support/fake_latency.h"
 #include "support/site_server.h"

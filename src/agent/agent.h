@@ -133,8 +133,13 @@ std::string_view to_string(Outcome outcome);
 int exit_code(Outcome outcome);  // 0 done, 1 error, 2 budget, 3 stuck, 130 interrupted
 
 struct StepTimings {
-  milliseconds capture{0};
-  milliseconds model{0};
+  milliseconds capture{0};     // hints + screenshot + draw
+  milliseconds hints{0};       // finding and labelling
+  milliseconds screenshot{0};  // Chromium rendering and encoding the frame
+  milliseconds draw{0};        // markers in and out of the page, or onto the frame
+  milliseconds model{0};       // encode + request + parse
+  milliseconds encode{0};      // scaling, encoding and building the request
+  milliseconds request{0};     // waiting for the provider (retries and repair calls included)
   milliseconds act{0};
   milliseconds settle{0};
   milliseconds total{0};
@@ -157,6 +162,7 @@ struct StepRecord {
   Json request;                     // request metadata (never the key)
   std::string repair;
   std::optional<hints::Rect> target;  // the element acted on, for drawing it in the report
+  std::string recovered;              // before this step: how a crashed page or a dead browser was brought back
 };
 
 struct RunResult {
@@ -169,6 +175,14 @@ struct RunResult {
   std::string record_dir;
 };
 
+// --confirm: the person sees each action before it runs and lets it run, changes it, skips it or ends the run.
+enum class Verdict { Run, Skip, Quit };
+struct Confirmation {
+  Verdict verdict = Verdict::Run;
+  Json action;  // Run: the action to carry out (as proposed, or as the person edited it)
+};
+using ConfirmAction = std::function<Confirmation(const StepRecord& step, const Json& action)>;
+
 struct AgentOptions {
   std::string objective;
   std::string start_url = "https://www.google.com";
@@ -179,6 +193,8 @@ struct AgentOptions {
   std::string record_dir;                          // empty: no recording
   std::map<std::string, std::string> secrets;      // NAME → value, substituted only at typing time
   const std::atomic<bool>* interrupted = nullptr;  // set by Ctrl-C
+  int max_restarts = 2;                            // a local browser that dies is started again this many times per run
+  ConfirmAction confirm;                           // empty: actions run without asking
 };
 
 class Agent {

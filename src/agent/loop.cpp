@@ -60,6 +60,56 @@ struct Agent::Impl {
   std::vector<vision::HistoryEntry> history;
   std::mutex wait_mutex;
   std::condition_variable wait_cv;
+  int restarts = 0;
+
+  // Before a capture: a page whose renderer crashed is loaded again, and a local browser that died is
+  // started again at `url` (at most max_restarts times a run). Returns what was done, for the model and
+  // the record; an error when the browser cannot be brought back.
+  Result<std::string> recover(const std::string& url) {
+    if (tab.alive() && !tab.crashed()) return std::string();
+    std::string done;
+    if (tab.alive()) {
+      done = "the page crashed (its renderer died) and was loaded again";
+    } else {
+      const std::string why = tab.connection().closed_reason();
+      if (restarts >= options.max_restarts) {
+        return fail(ErrorKind::BrowserExited,
+                    "the browser exited (" + why + ")" +
+                        (options.max_restarts > 0 ? "; the " + std::to_string(options.max_restarts) +
+                                                        " restart(s) --max-restarts allows are used up"
+                                                  : std::string()));
+      }
+      ++restarts;
+      if (auto started = tab.relaunch(); !started)
+        return fail(ErrorKind::BrowserExited,
+                    "the browser exited (" + why + ") and could not be started again: " + started.error().message);
+      done = "the browser exited (" + why + ") and was started again (restart " + std::to_string(restarts) + " of " +
+             std::to_string(options.max_restarts) + ")";
+    }
+    if (url.empty()) return done;
+    if (auto loaded = tab.navigate(url); !loaded) {
+      if (loaded.error().kind == ErrorKind::BrowserExited) return loaded.failure();
+      return done + "; loading " + url + " again failed: " + loaded.error().message;
+    }
+    return done + "; " + url + " was loaded again, so what the last action did may be lost";
+  }
+
+  // Downloads the last action started, once they end (or the settle cap passes).
+  void report_downloads(ActResult& acted) {
+    for (const auto& download : tab.take_downloads(options.settle_cap)) {
+      if (download.state == "completed") {
+        acted.message +=
+            "; downloaded " + download.url + " (" + std::to_string(download.bytes) + " bytes) to " + download.file;
+      } else if (download.state == "inProgress") {
+        acted.message +=
+            "; a download of " + download.url + " is still going (" + std::to_string(download.bytes) + " bytes so far)";
+      } else {
+        acted.message += "; a download of " + download.url +
+                         " was not saved (downloads are kept only with "
+                         "--record or --download-dir)";
+      }
+    }
+  }
 
   bool interrupted() const { return options.interrupted != nullptr && options.interrupted->load(); }
 
@@ -69,6 +119,10 @@ struct Agent::Impl {
     if (*editable != true) return {false, "nothing focused to type into: click a text field first", std::nullopt};
     auto value = with_secrets(text, options.secrets);
     if (!value) return failed(value.error());
+    if (*value != text) {
+      // The field will show the value unless the page masks it: every later frame paints it over.
+      if (auto marked = hints::mark_secret_field(tab); !marked) return failed(marked.error());
+    }
     if (auto typed = tab.type_text(*value); !typed) return failed(typed.error());
     if (auto entered = tab.press_key(browser::Key::Enter); !entered) return failed(entered.error());
     return {true, "typed " + std::to_string(text.size()) + " characters and pressed Enter", std::nullopt};
@@ -183,6 +237,7 @@ RunResult Agent::run(const StepCallback& on_step) {
 
   std::string last_signature;
   int repeats = 0;
+  std::string last_url = s.options.start_url;  // where a restarted browser goes back to
   for (int step = 1; step <= s.options.max_steps; ++step) {
     if (s.interrupted()) {
       result.outcome = Outcome::Interrupted;
@@ -199,21 +254,43 @@ RunResult Agent::run(const StepCallback& on_step) {
     record.max_steps = s.options.max_steps;
     const auto step_start = Clock::now();
 
-    auto capture = hints::capture(s.tab, s.options.capture);
+    Result<hints::Capture> capture = fail(ErrorKind::Internal, "not captured");
+    // A browser or renderer that dies during the capture gets one more recovery.
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      auto recovered = s.recover(last_url);
+      if (!recovered) {
+        result.message = recovered.error().message;
+        return s.finish(result, started, step - 1);
+      }
+      if (!recovered->empty()) {
+        record.recovered += (record.recovered.empty() ? "" : "; ") + *recovered;
+        s.history.push_back({Json(), "", last_url, *recovered});
+      }
+      capture = hints::capture(s.tab, s.options.capture);
+      if (capture || (s.tab.alive() && !s.tab.crashed())) break;
+    }
     if (!capture) {
       result.message = "could not capture the page: " + capture.error().message;
       return s.finish(result, started, step - 1);
     }
     record.url = s.tab.url().value_or("");
     record.title = s.tab.title().value_or("");
+    if (!record.url.empty()) last_url = record.url;
     record.hint_count = capture->map.size();
     record.hints = capture->map.to_json();
     record.timings.capture = since(step_start);
+    record.timings.hints = capture->timings.find;
+    record.timings.screenshot = capture->timings.screenshot;
+    record.timings.draw = capture->timings.draw;
 
     const auto model_start = Clock::now();
     Observation observation{s.options.objective, record.url, record.title, &*capture, s.history};
     auto plan = s.planner->next(observation);
     record.timings.model = since(model_start);
+    if (plan) {
+      record.timings.encode = plan->decision.timings.prepare;
+      record.timings.request = plan->decision.timings.model;
+    }
     if (!plan) {
       if (s.interrupted()) {
         result.outcome = Outcome::Interrupted;
@@ -230,8 +307,31 @@ RunResult Agent::run(const StepCallback& on_step) {
 
     auto action = parse_action(plan->action);
     ActResult acted;
+    bool skipped = false;
+    if (action && action->kind != ActionKind::Done && s.options.confirm) {
+      const Confirmation answer = s.options.confirm(record, plan->action);
+      if (answer.verdict == Verdict::Quit) {
+        record.ok = false;
+        record.result = "the person ended the run at the confirmation prompt";
+        if (s.recorder) s.recorder->add_step(record, *capture);
+        if (on_step) on_step(record);
+        result.outcome = Outcome::Interrupted;
+        result.message = "ended at the confirmation prompt";
+        return s.finish(result, started, step);
+      }
+      if (answer.verdict == Verdict::Skip) {
+        skipped = true;
+        acted = {false, "the person declined this action; choose a different one", std::nullopt};
+      } else if (answer.action != plan->action) {
+        record.action = answer.action;
+        plan->action = answer.action;
+        action = parse_action(answer.action);
+      }
+    }
     const auto act_start = Clock::now();
-    if (!action) {
+    if (skipped) {
+      // Nothing ran: the page is as the model saw it.
+    } else if (!action) {
       acted = failed(action.error());
     } else if (action->kind == ActionKind::Done) {
       acted = {true, "done", std::nullopt};
@@ -258,7 +358,7 @@ RunResult Agent::run(const StepCallback& on_step) {
     }
     record.timings.act = since(act_start);
     const auto settle_start = Clock::now();
-    if (action && action->kind != ActionKind::Done) {
+    if (action && action->kind != ActionKind::Done && !skipped) {
       if (auto settled = s.tab.settle(s.options.settle_cap);
           !settled && settled.error().kind == ErrorKind::BrowserExited) {
         acted = failed(settled.error());
@@ -273,6 +373,9 @@ RunResult Agent::run(const StepCallback& on_step) {
       for (const auto& dialog : s.tab.take_dialogs()) {
         acted.message += "; the page showed a " + dialog.type + " dialog: \"" + dialog.message + "\" (dismissed)";
       }
+      if (s.tab.alive()) s.report_downloads(acted);
+      if (s.tab.crashed()) acted.message += "; the page crashed";
+      if (auto now = s.tab.url(); now && !now->empty()) last_url = *now;
     }
     record.timings.settle = since(settle_start);
     record.timings.total = since(step_start);
@@ -287,10 +390,6 @@ RunResult Agent::run(const StepCallback& on_step) {
       result.outcome = Outcome::Done;
       result.answer = action->answer;
       result.message = "done";
-      return s.finish(result, started, step);
-    }
-    if (!s.tab.alive()) {
-      result.message = "the browser exited: " + acted.message;
       return s.finish(result, started, step);
     }
     s.history.push_back({plan->action, acted.ok ? acted.message : "", record.url, acted.ok ? "" : acted.message});

@@ -86,11 +86,17 @@ void Recorder::add_step(const StepRecord& step, const hints::Capture& capture) {
                {"result", step.result},
                {"timings_ms",
                 {{"capture", step.timings.capture.count()},
+                 {"hints", step.timings.hints.count()},
+                 {"screenshot", step.timings.screenshot.count()},
+                 {"draw", step.timings.draw.count()},
                  {"model", step.timings.model.count()},
+                 {"encode", step.timings.encode.count()},
+                 {"request", step.timings.request.count()},
                  {"act", step.timings.act.count()},
                  {"settle", step.timings.settle.count()},
                  {"total", step.timings.total.count()}}},
                {"usage_so_far", usage_json(step.usage_so_far)}};
+  if (!step.recovered.empty()) line["recovered"] = step.recovered;
   if (step.target) {
     line["target"] = {
         {"x", step.target->x}, {"y", step.target->y}, {"width", step.target->width}, {"height", step.target->height}};

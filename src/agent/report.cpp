@@ -1,4 +1,5 @@
 // report.html: one self-contained page (frames inlined) to step through a recorded run.
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -92,17 +93,24 @@ void write_step(std::ostringstream& html, const Json& step, const std::filesyste
     }
     html << "</div>\n";
   }
+  if (const auto recovered = step.value("recovered", ""); !recovered.empty())
+    html << "<p><b>Recovered:</b> " << escape(recovered) << "</p>\n";
   html << "<p><b>Result:</b> " << (ok ? "ok" : "error") << " &mdash; " << escape(step.value("result", "")) << "</p>\n";
   html << "<details><summary>Model reply";
   if (const auto repair = step.value("repair", "none"); repair != "none")
     html << " (repaired: " << escape(repair) << ")";
   html << "</summary><pre>" << escape(step.value("raw_reply", "")) << "</pre></details>\n";
   const auto timings = step.value("timings_ms", Json::object());
+  // Recordings from before the finer phases have only the coarse ones: show what is there.
+  constexpr std::array kPhases{"hints", "screenshot", "draw", "encode", "request", "act", "settle", "total"};
   html << "<table><tr>";
-  for (const auto& phase : {"capture", "model", "act", "settle", "total"}) html << "<th>" << phase << "</th>";
-  html << "<th>hints</th><th>tokens so far</th></tr><tr>";
-  for (const auto& phase : {"capture", "model", "act", "settle", "total"}) {
-    html << "<td>" << timings.value(phase, 0) << " ms</td>";
+  for (const auto* phase : kPhases) html << "<th>" << phase << "</th>";
+  html << "<th>labels</th><th>tokens so far</th></tr><tr>";
+  for (const auto* phase : kPhases) {
+    if (timings.contains(phase))
+      html << "<td>" << timings.value(phase, 0) << " ms</td>";
+    else
+      html << "<td>&ndash;</td>";
   }
   const auto usage = step.value("usage_so_far", Json::object());
   html << "<td>" << step.value("hint_count", 0) << "</td><td>"

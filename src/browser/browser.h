@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -88,10 +89,20 @@ struct BlockedNavigation {
   std::string reason;
 };
 
+struct Download {
+  std::string url;
+  std::string file;        // where it was saved (empty when it did not complete)
+  std::int64_t bytes = 0;  // received so far
+  std::string state;       // "completed", "canceled", or "inProgress" when the wait for it ended first
+};
+
 struct TabOptions {
   Viewport viewport;
   SettleOptions settle;
   std::string user_agent;
+  // Downloads are saved here under the name the site suggests (made unique); empty: downloads are refused.
+  // Local browsers only: a remote browser's files would land on its own machine.
+  std::string download_dir;
   // When set, every document request is held (Fetch domain) until the filter allows it, so a refused one
   // never leaves the browser, whether the model asked for it or a click or script caused it.
   NavigationFilter navigation_filter;
@@ -158,6 +169,18 @@ class Tab {
 
   // Dialogs opened since the last call; each was dismissed (alert accepted) so the page could go on.
   std::vector<Dialog> take_dialogs();
+
+  // Downloads that began since the last call, once each has ended or `cap` has passed.
+  std::vector<Download> take_downloads(milliseconds cap);
+
+  // The renderer of the page died (Inspector.targetCrashed): Chromium shows its error page until the tab
+  // loads something again (reload() or navigate()).
+  [[nodiscard]] bool crashed() const;
+
+  // Starts a local Chromium that has died again, with the same command line (so a --user-data-dir profile
+  // and its logins survive; a temporary profile starts empty), on a blank page. Unsupported for a tab in
+  // a remote browser.
+  Status relaunch();
 
   // Low-level access for modules that speak CDP themselves (hints).
   cdp::Connection& connection();

@@ -199,6 +199,7 @@ Result<std::string> Tab::title() {
 
 Result<Json> Tab::Impl::evaluate_with(std::string_view session, std::optional<int> context,
                                       std::string_view expression) {
+  if (session == session_id && has_crashed()) return crash_failure();
   Json params = {{"expression", expression}, {"returnByValue", true}, {"awaitPromise", true}};
   if (context) params["contextId"] = *context;
   VIMGPT_TRY(Json result, connection->call("Runtime.evaluate", std::move(params), session, kCommandTimeout));

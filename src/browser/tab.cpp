@@ -1,5 +1,6 @@
 // Opening, attaching to and following tabs; navigation and settling.
 #include <chrono>
+#include <filesystem>
 
 #include "browser/tab_impl.h"
 
@@ -20,10 +21,25 @@ bool is_lifecycle(const cdp::Event& event, std::string_view name, std::string_vi
          event.params.value("loaderId", "") == loader;
 }
 
+// Moves <dir>/<guid> to <dir>/<suggested name>, the name stripped of path parts and made unique.
+std::string saved_download_path(const std::string& dir, const std::string& guid, const std::string& suggested) {
+  namespace fs = std::filesystem;
+  std::string name = fs::path(suggested).filename().string();
+  if (name.empty() || name == "." || name == ".." || name[0] == '.') name = "download" + name;
+  const fs::path base = fs::path(dir) / name;
+  fs::path target = base;
+  std::error_code error;
+  for (int n = 1; fs::exists(target, error); ++n)
+    target = base.parent_path() / (base.stem().string() + " (" + std::to_string(n) + ")" + base.extension().string());
+  fs::rename(fs::path(dir) / guid, target, error);
+  return error ? (fs::path(dir) / guid).string() : target.string();
+}
+
 }  // namespace
 
 void Tab::Impl::on_event(const cdp::Event& event) {
   std::scoped_lock lock(mutex);
+  if (!connection) return;  // a late event of a browser relaunch() has let go of
   const std::string& method = event.method;
   if (method == "Page.javascriptDialogOpening" && event.session_id == session_id) {
     const std::string type = event.params.value("type", "alert");
@@ -44,7 +60,8 @@ void Tab::Impl::on_event(const cdp::Event& event) {
       connection->post("Fetch.continueRequest", {{"requestId", request}}, event.session_id);
     }
   } else if (method == "Connection.closed") {
-    network_cv.notify_all();  // nobody waits for a quiet network on a dead browser
+    network_cv.notify_all();  // nobody waits for a quiet network or a download on a dead browser
+    download_cv.notify_all();
   } else if (method.rfind("Network.", 0) == 0 && event.session_id == session_id) {
     const std::string request = event.params.value("requestId", "");
     if (method == "Network.requestWillBeSent") {
@@ -61,6 +78,7 @@ void Tab::Impl::on_event(const cdp::Event& event) {
     if (!frame.contains("parentId")) {
       main_frame_id = frame.value("id", main_frame_id);
       isolated_context = 0;  // the old world went with the old document
+      crashed = false;       // a new document: a new renderer if the old one had died
     }
   } else if (method == "Target.targetCreated") {
     const auto& info = event.params["targetInfo"];
@@ -73,8 +91,11 @@ void Tab::Impl::on_event(const cdp::Event& event) {
     }
   } else if (method == "Target.targetDestroyed") {
     if (event.params.value("targetId", "") == target_id) current_target_destroyed = true;
+  } else if (method.rfind("Browser.download", 0) == 0) {
+    on_download(event);
   } else if (method == "Inspector.targetCrashed" && event.session_id == session_id) {
     crashed = true;
+    connection->abandon(session_id, kCrashed);
   } else if (method == "Target.attachedToTarget" && event.session_id == session_id) {
     const auto& info = event.params["targetInfo"];
     if (info.value("type", "") == "iframe") {
@@ -91,6 +112,29 @@ void Tab::Impl::on_event(const cdp::Event& event) {
       if (frame.frame_id == info.value("targetId", "")) frame.url = info.value("url", frame.url);
     }
   }
+}
+
+// Chromium saves a download under its guid (behavior allowAndName, so we always know the path); once it is
+// complete it gets the name the site suggested, made safe and unique. Called with the mutex held.
+void Tab::Impl::on_download(const cdp::Event& event) {
+  const std::string guid = event.params.value("guid", "");
+  if (event.method == "Browser.downloadWillBegin") {
+    download_order.push_back(guid);
+    downloads[guid] =
+        Download{event.params.value("url", ""), event.params.value("suggestedFilename", ""), 0, "inProgress"};
+    return;
+  }
+  auto it = downloads.find(guid);
+  if (event.method != "Browser.downloadProgress" || it == downloads.end()) return;
+  Download& download = it->second;
+  download.bytes = event.params.value("receivedBytes", std::int64_t{0});
+  download.state = event.params.value("state", "inProgress");
+  if (download.state == "completed") {
+    download.file = saved_download_path(options.download_dir, guid, download.file);
+  } else if (download.state == "canceled") {
+    download.file.clear();
+  }
+  download_cv.notify_all();
 }
 
 Status Tab::Impl::attach(const std::string& target) {
@@ -219,17 +263,24 @@ Status Tab::Impl::wait_for_navigation(std::string loader_id, milliseconds load_c
   return ok();
 }
 
-Result<std::unique_ptr<Tab>> Tab::launch(const cdp::LaunchOptions& launch, const TabOptions& options) {
-  cdp::LaunchOptions with_window = launch;
-  with_window.window_width = options.viewport.width;
-  with_window.window_height = options.viewport.height;
-  if (!options.user_agent.empty()) with_window.user_agent = options.user_agent;
-  VIMGPT_TRY(auto transport, cdp::launch_chromium(with_window));
-  auto connection = std::make_shared<cdp::Connection>(std::move(transport));
-  auto impl = std::make_unique<Impl>();
-  impl->connection = connection;
-  impl->owns_browser = true;
-  impl->options = options;
+Status Tab::Impl::start_local() {
+  VIMGPT_TRY(auto transport, cdp::launch_chromium(launch_options));
+  {
+    std::scoped_lock lock(mutex);
+    connection = std::make_shared<cdp::Connection>(std::move(transport));
+  }
+  subscription = connection->subscribe([this](const cdp::Event& e) { on_event(e); });
+  if (!options.download_dir.empty()) {
+    std::error_code error;
+    std::filesystem::create_directories(options.download_dir, error);
+    if (error)
+      return fail(ErrorKind::Io, "cannot create the download folder " + options.download_dir + ": " + error.message());
+  }
+  VIMGPT_TRY_VOID(connection->call(
+      "Browser.setDownloadBehavior",
+      options.download_dir.empty()
+          ? Json{{"behavior", "deny"}, {"eventsEnabled", true}}
+          : Json{{"behavior", "allowAndName"}, {"downloadPath", options.download_dir}, {"eventsEnabled", true}}));
   // Chromium starts with one about:blank page (the URL we passed); work in it rather than open another.
   VIMGPT_TRY_VOID(connection->call("Target.setDiscoverTargets", {{"discover", true}}));
   std::string first_page;
@@ -244,10 +295,61 @@ Result<std::unique_ptr<Tab>> Tab::launch(const cdp::LaunchOptions& launch, const
     VIMGPT_TRY(Json created, connection->call("Target.createTarget", {{"url", "about:blank"}}));
     first_page = created.value("targetId", "");
   }
+  return attach(first_page);
+}
+
+Result<std::unique_ptr<Tab>> Tab::launch(const cdp::LaunchOptions& launch, const TabOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  impl->launch_options = launch;
+  impl->launch_options.window_width = options.viewport.width;
+  impl->launch_options.window_height = options.viewport.height;
+  if (!options.user_agent.empty()) impl->launch_options.user_agent = options.user_agent;
+  impl->owns_browser = true;
+  impl->options = options;
   std::unique_ptr<Tab> tab(new Tab(std::move(impl)));
-  tab->impl_->subscription = connection->subscribe([raw = tab->impl_.get()](const cdp::Event& e) { raw->on_event(e); });
-  VIMGPT_TRY_VOID(tab->impl_->attach(first_page));
+  VIMGPT_TRY_VOID(tab->impl_->start_local());
   return tab;
+}
+
+Status Tab::relaunch() {
+  if (!impl_->owns_browser)
+    return fail(ErrorKind::Unsupported, "the browser is remote: it cannot be restarted from here");
+  std::shared_ptr<cdp::Connection> old;
+  {
+    std::scoped_lock lock(impl_->mutex);
+    old = std::move(impl_->connection);
+    impl_->previous_targets.clear();
+    impl_->opened_targets.clear();
+  }
+  impl_->page_events.reset();
+  if (old) {
+    old->unsubscribe(impl_->subscription);
+    old->close();  // reaps what is left of the old browser
+  }
+  return impl_->start_local();
+}
+
+bool Tab::crashed() const {
+  std::scoped_lock lock(impl_->mutex);
+  return impl_->crashed;
+}
+
+std::vector<Download> Tab::take_downloads(milliseconds cap) {
+  std::unique_lock lock(impl_->mutex);
+  const auto deadline = Clock::now() + cap;
+  impl_->download_cv.wait_until(lock, deadline, [&] {
+    for (const auto& [guid, download] : impl_->downloads)
+      if (download.state == "inProgress") return !impl_->connection || !impl_->connection->alive();
+    return true;
+  });
+  std::vector<Download> taken;
+  for (const auto& guid : impl_->download_order) {
+    taken.push_back(impl_->downloads[guid]);
+    // One still going stays known, so it gets its proper name when it completes.
+    if (taken.back().state != "inProgress") impl_->downloads.erase(guid);
+  }
+  impl_->download_order.clear();
+  return taken;
 }
 
 Result<std::unique_ptr<Tab>> Tab::open(const std::shared_ptr<cdp::Connection>& connection, const TabOptions& options) {
@@ -345,6 +447,7 @@ Status Tab::reload() {
 }
 
 Status Tab::settle(milliseconds cap, milliseconds quiet) {
+  if (impl_->has_crashed()) return ok();  // nothing will change until a page loads again
   const auto deadline = Clock::now() + cap;
   const auto navigation_started = [&] {
     return impl_->page_events->contains([&](const cdp::Event& e) {

@@ -16,8 +16,9 @@ inline constexpr milliseconds kCommandTimeout{15000};
 
 struct Tab::Impl {
   std::shared_ptr<cdp::Connection> connection;
-  bool owns_browser = false;       // a local Chromium we launched (vs a tab in a remote browser)
-  std::string browser_context_id;  // set when the tab lives in its own context on a remote browser
+  bool owns_browser = false;          // a local Chromium we launched (vs a tab in a remote browser)
+  cdp::LaunchOptions launch_options;  // how it was launched, for relaunch()
+  std::string browser_context_id;     // set when the tab lives in its own context on a remote browser
   TabOptions options;
 
   // The target the agent works in; it moves to a new tab when the page opens one.
@@ -41,15 +42,29 @@ struct Tab::Impl {
   int isolated_context = 0;                        // 0: create on next use
   std::map<std::string, ChildFrame> child_frames;  // by session id
   std::map<std::string, int> child_contexts;       // isolated world per child session
+  std::vector<std::string> download_order;         // guids, in the order downloads began
+  std::map<std::string, Download> downloads;       // by guid, until take_downloads()
+  std::condition_variable download_cv;
 
   std::uint64_t subscription = 0;
   std::unique_ptr<cdp::EventQueue> page_events;  // lifecycle and navigation events of the current target
 
   Result<Json> call(std::string_view method, Json params = Json::object(), milliseconds timeout = kCommandTimeout) {
+    // A crashed renderer answers nothing; only loading a page again (browser-side commands) can help.
+    if (has_crashed() && method != "Page.navigate" && method != "Page.reload") return crash_failure();
     return connection->call(method, std::move(params), session_id, timeout);
   }
+  bool has_crashed() {
+    std::scoped_lock lock(mutex);
+    return crashed;
+  }
+  static Failure crash_failure() { return fail(ErrorKind::Protocol, kCrashed); }
+  static constexpr const char* kCrashed = "the page crashed (its renderer died); load a page to go on";
 
   void on_event(const cdp::Event& event);
+  void on_download(const cdp::Event& event);
+  // Launches Chromium with launch_options, subscribes and attaches to its first page.
+  Status start_local();
   Status attach(const std::string& target);
   Status follow_new_tabs();
   Result<int> isolated_world();

@@ -101,6 +101,8 @@ class Connection {
   [[nodiscard]] bool alive() const;
   // Why the connection ended (empty while alive).
   [[nodiscard]] std::string closed_reason() const;
+  // Fails the commands of one session still waiting for replies that will never come (its renderer died).
+  void abandon(std::string_view session_id, const std::string& reason);
   // Closes the browser or link and fails pending commands. Idempotent.
   void close();
   // The local browser's process id; 0 for a remote browser.

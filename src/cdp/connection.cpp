@@ -12,6 +12,7 @@ struct Connection::State {
   struct Pending {
     bool done = false;
     Result<Json> result = Json();
+    std::string session_id;
   };
 
   std::unique_ptr<Transport> transport;
@@ -108,6 +109,7 @@ std::string encode_command(std::uint64_t id, std::string_view method, Json param
 Result<Json> Connection::call(std::string_view method, Json params, std::string_view session_id, milliseconds timeout) {
   const auto id = state_->next_id++;
   auto slot = std::make_shared<State::Pending>();
+  slot->session_id = session_id;
   {
     std::scoped_lock lock(state_->mutex);
     if (!state_->alive) return fail(ErrorKind::BrowserExited, state_->closed_reason);
@@ -128,6 +130,20 @@ Result<Json> Connection::call(std::string_view method, Json params, std::string_
     return fail(ErrorKind::Protocol, std::string(method) + ": " + slot->result.error().message);
   }
   return std::move(slot->result);
+}
+
+void Connection::abandon(std::string_view session_id, const std::string& reason) {
+  std::scoped_lock lock(state_->mutex);
+  for (auto it = state_->pending.begin(); it != state_->pending.end();) {
+    if (it->second->session_id != session_id) {
+      ++it;
+      continue;
+    }
+    it->second->result = fail(ErrorKind::Protocol, reason);
+    it->second->done = true;
+    it = state_->pending.erase(it);
+  }
+  state_->replied.notify_all();
 }
 
 void Connection::post(std::string_view method, Json params, std::string_view session_id) {

@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "common/text.h"
 #include "voice/voice.h"
 
 namespace vimgpt::cli {
@@ -64,6 +65,28 @@ Result<std::string> objective_from_voice(const Options& o, const Config& config)
   });
 }
 
+// --confirm: the person answers on standard input (the terminal, or a script feeding it). End of input
+// ends the run, so an unattended --confirm never runs actions nobody agreed to.
+agent::Confirmation confirm_on_terminal(const agent::StepRecord& step, const nlohmann::json& action) {
+  while (true) {
+    std::cerr << "step " << step.step << "/" << step.max_steps << " proposes " << action.dump()
+              << "\n  run it? [y]es, [n]o, [e]dit, [q]uit: " << std::flush;
+    std::string line;
+    if (!std::getline(std::cin, line)) return {agent::Verdict::Quit, {}};
+    const std::string answer = ascii_lower(trim(line));
+    if (answer.empty() || answer == "y" || answer == "yes") return {agent::Verdict::Run, action};
+    if (answer == "n" || answer == "no") return {agent::Verdict::Skip, {}};
+    if (answer == "q" || answer == "quit") return {agent::Verdict::Quit, {}};
+    if (answer == "e" || answer == "edit") {
+      std::cerr << "  action JSON (e.g. {\"click\": \"AB\"}): " << std::flush;
+      if (!std::getline(std::cin, line)) return {agent::Verdict::Quit, {}};
+      auto edited = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+      if (edited.is_object()) return {agent::Verdict::Run, edited};
+      std::cerr << "  that is not a JSON object; try again\n";
+    }
+  }
+}
+
 }  // namespace
 
 int run_command(Options o) {
@@ -83,6 +106,7 @@ int run_command(Options o) {
   if (o.timeout_seconds < 0) return usage("--timeout takes a number of seconds (0: none)");
   if (o.settle_ms < 0 || o.settle_ms > 60000) return usage("--settle-ms takes 0 to 60000");
   if (o.max_listen <= 0 || o.max_listen > 120) return usage("--max-listen takes 1 to 120 seconds");
+  if (o.max_restarts < 0 || o.max_restarts > 10) return usage("--max-restarts takes 0 to 10");
   if (auto stt = voice::parse_stt_backend(o.stt); !stt) return usage("--stt takes local or openai");
   std::unique_ptr<agent::ScriptedPlanner> script;
   std::optional<vision::ClientOptions> model;
@@ -118,6 +142,9 @@ int run_command(Options o) {
     if (o.objective.empty()) return usage("no objective given");
   }
 
+  const std::string record_dir = o.record == "auto" ? auto_record_dir() : o.record;
+  if (tab_settings->download_dir.empty() && !record_dir.empty()) tab_settings->download_dir = record_dir + "/downloads";
+
   ::signal(SIGINT, on_sigint);
   ::signal(SIGTERM, on_sigint);
   auto tab = open_browser_tab(o, *launch, *tab_settings);
@@ -145,9 +172,11 @@ int run_command(Options o) {
   options.timeout = std::chrono::milliseconds(static_cast<long>(o.timeout_seconds * 1000));
   options.settle_cap = std::chrono::milliseconds(o.settle_ms);
   options.capture = *capture;
-  options.record_dir = o.record == "auto" ? auto_record_dir() : o.record;
+  options.record_dir = record_dir;
   options.secrets = *secret_values;
   options.interrupted = &g_interrupted;
+  options.max_restarts = o.max_restarts;
+  if (o.confirm) options.confirm = confirm_on_terminal;
   agent::Agent agent(options, **tab, std::move(planner));
 
   auto result = agent.run([&](const agent::StepRecord& step) {
@@ -168,6 +197,7 @@ int run_command(Options o) {
     if (o.verbosity >= 0) {
       char seconds[16];
       std::snprintf(seconds, sizeof seconds, "%.1fs", static_cast<double>(step.timings.total.count()) / 1000.0);
+      if (!step.recovered.empty()) std::cerr << "recovered: " << step.recovered << "\n";
       std::cerr << "step " << step.step << "/" << step.max_steps << "  " << step.action.dump() << "  "
                 << (step.ok ? "ok" : "error") << ": " << step.result << "  " << seconds << "  "
                 << format_usage(step.usage_so_far) << "\n";

@@ -3,30 +3,25 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "common/text.h"
+
 namespace vimgpt::cli {
-namespace {
-std::string trim(const std::string& text) {
-  const auto begin = text.find_first_not_of(" \t\r");
-  if (begin == std::string::npos) return "";
-  return text.substr(begin, text.find_last_not_of(" \t\r") - begin + 1);
-}
-}  // namespace
 
 Config Config::load() {
   Config config;
   std::ifstream in(".env");
   std::string line;
   while (std::getline(in, line)) {
-    line = trim(line);
+    line = std::string(trim(line));
     if (line.empty() || line[0] == '#') continue;
-    if (line.rfind("export ", 0) == 0) line = trim(line.substr(7));
+    if (line.rfind("export ", 0) == 0) line = std::string(trim(line.substr(7)));
     const auto equals = line.find('=');
     if (equals == std::string::npos) continue;
-    std::string value = trim(line.substr(equals + 1));
+    std::string value(trim(line.substr(equals + 1)));
     if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front()) {
       value = value.substr(1, value.size() - 2);
     }
-    config.dotenv_[trim(line.substr(0, equals))] = value;
+    config.dotenv_[std::string(trim(line.substr(0, equals)))] = value;
   }
   return config;
 }

@@ -67,6 +67,9 @@ void add_run_flags(CLI::App& app, Options& o) {
   app.add_option("--allow-domain", o.allow_domains,
                  "Only these hosts may load (repeatable; *.example.com for subdomains)");
   app.add_option("--block-domain", o.block_domains, "These hosts never load (repeatable; wins over --allow-domain)");
+  app.add_flag("--confirm", o.confirm, "Ask before each action: y(es), n(o), e(dit), q(uit)");
+  app.add_option("--max-restarts", o.max_restarts, "Start a crashed local browser again at most N times (default 2)");
+  app.add_option("--download-dir", o.download_dir, "Save downloads here (default: DIR/downloads with --record)");
   app.add_option("--hint-mode", o.hint_mode, "How labels are drawn: overlay, image, both-frames");
   app.add_option("--observe", o.observe, "What the model gets: vision (the picture) or hybrid (plus the hint list)");
   app.add_flag("--voice", o.voice, "Speak the objective (default microphone)");
@@ -111,6 +114,7 @@ Result<browser::TabOptions> tab_options(const Options& o) {
   browser::TabOptions tab;
   tab.viewport = {viewport.width, viewport.height, 1.0};
   tab.user_agent = o.user_agent;
+  tab.download_dir = o.download_dir;
   auto policy = agent::NavigationPolicy::create(o.allow_domains, o.block_domains);
   if (!policy) return policy.failure();
   if (policy->restricts()) {

@@ -31,6 +31,9 @@ struct Options {
   std::vector<std::string> allow_domains;
   std::vector<std::string> block_domains;
   std::string secrets_file;
+  bool confirm = false;
+  int max_restarts = 2;
+  std::string download_dir;
   // browser
   bool headed = false;
   std::string viewport = "1080x720";

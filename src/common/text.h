@@ -15,4 +15,11 @@ inline std::string ascii_lower(std::string_view text) {
   return out;
 }
 
+// Without leading and trailing ASCII whitespace.
+inline std::string_view trim(std::string_view text) {
+  const auto first = text.find_first_not_of(" \t\r\n\f\v");
+  if (first == std::string_view::npos) return {};
+  return text.substr(first, text.find_last_not_of(" \t\r\n\f\v") - first + 1);
+}
+
 }  // namespace vimgpt

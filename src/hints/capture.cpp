@@ -1,5 +1,7 @@
 // A hint pass with its picture: find and label, then draw the labels in the page (overlay) or onto the
 // captured frame (image, both-frames), in one screenshot.
+#include <chrono>
+
 #include "hints/hint_script.h"
 #include "hints/hints.h"
 
@@ -21,21 +23,52 @@ Status remove_overlay(browser::Tab& tab) {
   return ok();
 }
 
+Status mark_secret_field(browser::Tab& tab) {
+  VIMGPT_TRY(Json marked, tab.evaluate(detail::library_call("markSecret", Json::object())));
+  if (marked != true) return fail(ErrorKind::NotFound, "nothing is focused to hold the secret");
+  return ok();
+}
+
 Result<Capture> capture(browser::Tab& tab, const CaptureOptions& options) {
+  using Clock = std::chrono::steady_clock;
+  const auto elapsed = [](Clock::time_point since) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - since);
+  };
+  auto phase = Clock::now();
   VIMGPT_TRY(HintMap map, find_hints(tab, options.find));
   Capture out;
+  out.timings.find = elapsed(phase);
   if (options.mode == DrawMode::Overlay) {
+    phase = Clock::now();
     VIMGPT_TRY_VOID(show_overlay(tab, map));
+    out.timings.draw = elapsed(phase);
+    phase = Clock::now();
     auto shot = tab.screenshot(options.screenshot);
+    out.timings.screenshot = elapsed(phase);
+    phase = Clock::now();
     // The markers come off whatever the screenshot did: the page must not keep them.
     auto removed = remove_overlay(tab);
+    out.timings.draw += elapsed(phase);
     if (!shot) return shot.failure();
     if (!removed) return removed.failure();
     out.labelled = std::move(*shot);
   } else {
+    phase = Clock::now();
     VIMGPT_TRY(browser::Screenshot clean, tab.screenshot(options.screenshot));
+    out.timings.screenshot = elapsed(phase);
+    phase = Clock::now();
     VIMGPT_TRY(out.labelled, draw_labels(clean, map, options.font_path, options.screenshot.quality));
+    out.timings.draw = elapsed(phase);
     if (options.mode == DrawMode::BothFrames) out.clean = std::move(clean);
+  }
+  if (!map.redactions().empty()) {
+    phase = Clock::now();
+    const int quality = options.screenshot.quality;
+    VIMGPT_TRY(out.labelled, redact(out.labelled, map.redactions(), map.viewport_width(), quality));
+    if (out.clean) {
+      VIMGPT_TRY(*out.clean, redact(*out.clean, map.redactions(), map.viewport_width(), quality));
+    }
+    out.timings.draw += elapsed(phase);
   }
   out.map = std::move(map);
   return out;

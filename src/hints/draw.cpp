@@ -198,40 +198,78 @@ void append_bytes(void* context, void* data, int size) {
 
 }  // namespace
 
+namespace {
+
+using Pixels = std::unique_ptr<unsigned char, decltype(&stbi_image_free)>;
+
+struct Decoded {
+  Pixels pixels{nullptr, &stbi_image_free};
+  int width = 0;
+  int height = 0;
+};
+
+Result<Decoded> decode(const browser::Screenshot& frame) {
+  if (frame.format == browser::ImageFormat::Webp)
+    return fail(ErrorKind::Unsupported, "frames are drawn on as PNG or JPEG, not WebP");
+  Decoded out;
+  int channels = 0;
+  out.pixels.reset(stbi_load_from_memory(reinterpret_cast<const unsigned char*>(frame.bytes.data()),
+                                         static_cast<int>(frame.bytes.size()), &out.width, &out.height, &channels, 3));
+  if (!out.pixels)
+    return fail(ErrorKind::Parse, std::string("cannot decode the captured frame: ") + stbi_failure_reason());
+  return out;
+}
+
+// RGB pixels back into the frame's own format.
+Result<browser::Screenshot> encode(const Decoded& image, const browser::Screenshot& like, int jpeg_quality) {
+  browser::Screenshot out;
+  out.format = like.format;
+  out.width = image.width;
+  out.height = image.height;
+  out.bytes.reserve(like.bytes.size() + like.bytes.size() / 4);
+  const int written = like.format == browser::ImageFormat::Jpeg
+                          ? stbi_write_jpg_to_func(append_bytes, &out.bytes, image.width, image.height, 3,
+                                                   image.pixels.get(), jpeg_quality)
+                          : stbi_write_png_to_func(append_bytes, &out.bytes, image.width, image.height, 3,
+                                                   image.pixels.get(), image.width * 3);
+  if (!written) return fail(ErrorKind::Internal, "stb_image_write could not encode the frame");
+  return out;
+}
+
+}  // namespace
+
 Result<browser::Screenshot> draw_labels(const browser::Screenshot& frame, const HintMap& map,
                                         std::string_view font_path, int jpeg_quality) {
-  if (frame.format == browser::ImageFormat::Webp)
-    return fail(ErrorKind::Unsupported, "labels are drawn on PNG or JPEG frames, not WebP");
+  VIMGPT_TRY(Decoded image, decode(frame));
   VIMGPT_TRY(const Font* font, load_font(font_path.empty() ? kDefaultFont : font_path));
-  int width = 0, height = 0, channels = 0;
-  std::unique_ptr<unsigned char, decltype(&stbi_image_free)> pixels(
-      stbi_load_from_memory(reinterpret_cast<const unsigned char*>(frame.bytes.data()),
-                            static_cast<int>(frame.bytes.size()), &width, &height, &channels, 3),
-      &stbi_image_free);
-  if (!pixels) return fail(ErrorKind::Parse, std::string("cannot decode the captured frame: ") + stbi_failure_reason());
-
-  const double scale = map.viewport_width() > 0 ? width / map.viewport_width() : 1.0;
-  Canvas canvas{pixels.get(), width, height, 3};
+  const double scale = map.viewport_width() > 0 ? image.width / map.viewport_width() : 1.0;
+  Canvas canvas{image.pixels.get(), image.width, image.height, 3};
   LabelPainter painter(*font, scale);
   std::vector<Box> placed;
   placed.reserve(map.size());
   for (const auto& hint : map.hints()) {
     const Box wanted = painter.measure(hint.label, std::floor(hint.rect.x * scale), std::floor(hint.rect.y * scale));
-    placed.push_back(place(wanted, placed, width, height));
+    placed.push_back(place(wanted, placed, image.width, image.height));
   }
   for (std::size_t i = 0; i < placed.size(); ++i) painter.paint(canvas, map.hints()[i].label, placed[i]);
+  return encode(image, frame, jpeg_quality);
+}
 
-  browser::Screenshot out;
-  out.format = frame.format;
-  out.width = width;
-  out.height = height;
-  out.bytes.reserve(frame.bytes.size() + frame.bytes.size() / 4);
-  const int written =
-      frame.format == browser::ImageFormat::Jpeg
-          ? stbi_write_jpg_to_func(append_bytes, &out.bytes, width, height, 3, pixels.get(), jpeg_quality)
-          : stbi_write_png_to_func(append_bytes, &out.bytes, width, height, 3, pixels.get(), width * 3);
-  if (!written) return fail(ErrorKind::Internal, "stb_image_write could not encode the labelled frame");
-  return out;
+Result<browser::Screenshot> redact(const browser::Screenshot& frame, const std::vector<Rect>& rects,
+                                   double viewport_width, int jpeg_quality) {
+  VIMGPT_TRY(Decoded image, decode(frame));
+  const double scale = viewport_width > 0 ? image.width / viewport_width : 1.0;
+  for (const auto& rect : rects) {
+    // Whole pixels, rounded outwards: no antialiased edge of the field's text survives.
+    const int left = std::clamp(static_cast<int>(std::floor(rect.x * scale)), 0, image.width);
+    const int top = std::clamp(static_cast<int>(std::floor(rect.y * scale)), 0, image.height);
+    const int right = std::clamp(static_cast<int>(std::ceil((rect.x + rect.width) * scale)), 0, image.width);
+    const int bottom = std::clamp(static_cast<int>(std::ceil((rect.y + rect.height) * scale)), 0, image.height);
+    for (int y = top; y < bottom; ++y)
+      std::fill_n(image.pixels.get() + (static_cast<std::size_t>(y) * image.width + left) * 3,
+                  static_cast<std::size_t>(right - left) * 3, 0);
+  }
+  return encode(image, frame, jpeg_quality);
 }
 
 }  // namespace vimgpt::hints

@@ -175,7 +175,7 @@ std::vector<bool> probe_listeners(browser::Tab& tab, const std::string& session,
 // Runs the find script in one world and appends its hints (main-viewport coordinates) to `items`.
 Status collect(browser::Tab& tab, const FindOptions& options, std::uint64_t pass,
                const std::optional<browser::ChildFrame>& frame, std::vector<Item>& items, double frame_rank,
-               Json* viewport) {
+               Json* viewport, std::vector<Rect>* redactions) {
   const Json args = {{"pass", pass},
                      {"maxDoubt", options.listeners == ListenerProbe::Doubtful ? options.max_listener_probes : 0}};
   const std::string expression = detail::library_call("find", args);
@@ -184,6 +184,10 @@ Status collect(browser::Tab& tab, const FindOptions& options, std::uint64_t pass
   if (!found->is_object() || !(*found)["hints"].is_array())
     return fail(ErrorKind::Protocol, "the hint script returned no hint list");
   if (viewport) *viewport = {{"width", (*found)["vw"]}, {"height", (*found)["vh"]}};
+  if (redactions && (*found)["redact"].is_array()) {
+    for (const auto& box : (*found)["redact"])
+      redactions->push_back({box[0].get<double>(), box[1].get<double>(), box[2].get<double>(), box[3].get<double>()});
+  }
 
   // Out-of-process frames report frame-local rects: move them into the main viewport and clip them to the
   // owner's box there.
@@ -231,12 +235,13 @@ Result<HintMap> find_hints(browser::Tab& tab, const FindOptions& options) {
   const std::uint64_t pass = next_pass.fetch_add(1);
   std::vector<Item> items;
   Json viewport;
-  VIMGPT_TRY_VOID(collect(tab, options, pass, std::nullopt, items, 0, &viewport));
+  std::vector<Rect> redactions;
+  VIMGPT_TRY_VOID(collect(tab, options, pass, std::nullopt, items, 0, &viewport, &redactions));
   if (options.frames == CrossOriginFrames::Include) {
     double rank = 1e9;  // frames after the main document, in the order Chromium attached them
     for (const auto& frame : tab.child_frames()) {
       // A frame that has gone or cannot be measured (hidden, detached meanwhile) simply has no hints.
-      (void)collect(tab, options, pass, frame, items, rank, nullptr);
+      (void)collect(tab, options, pass, frame, items, rank, nullptr, nullptr);
       rank += 1e9;
     }
   }
@@ -250,7 +255,9 @@ Result<HintMap> find_hints(browser::Tab& tab, const FindOptions& options) {
     for (auto& c : hint.label) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     hints.push_back(std::move(hint));
   }
-  return HintMap(pass, std::move(hints), viewport.value("width", 0.0), viewport.value("height", 0.0));
+  HintMap map(pass, std::move(hints), viewport.value("width", 0.0), viewport.value("height", 0.0));
+  map.set_redactions(std::move(redactions));
+  return map;
 }
 
 }  // namespace vimgpt::hints

@@ -23,7 +23,7 @@ const RULE = 0, CLASSNAME = 1, SCROLL = 2, TABINDEX = 3, POINTER = 4, LISTENER =
 const NG = [];
 for (const p of ['', 'data-', 'x-']) for (const s of ['-', ':', '_']) NG.push(p + 'ng' + s + 'click');
 
-const state = {pass: 0, els: [], overlay: null};
+const state = {pass: 0, els: [], overlay: null, secrets: new Set()};
 
 function isSelectable(el) {
   const tag = el.localName;
@@ -427,7 +427,35 @@ function find(P) {
     return any;
   };
   walk(document, TOPF, false, false, false);
-  return {pass: P.pass, vw, vh, hints: recs, doubts};
+  return {pass: P.pass, vw, vh, hints: recs, doubts, redact: secretRects()};
+}
+
+// The field that has the focus (through open shadow roots and same-origin frames) holds a secret from now
+// on: its box is painted over in every frame. Inside a cross-origin frame that is the whole frame.
+function markSecret() {
+  let e = document.activeElement;
+  for (;;) {
+    if (e && e.shadowRoot && e.shadowRoot.activeElement) { e = e.shadowRoot.activeElement; continue; }
+    if (e && (e.localName === 'iframe' || e.localName === 'frame')) {
+      let d = null;
+      try { d = e.contentDocument; } catch (x) { d = null; }
+      if (d && d.activeElement && d.activeElement !== d.body) { e = d.activeElement; continue; }
+    }
+    break;
+  }
+  if (!e || e === document.body || e === document.documentElement) return false;
+  state.secrets.add(e);
+  return true;
+}
+
+function secretRects() {
+  const out = [];
+  for (const el of state.secrets) {
+    if (!el.isConnected) { state.secrets.delete(el); continue; }
+    const F = frameOf(el);
+    for (const r of el.getClientRects()) { const v = crop(r, F); if (v) out.push(v); }
+  }
+  return out;
 }
 
 function overlay(P) {
@@ -570,7 +598,7 @@ function choose(P) {
   return {selected: squash(pick.text, 120), options: listOptions(el)};
 }
 
-return {find, overlay, removeOverlay, locate, caretToEnd, options, choose};
+return {find, overlay, removeOverlay, locate, caretToEnd, options, choose, markSecret};
 })()
 )JS";
 

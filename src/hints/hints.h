@@ -3,6 +3,7 @@
 // names. Vimium reference: https://github.com/philc/vimium/blob/master/content_scripts/link_hints.js
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -96,9 +97,14 @@ class HintMap {
   // One line per hint for a hybrid prompt: `[A] link "Home" -> /index.html`.
   [[nodiscard]] std::string to_text() const;
 
+  // Where fields holding a typed secret are on screen (see mark_secret_field): painted over in frames.
+  [[nodiscard]] const std::vector<Rect>& redactions() const { return redactions_; }
+  void set_redactions(std::vector<Rect> rects) { redactions_ = std::move(rects); }
+
  private:
   std::uint64_t pass_ = 0;
   std::vector<Hint> hints_;
+  std::vector<Rect> redactions_;
   double viewport_width_ = 0;
   double viewport_height_ = 0;
 };
@@ -135,10 +141,17 @@ struct CaptureOptions {
   std::string font_path;  // empty: DejaVu Sans Bold from fonts-dejavu-core
 };
 
+struct CaptureTimings {
+  std::chrono::milliseconds find{0};        // finding and labelling the hints
+  std::chrono::milliseconds screenshot{0};  // Chromium rendering and encoding the frame
+  std::chrono::milliseconds draw{0};        // markers into the page and out again, or onto the frame
+};
+
 struct Capture {
   HintMap map;
   browser::Screenshot labelled;
   std::optional<browser::Screenshot> clean;  // BothFrames only
+  CaptureTimings timings;
 };
 
 // One hint pass: find, label, draw, screenshot.
@@ -149,6 +162,14 @@ Result<Capture> capture(browser::Tab& tab, const CaptureOptions& options = {});
 // `jpeg_quality`). The scale comes from the frame's width over the map's viewport width.
 Result<browser::Screenshot> draw_labels(const browser::Screenshot& frame, const HintMap& map,
                                         std::string_view font_path = {}, int jpeg_quality = 80);
+
+// Paints `rects` (viewport CSS px) solid black on an encoded PNG or JPEG frame and encodes it again.
+Result<browser::Screenshot> redact(const browser::Screenshot& frame, const std::vector<Rect>& rects,
+                                   double viewport_width, int jpeg_quality = 80);
+
+// Marks the focused field (called before a secret is typed into it): from then on every capture paints its
+// box over, so the value never reaches the model or a recording even when the page shows it.
+Status mark_secret_field(browser::Tab& tab);
 
 // Markers in the page (Overlay mode), for callers that take their own screenshot.
 Status show_overlay(browser::Tab& tab, const HintMap& map);

@@ -1,6 +1,7 @@
 // The libcurl side of the HTTP client: one easy handle per Client, reused so connections stay alive.
 // https://curl.se/libcurl/c/libcurl-tutorial.html
 #include "http/http.h"
+#include "common/text.h"
 
 #include <curl/curl.h>
 
@@ -39,12 +40,6 @@ std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user)
     return 0;
   }
   return bytes;
-}
-
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())) != 0) text.remove_prefix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())) != 0) text.remove_suffix(1);
-  return text;
 }
 
 std::size_t on_header(char* data, std::size_t size, std::size_t count, void* user) {

@@ -10,20 +10,14 @@
 #include <random>
 #include <thread>
 
+#include "common/text.h"
 #include "http/http.h"
 
 namespace vimgpt::http {
 namespace {
 
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
 bool is_sensitive_header(std::string_view name) {
-  const std::string n = lower(name);
+  const std::string n = ascii_lower(name);
   return n == "authorization" || n == "proxy-authorization" || n == "cookie" || n.find("key") != std::string::npos ||
          n.find("token") != std::string::npos || n.find("secret") != std::string::npos;
 }

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <set>
 
+#include "common/text.h"
 #include "vision/vision.h"
 
 namespace vimgpt::vision {
@@ -337,13 +338,6 @@ bool has_action_key(const Json& object) {
                      [](const auto& item) { return is_action_key(item.key()); });
 }
 
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
 // Curly quotes from chat front-ends or models trained on prose.
 std::string straighten_quotes(std::string_view text, std::set<std::string>& fixes) {
   std::string out;
@@ -389,7 +383,7 @@ Json normalise(Json action, std::set<std::string>& fixes) {
   for (auto& [key, value] : action.items()) {
     std::string name = key;
     if (!is_action_key(name)) {
-      std::string folded = lower(name);
+      std::string folded = ascii_lower(name);
       std::replace(folded.begin(), folded.end(), '-', '_');
       if (folded == "clickat") folded = "click_at";
       if (is_action_key(folded) && !action.contains(folded)) {
@@ -415,7 +409,7 @@ Json normalise(Json action, std::set<std::string>& fixes) {
     }
   }
   if (action.contains("action") && action["action"].is_string()) {
-    const std::string verb = lower(action["action"].get<std::string>());
+    const std::string verb = ascii_lower(action["action"].get<std::string>());
     if (is_action_key(verb)) {
       Json argument;
       std::string from;
@@ -547,7 +541,7 @@ Result<ParsedReply> parse_reply(std::string_view text) {
     std::string trimmed = working;
     trimmed.erase(0, trimmed.find_first_not_of(" \t\r\n\"'"));
     const auto key_end = trimmed.find_first_of("\"': ");
-    if (key_end != std::string::npos && is_action_key(lower(trimmed.substr(0, key_end)))) {
+    if (key_end != std::string::npos && is_action_key(ascii_lower(trimmed.substr(0, key_end)))) {
       const std::string wrapped = "{" + working + "\n}";
       found = find_object(wrapped, fixes);
       if (found) fixes.insert("added missing braces");

@@ -14,6 +14,7 @@
 #define VIMGPT_HAVE_ALSA 1
 #endif
 
+#include "common/text.h"
 #include "voice/portaudio_session.h"
 
 namespace vimgpt::voice {
@@ -49,13 +50,6 @@ class StderrSilencer {
  private:
   int saved_ = -1;
 };
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 std::string no_input_device_message() {
   return "no input device: PortAudio found no microphone on this machine. Connect one (check `arecord -l`), pick "
@@ -147,12 +141,12 @@ Result<PaDeviceIndex> resolve_input_device(const std::string& spec) {
                   "--mic " + spec + " is not an input device index; `vimgpt devices` lists the valid ones");
     return static_cast<PaDeviceIndex>(number);
   }
-  const std::string wanted = lower(spec);
+  const std::string wanted = ascii_lower(spec);
   std::optional<PaDeviceIndex> partial;
   for (PaDeviceIndex i = 0; i < count; ++i) {
     Device device = describe_device(i);
     if (device.max_input_channels <= 0) continue;
-    std::string name = lower(device.name);
+    std::string name = ascii_lower(device.name);
     if (name == wanted) return i;
     if (!partial && name.find(wanted) != std::string::npos) partial = i;
   }

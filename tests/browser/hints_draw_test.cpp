@@ -79,7 +79,7 @@ TEST_F(HintsDrawing, BothFramesGivesCleanAndLabelledFromOneCapture) {
   EXPECT_EQ(outer_html(), before);
   ASSERT_TRUE(captured->clean.has_value());
   expect_labels_at_links(*captured, true);
-  Capture clean_only{captured->map, *captured->clean, std::nullopt};
+  Capture clean_only{captured->map, *captured->clean, std::nullopt, {}};
   expect_labels_at_links(clean_only, false);
   // Overlapping elements (2px apart): the second label is nudged right past the first, so both stay readable.
   // A one-letter label is under 20px wide; without the nudge nothing right of that would be yellow.

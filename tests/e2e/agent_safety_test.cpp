@@ -2,11 +2,11 @@
 // secrets reach the page but never the model, the records or the terminal.
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <stb_image.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <sstream>
 
 #include "support/cli_runner.h"
@@ -19,12 +19,6 @@ namespace {
 namespace fs = std::filesystem;
 using test::ScriptedReply;
 
-std::string label_for(const std::string& prompt_text, const std::string& name) {
-  const std::regex line(R"(\[([A-Z]+)\][^\n]*)" + name);
-  std::smatch match;
-  return std::regex_search(prompt_text, match, line) ? std::string(match[1]) : "NOT-FOUND";
-}
-
 class SafetyE2E : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -34,6 +28,14 @@ class SafetyE2E : public ::testing::Test {
         res.set_redirect("http://localhost:" + std::to_string(site_->port()) + "/evil");
       });
       s.Get("/evil", [](const httplib::Request&, httplib::Response& res) { res.set_content("pwned", "text/plain"); });
+      // A token field the page does not mask, on a white box at a known place.
+      s.Get("/token", [](const httplib::Request&, httplib::Response& res) {
+        res.set_content(
+            "<!doctype html><title>Token</title><body style='margin:0;background:#fff'>"
+            "<input aria-label='API token' style='position:absolute;left:100px;top:100px;width:400px;"
+            "height:40px;font-size:24px;border:1px solid #888;background:#fff'></body>",
+            "text/html");
+      });
       s.Post("/reserve", [](const httplib::Request&, httplib::Response& res) {
         res.set_content("<title>Reserved</title><p>Reserved.</p>", "text/html");
       });
@@ -55,7 +57,9 @@ TEST_F(SafetyE2E, AllowListBlocksWhatAnInjectedPageAsksForAndTheModelSeesWhy) {
   model_.set_responder([&](const test::ReceivedRequest& request) {
     switch (++step) {
       case 1: return ScriptedReply::text(R"({"navigate": "evil.test"})");  // as the page "instructed"
-      case 2: return ScriptedReply::text(R"({"click": ")" + label_for(request.text, "Claim your prize") + R"("})");
+      case 2:
+        return ScriptedReply::text(R"({"click": ")" + test::label_in_prompt(request.text, "Claim your prize") +
+                                   R"("})");
       default: return ScriptedReply::text(R"({"done": "Open daily from 9:00 to 18:00"})");
     }
   });
@@ -93,7 +97,7 @@ TEST_F(SafetyE2E, SecretsReachThePageButNoModelRecordOrTerminal) {
   model_.set_responder([&](const test::ReceivedRequest& request) {
     switch (++step) {
       case 1:
-        return ScriptedReply::text(R"({"click": ")" + label_for(request.text, "Your name") +
+        return ScriptedReply::text(R"({"click": ")" + test::label_in_prompt(request.text, "Your name") +
                                    R"(", "type": "<secret:NAME>"})");
       default: return ScriptedReply::text(R"({"done": "reserved"})");
     }
@@ -120,6 +124,51 @@ TEST_F(SafetyE2E, SecretsReachThePageButNoModelRecordOrTerminal) {
     EXPECT_EQ(bytes.find("test-key"), std::string::npos) << entry.path();
   }
   EXPECT_GE(files, 4);  // steps.jsonl, run.json, report.html, frames
+}
+
+// The darkest and brightest pixel of a frame's box (frame pixels; frames here are 1:1 with the viewport).
+std::pair<int, int> darkest_and_brightest(const std::string& jpeg, int left, int top, int width, int height) {
+  int w = 0, h = 0, channels = 0;
+  std::unique_ptr<unsigned char, decltype(&stbi_image_free)> pixels(
+      stbi_load_from_memory(reinterpret_cast<const unsigned char*>(jpeg.data()), static_cast<int>(jpeg.size()), &w, &h,
+                            &channels, 1),
+      &stbi_image_free);
+  if (!pixels || left + width > w || top + height > h) return {-1, -1};
+  int low = 255, high = 0;
+  for (int y = top; y < top + height; ++y) {
+    for (int x = left; x < left + width; ++x) {
+      low = std::min<int>(low, pixels.get()[y * w + x]);
+      high = std::max<int>(high, pixels.get()[y * w + x]);
+    }
+  }
+  return {low, high};
+}
+
+TEST_F(SafetyE2E, AFieldHoldingASecretIsPaintedOverInEveryLaterFrame) {
+  int step = 0;
+  model_.set_responder([&](const test::ReceivedRequest& request) {
+    if (++step == 1)
+      return ScriptedReply::text(R"({"click": ")" + test::label_in_prompt(request.text, "API token") +
+                                 R"(", "type": "<secret:TOKEN>"})");
+    if (step == 2) return ScriptedReply::text(R"({"scroll": "down"})");
+    return ScriptedReply::text(R"({"done": "stored"})");
+  });
+  const auto run = test::run_vimgpt({"store my token", "--base-url", model_.url(), "--api-key", "test-key", "--observe",
+                                     "hybrid", "--start-url", site_->url("/token"), "--secret", "TOKEN=WWWWWWWWWWWW",
+                                     "--record", record_.string(), "--hint-mode", "image"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto steps = test::read_steps(record_);
+  ASSERT_EQ(steps.size(), 3U);
+  // Inside the field's border (101..499 x 101..139): before typing, a white field; after, solid black.
+  const auto before = darkest_and_brightest(read_all(record_ / "step-001.jpg"), 300, 105, 190, 30);
+  EXPECT_GE(before.first, 200) << "the empty field is white before the secret is typed";
+  for (const char* frame : {"step-002.jpg", "step-003.jpg"}) {
+    const auto after = darkest_and_brightest(read_all(record_ / frame), 101, 101, 398, 38);
+    EXPECT_LE(after.second, 40) << frame << ": the field must be painted over";
+  }
+  // The rest of the page is untouched.
+  const auto outside = darkest_and_brightest(read_all(record_ / "step-002.jpg"), 600, 300, 100, 100);
+  EXPECT_GE(outside.first, 200);
 }
 
 }  // namespace

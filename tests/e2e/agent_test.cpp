@@ -9,7 +9,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <sstream>
 
 #include "browser/browser.h"
@@ -48,14 +47,6 @@ std::unique_ptr<test::SiteServer> start_shop() {
   return site;
 }
 
-// The label the hybrid hint list gives an element: lines look like `[AB] role "name" ...`.
-std::string label_for(const std::string& prompt_text, const std::string& name) {
-  const std::regex line(R"(\[([A-Z]+)\][^\n]*)" + name);
-  std::smatch match;
-  if (std::regex_search(prompt_text, match, line)) return match[1];
-  return "NOT-FOUND";
-}
-
 class AgentE2E : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -86,11 +77,14 @@ TEST_F(AgentE2E, FiveStepTaskCompletesThroughTheWholeLoop) {
   model_.set_responder([&](const test::ReceivedRequest& request) {
     ++step;
     switch (step) {
-      case 1: return ScriptedReply::text(R"({"click": ")" + label_for(request.text, "Search widgets") + R"("})");
+      case 1:
+        return ScriptedReply::text(R"({"click": ")" + test::label_in_prompt(request.text, "Search widgets") + R"("})");
       case 2: return ScriptedReply::text(R"({"type": "blue widget"})");
-      case 3: return ScriptedReply::text(R"({"click": ")" + label_for(request.text, "Blue Widget") + R"("})");
+      case 3:
+        return ScriptedReply::text(R"({"click": ")" + test::label_in_prompt(request.text, "Blue Widget") + R"("})");
       case 4:
-        return ScriptedReply::text(R"({"click": ")" + label_for(request.text, "Your name") + R"(", "type": "Ada"})");
+        return ScriptedReply::text(R"({"click": ")" + test::label_in_prompt(request.text, "Your name") +
+                                   R"(", "type": "Ada"})");
       default: return ScriptedReply::text(R"({"done": "Reserved, confirmation 4242"})");
     }
   });
@@ -126,8 +120,9 @@ TEST_F(AgentE2E, EveryActionKindActsOnThePage) {
     switch (++step) {
       case 1: return ScriptedReply::text(R"({"navigate": ")" + site_->url("/fx/order.html") + R"("})");
       case 2:
-        return ScriptedReply::text(R"({"select": ")" + label_for(request.text, "Size") + R"(", "option": "large"})");
-      case 3: return ScriptedReply::text(R"({"click": ")" + label_for(request.text, "Note") + R"("})");
+        return ScriptedReply::text(R"({"select": ")" + test::label_in_prompt(request.text, "Size") +
+                                   R"(", "option": "large"})");
+      case 3: return ScriptedReply::text(R"({"click": ")" + test::label_in_prompt(request.text, "Note") + R"("})");
       case 4: return ScriptedReply::text(R"({"key": "Tab"})");
       case 5: return ScriptedReply::text(R"({"wait": 0.2})");
       case 6: return ScriptedReply::text(R"({"click_at": [5, 5]})");

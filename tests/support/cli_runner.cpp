@@ -1,9 +1,13 @@
 #include "support/cli_runner.h"
 
 #include <fcntl.h>
+#include <poll.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <csignal>
 #include <fstream>
 #include <sstream>
 
@@ -11,12 +15,91 @@ namespace vimgpt::test {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+fs::path run_dir() {
+  return fs::temp_directory_path() / ("vimgpt-e2e-" + std::to_string(::getpid()));
+}
+
+std::string command_line(const fs::path& process) {
+  std::ifstream in(process / "cmdline");
+  return {(std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()};
+}
+
+pid_t parent_of(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // "pid (comm) state ppid ...": comm may hold spaces, so read after its closing parenthesis.
+  const auto close = stat.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream rest(stat.substr(close + 1));
+  char state = 0;
+  pid_t parent = 0;
+  rest >> state >> parent;
+  return parent;
+}
+
+std::vector<pid_t> all_processes() {
+  std::vector<pid_t> pids;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (!name.empty() && std::all_of(name.begin(), name.end(), ::isdigit)) pids.push_back(std::stoi(name));
+  }
+  return pids;
+}
+
+}  // namespace
+
+pid_t run_browser_pid() {
+  const std::string tmp = (run_dir() / "tmp").string();
+  for (pid_t pid : all_processes()) {
+    const std::string text = command_line("/proc/" + std::to_string(pid));
+    if (text.find(tmp) != std::string::npos && text.find("--type=") == std::string::npos &&
+        text.find("--user-data-dir=") != std::string::npos)
+      return pid;
+  }
+  return 0;
+}
+
+std::vector<pid_t> run_browser_helpers(std::string_view type) {
+  const pid_t browser = run_browser_pid();
+  std::vector<pid_t> helpers;
+  if (browser == 0) return helpers;
+  const std::string wanted = "--type=" + std::string(type);
+  for (pid_t pid : all_processes()) {
+    std::string text = command_line("/proc/" + std::to_string(pid));
+    std::replace(text.begin(), text.end(), '\0', ' ');
+    if ((text + " ").find(wanted + " ") == std::string::npos) continue;
+    for (pid_t up = parent_of(pid); up > 1; up = parent_of(up)) {
+      if (up == browser) {
+        helpers.push_back(pid);
+        break;
+      }
+    }
+  }
+  return helpers;
+}
+
+bool kill_and_wait(pid_t pid) {
+  // A pidfd becomes readable when its process exits, child of ours or not.
+  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  if (pidfd < 0) return false;
+  const bool killed = ::kill(pid, SIGKILL) == 0;
+  pollfd exited{pidfd, POLLIN, 0};
+  const bool dead = killed && ::poll(&exited, 1, 10000) == 1;
+  ::close(pidfd);
+  return dead;
+}
+
 // Runs the vimgpt binary with `args`; `on_started` may signal it (for the Ctrl-C test).
-CliRun run_vimgpt(const std::vector<std::string>& args, const std::function<void(pid_t)>& on_started) {
-  const fs::path dir = fs::temp_directory_path() / ("vimgpt-e2e-" + std::to_string(::getpid()));
+CliRun run_vimgpt(const std::vector<std::string>& args, const std::function<void(pid_t)>& on_started,
+                  const std::string& input) {
+  const fs::path dir = run_dir();
   fs::create_directories(dir);
   const std::string out_path = (dir / "out").string();
   const std::string err_path = (dir / "err").string();
+  const std::string in_path = (dir / "in").string();
+  std::ofstream(in_path, std::ios::binary) << input;
   std::vector<std::string> full = {VIMGPT_BINARY};
   full.insert(full.end(), args.begin(), args.end());
   std::vector<char*> argv;
@@ -37,7 +120,7 @@ CliRun run_vimgpt(const std::vector<std::string>& args, const std::function<void
   if (pid == 0) {
     const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    const int in = ::open("/dev/null", O_RDONLY);
+    const int in = ::open(in_path.c_str(), O_RDONLY);
     ::dup2(in, 0);
     ::dup2(out, 1);
     ::dup2(err, 2);
@@ -56,9 +139,7 @@ CliRun run_vimgpt(const std::vector<std::string>& args, const std::function<void
   run.err = err.str();
   run.left_behind = !fs::is_empty(tmp);
   for (const auto& process : fs::directory_iterator("/proc")) {
-    std::ifstream cmdline(process.path() / "cmdline");
-    std::string text((std::istreambuf_iterator<char>(cmdline)), std::istreambuf_iterator<char>());
-    if (text.find(tmp.string()) != std::string::npos) run.left_behind = true;
+    if (command_line(process.path()).find(tmp.string()) != std::string::npos) run.left_behind = true;
   }
   fs::remove_all(dir);
   return run;

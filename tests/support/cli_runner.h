@@ -18,8 +18,17 @@ struct CliRun {
   bool left_behind = false;  // a browser process or scratch folder outlived the run
 };
 
-// Runs vimgpt with `args` and its own TMPDIR; `on_started` may signal it (for the Ctrl-C test).
-CliRun run_vimgpt(const std::vector<std::string>& args, const std::function<void(pid_t)>& on_started = {});
+// Runs vimgpt with `args` and its own TMPDIR; `on_started` may signal it (for the Ctrl-C test). Its
+// standard input reads `input` (nothing by default).
+CliRun run_vimgpt(const std::vector<std::string>& args, const std::function<void(pid_t)>& on_started = {},
+                  const std::string& input = {});
+
+// The Chromium of the run_vimgpt() in progress (found by the run's own TMPDIR in its command line), or 0.
+pid_t run_browser_pid();
+// Its helper processes of one kind ("renderer", "gpu-process", ...): descendants with that --type.
+std::vector<pid_t> run_browser_helpers(std::string_view type);
+// SIGKILLs a process and waits, bounded, until it is dead (gone, or a zombie its parent has yet to reap).
+bool kill_and_wait(pid_t pid);
 
 // steps.jsonl of a record folder, one object per finished step.
 std::vector<nlohmann::json> read_steps(const std::filesystem::path& dir);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <regex>
 #include <stdexcept>
 
 namespace vimgpt::test {
@@ -478,6 +479,12 @@ void FakeModelServer::handle(ApiFlavor flavor, const httplib::Request& request, 
   } else {
     response.set_content(success_body(flavor, received, reply), "application/json");
   }
+}
+
+std::string label_in_prompt(const std::string& prompt_text, const std::string& name) {
+  const std::regex line(R"(\[([A-Z]+)\][^\n]*)" + name);
+  std::smatch match;
+  return std::regex_search(prompt_text, match, line) ? std::string(match[1]) : "NOT-FOUND";
 }
 
 }  // namespace vimgpt::test

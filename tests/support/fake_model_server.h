@@ -150,4 +150,8 @@ std::optional<std::pair<std::string, std::string>> decode_data_url(std::string_v
 // "image/png", "image/jpeg", "image/gif", "image/webp" from the magic bytes, or "".
 std::string sniff_image_mime(std::string_view bytes);
 
+// The label a hybrid prompt's hint list gives an element (lines look like `[AB] role "name" ...`), or
+// "NOT-FOUND", which any run then reports as an unknown label.
+std::string label_in_prompt(const std::string& prompt_text, const std::string& name);
+
 }  // namespace vimgpt::test

@@ -1,0 +1,197 @@
+// Faults the tab survives, against a real Chromium: a renderer that crashes, a browser that is killed,
+// and downloads (saved where asked, under the site's name, or refused when there is nowhere to keep them).
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "browser/browser.h"
+#include "support/assertions.h"
+#include "support/browser_options.h"
+#include "support/site_server.h"
+
+namespace vimgpt {
+namespace {
+
+namespace fs = std::filesystem;
+using browser::Tab;
+using namespace std::chrono_literals;
+
+std::string command_line(int pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (auto& c : text)
+    if (c == '\0') c = ' ';
+  return text;
+}
+
+std::string profile_of(int pid) {
+  const std::string text = command_line(pid);
+  const auto at = text.find("--user-data-dir=");
+  if (at == std::string::npos) return {};
+  const auto begin = at + std::string_view("--user-data-dir=").size();
+  return text.substr(begin, text.find(' ', begin) - begin);
+}
+
+std::string read_file(const fs::path& path) {
+  std::stringstream out;
+  out << std::ifstream(path, std::ios::binary).rdbuf();
+  return out.str();
+}
+
+class RecoveryTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("vimgpt-recovery-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    server_ = std::make_unique<test::SiteServer>([](httplib::Server& s) {
+      s.Get("/page", [](const httplib::Request&, httplib::Response& res) {
+        res.set_content("<title>Kept</title><p>a page</p>", "text/html");
+      });
+      s.Get("/links", [](const httplib::Request&, httplib::Response& res) {
+        res.set_content("<title>Files</title><a id=get href=/file style='font-size:40px'>report</a>", "text/html");
+      });
+      s.Get("/file", [](const httplib::Request&, httplib::Response& res) {
+        res.set_header("Content-Disposition", "attachment; filename=\"report.csv\"");
+        res.set_content("a,b\n1,2\n", "text/csv");
+      });
+    });
+  }
+  void TearDown() override {
+    tab_.reset();
+    fs::remove_all(dir_);
+  }
+
+  void launch(const browser::TabOptions& options = {}, cdp::LaunchOptions launch = test::loopback_only_launch()) {
+    auto tab = Tab::launch(launch, options);
+    ASSERT_TRUE(tab) << tab.error().describe();
+    tab_ = std::move(*tab);
+  }
+
+  // Kills the local browser by its pid and waits until the tab has seen the connection go.
+  void kill_browser() {
+    cdp::EventQueue nothing(tab_->connection(), [](const cdp::Event&) { return false; });
+    ASSERT_EQ(::kill(tab_->browser_pid(), SIGKILL), 0);
+    auto waited = nothing.wait([](const cdp::Event&) { return false; }, 10s);  // ends when the link does
+    ASSERT_FALSE(waited);
+    EXPECT_EQ(waited.error().kind, ErrorKind::BrowserExited);
+    EXPECT_FALSE(tab_->alive());
+  }
+
+  // A trusted click on the download link, and the wait until Chromium says a download began.
+  void click_download_link() {
+    cdp::EventQueue began(tab_->connection(),
+                          [](const cdp::Event& e) { return e.method == "Browser.downloadWillBegin"; });
+    auto box = tab_->evaluate(
+        "(() => { const r = document.getElementById('get').getBoundingClientRect();"
+        " return [r.x + r.width / 2, r.y + r.height / 2]; })()");
+    ASSERT_TRUE(box) << box.error().describe();
+    ASSERT_OK(tab_->click({(*box)[0].get<double>(), (*box)[1].get<double>()}));
+    ASSERT_TRUE(began.wait([](const cdp::Event&) { return true; }, 10s));
+  }
+
+  fs::path dir_;
+  std::unique_ptr<test::SiteServer> server_;
+  std::unique_ptr<Tab> tab_;
+};
+
+TEST_F(RecoveryTest, RendererCrashIsSeenAndReloadBringsThePageBack) {
+  launch();
+  ASSERT_OK(tab_->navigate(server_->url("/page")));
+  EXPECT_FALSE(tab_->crashed());
+  cdp::EventQueue crashes(tab_->connection(),
+                          [](const cdp::Event& e) { return e.method == "Inspector.targetCrashed"; });
+  tab_->connection().post("Page.crash", cdp::Json::object(), tab_->session_id());
+  ASSERT_TRUE(crashes.wait([](const cdp::Event&) { return true; }, 10s));
+  EXPECT_TRUE(tab_->crashed());
+  EXPECT_TRUE(tab_->alive());  // the browser itself lives on
+
+  ASSERT_OK(tab_->navigate(server_->url("/page")));
+  EXPECT_FALSE(tab_->crashed());
+  auto title = tab_->evaluate("document.title");
+  ASSERT_TRUE(title) << title.error().describe();
+  EXPECT_EQ(*title, "Kept");
+  EXPECT_EQ(server_->count("GET", "/page"), 2);
+}
+
+TEST_F(RecoveryTest, KilledBrowserIsRelaunchedWithTheSameProfile) {
+  cdp::LaunchOptions options = test::loopback_only_launch();
+  options.user_data_dir = (dir_ / "profile").string();
+  launch({}, options);
+  ASSERT_OK(tab_->navigate(server_->url("/page")));
+  const int first = tab_->browser_pid();
+  EXPECT_EQ(profile_of(first), options.user_data_dir);
+
+  kill_browser();
+  auto dead = tab_->evaluate("1");
+  ASSERT_FALSE(dead);
+  EXPECT_EQ(dead.error().kind, ErrorKind::BrowserExited);
+
+  ASSERT_OK(tab_->relaunch());
+  ASSERT_TRUE(tab_->alive());
+  EXPECT_NE(tab_->browser_pid(), first);
+  EXPECT_EQ(profile_of(tab_->browser_pid()), options.user_data_dir);
+  ASSERT_OK(tab_->navigate(server_->url("/page")));
+  auto title = tab_->evaluate("document.title");
+  ASSERT_TRUE(title) << title.error().describe();
+  EXPECT_EQ(*title, "Kept");
+}
+
+TEST_F(RecoveryTest, RelaunchWithATemporaryProfileRemovesTheOldOne) {
+  launch();
+  const std::string old_profile = profile_of(tab_->browser_pid());
+  ASSERT_FALSE(old_profile.empty());
+  ASSERT_TRUE(fs::exists(old_profile));
+  kill_browser();
+  ASSERT_OK(tab_->relaunch());
+  const std::string new_profile = profile_of(tab_->browser_pid());
+  EXPECT_FALSE(fs::exists(old_profile)) << old_profile;
+  EXPECT_TRUE(fs::exists(new_profile)) << new_profile;
+  ASSERT_OK(tab_->navigate(server_->url("/page")));
+  tab_->close();
+  EXPECT_FALSE(fs::exists(new_profile)) << new_profile;
+}
+
+TEST_F(RecoveryTest, DownloadsAreSavedUnderTheSitesNameAndReported) {
+  browser::TabOptions options;
+  options.download_dir = (dir_ / "downloads").string();
+  launch(options);
+  ASSERT_OK(tab_->navigate(server_->url("/links")));
+  click_download_link();
+  auto first = tab_->take_downloads(10s);
+  ASSERT_EQ(first.size(), 1U);
+  EXPECT_EQ(first[0].state, "completed");
+  EXPECT_EQ(first[0].url, server_->url("/file"));
+  EXPECT_EQ(first[0].bytes, 8);
+  EXPECT_EQ(fs::path(first[0].file), dir_ / "downloads" / "report.csv");
+  EXPECT_EQ(read_file(first[0].file), "a,b\n1,2\n");
+
+  // The same name again does not overwrite the first file.
+  click_download_link();
+  auto second = tab_->take_downloads(10s);
+  ASSERT_EQ(second.size(), 1U);
+  EXPECT_EQ(second[0].state, "completed");
+  EXPECT_EQ(fs::path(second[0].file), dir_ / "downloads" / "report (1).csv");
+  EXPECT_TRUE(fs::exists(first[0].file));
+  EXPECT_TRUE(tab_->take_downloads(0ms).empty());  // each download is reported once
+}
+
+TEST_F(RecoveryTest, DownloadsAreRefusedWithoutAFolder) {
+  launch();
+  ASSERT_OK(tab_->navigate(server_->url("/links")));
+  click_download_link();
+  auto downloads = tab_->take_downloads(10s);
+  ASSERT_EQ(downloads.size(), 1U);
+  EXPECT_EQ(downloads[0].state, "canceled");
+  EXPECT_TRUE(downloads[0].file.empty());
+}
+
+}  // namespace
+}  // namespace vimgpt

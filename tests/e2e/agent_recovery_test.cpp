@@ -1,0 +1,190 @@
+// Faults in the middle of a run, through the real vimgpt binary: the browser killed, the renderer killed, a
+// download, and a person confirming each action. The fake model is the hook: it injects the fault while
+// vimgpt waits for its reply, so the fault lands at a known point of the loop.
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "support/cli_runner.h"
+#include "support/fake_model_server.h"
+#include "support/site_server.h"
+
+namespace vimgpt {
+namespace {
+
+namespace fs = std::filesystem;
+using test::ScriptedReply;
+
+std::string contents(const fs::path& path) {
+  std::stringstream out;
+  out << std::ifstream(path, std::ios::binary).rdbuf();
+  return out.str();
+}
+
+bool has(const nlohmann::json& value, std::string_view text) {
+  return value.is_string() && value.get<std::string>().find(text) != std::string::npos;
+}
+
+class RecoveryE2E : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    site_ = std::make_unique<test::SiteServer>([](httplib::Server& s) {
+      s.Get("/a", [](const httplib::Request&, httplib::Response& res) {
+        res.set_content("<!doctype html><title>Start</title><a href='/b' style='font-size:30px'>Go to B</a>",
+                        "text/html");
+      });
+      s.Get("/b", [](const httplib::Request&, httplib::Response& res) {
+        res.set_content(
+            "<!doctype html><title>Second</title><p>Page B</p>"
+            "<a href='/file' style='font-size:30px'>Get report</a>",
+            "text/html");
+      });
+      s.Get("/file", [](const httplib::Request&, httplib::Response& res) {
+        res.set_header("Content-Disposition", "attachment; filename=\"report.csv\"");
+        res.set_content("a,b\n1,2\n", "text/csv");
+      });
+    });
+    record_ = fs::temp_directory_path() / ("vimgpt-recovery-e2e-" + std::to_string(::getpid()) + "-" +
+                                           ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(record_);
+  }
+  void TearDown() override { fs::remove_all(record_); }
+
+  test::CliRun run(const std::string& start, const std::vector<std::string>& extra = {},
+                   const std::string& input = {}) {
+    std::vector<std::string> args = {"get the report", "--base-url",  model_.url(),  "--api-key",       "test-key",
+                                     "--observe",      "hybrid",      "--start-url", site_->url(start), "--record",
+                                     record_.string(), "--settle-ms", "2000"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return test::run_vimgpt(args, {}, input);
+  }
+
+  std::unique_ptr<test::SiteServer> site_;
+  test::FakeModelServer model_{test::Expectations{"test-key", "gpt-4o", 1080, 1, test::Requirement::Any}};
+  fs::path record_;
+};
+
+TEST_F(RecoveryE2E, KilledBrowserIsStartedAgainAtTheLastPageAndTheRunGoesOn) {
+  int step = 0;
+  model_.set_responder([&](const test::ReceivedRequest& request) {
+    switch (++step) {
+      case 1: return ScriptedReply::text(R"({"click": ")" + test::label_in_prompt(request.text, "Go to B") + R"("})");
+      case 2:
+        EXPECT_TRUE(test::kill_and_wait(test::run_browser_pid()));  // while vimgpt waits for this reply
+        return ScriptedReply::text(R"({"scroll": "down"})");
+      default: return ScriptedReply::text(R"({"done": "made it"})");
+    }
+  });
+  const auto result = run("/a");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out, "made it\n");
+  EXPECT_FALSE(result.left_behind);  // neither the dead browser nor the new one outlives the run
+  const auto steps = test::read_steps(record_);
+  ASSERT_EQ(steps.size(), 3U);
+  EXPECT_FALSE(steps[1]["ok"].get<bool>());  // the scroll met a dead browser
+  EXPECT_TRUE(has(steps[2]["recovered"], "started again (restart 1 of 2)")) << steps[2];
+  EXPECT_TRUE(has(steps[2]["url"], "/b")) << steps[2];
+  EXPECT_EQ(site_->count("GET", "/b"), 2);  // the last page, loaded again in the new browser
+  const auto requests = model_.requests();
+  ASSERT_EQ(requests.size(), 3U);
+  EXPECT_NE(requests[2].text.find("started again"), std::string::npos);  // the model is told
+  EXPECT_NE(result.err.find("recovered: the browser exited"), std::string::npos) << result.err;
+}
+
+TEST_F(RecoveryE2E, WithNoRestartsLeftTheRunEndsNamingTheCause) {
+  int step = 0;
+  model_.set_responder([&](const test::ReceivedRequest&) {
+    if (++step == 1) {
+      EXPECT_TRUE(test::kill_and_wait(test::run_browser_pid()));
+    }
+    return ScriptedReply::text(R"({"scroll": "down"})");
+  });
+  const auto result = run("/a", {"--max-restarts", "0"});
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  EXPECT_NE(result.err.find("error: the browser exited (Chromium"), std::string::npos) << result.err;
+  EXPECT_FALSE(result.left_behind);
+  const auto steps = test::read_steps(record_);
+  ASSERT_EQ(steps.size(), 1U);  // the finished step is kept
+  EXPECT_FALSE(steps[0]["ok"].get<bool>());
+  EXPECT_EQ(model_.requests().size(), 1U);
+}
+
+TEST_F(RecoveryE2E, CrashedRendererIsLoadedAgain) {
+  int step = 0;
+  model_.set_responder([&](const test::ReceivedRequest& request) {
+    switch (++step) {
+      case 1: return ScriptedReply::text(R"({"click": ")" + test::label_in_prompt(request.text, "Go to B") + R"("})");
+      case 2: {
+        const auto renderers = test::run_browser_helpers("renderer");
+        EXPECT_FALSE(renderers.empty());
+        for (pid_t renderer : renderers) EXPECT_TRUE(test::kill_and_wait(renderer));
+        return ScriptedReply::text(R"({"wait": 0})");
+      }
+      default: return ScriptedReply::text(R"({"done": "still here"})");
+    }
+  });
+  const auto result = run("/a");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto steps = test::read_steps(record_);
+  ASSERT_EQ(steps.size(), 3U);
+  EXPECT_TRUE(has(steps[2]["recovered"], "the page crashed")) << steps[2];
+  EXPECT_TRUE(has(steps[2]["url"], "/b")) << steps[2];
+  EXPECT_EQ(site_->count("GET", "/b"), 2);
+  EXPECT_GE(steps[2]["hint_count"].get<int>(), 1);  // a real page again, with its link
+}
+
+TEST_F(RecoveryE2E, DownloadIsKeptInTheRunFolderAndTheModelIsTold) {
+  int step = 0;
+  model_.set_responder([&](const test::ReceivedRequest& request) {
+    if (++step == 1)
+      return ScriptedReply::text(R"({"click": ")" + test::label_in_prompt(request.text, "Get report") + R"("})");
+    return ScriptedReply::text(R"({"done": "saved"})");
+  });
+  const auto result = run("/b");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const fs::path saved = record_ / "downloads" / "report.csv";
+  EXPECT_EQ(contents(saved), "a,b\n1,2\n");
+  const auto steps = test::read_steps(record_);
+  ASSERT_EQ(steps.size(), 2U);
+  EXPECT_TRUE(has(steps[0]["result"], "downloaded " + site_->url("/file") + " (8 bytes) to " + saved.string()))
+      << steps[0];
+  const auto requests = model_.requests();
+  ASSERT_EQ(requests.size(), 2U);
+  EXPECT_NE(requests[1].text.find("report.csv"), std::string::npos);
+}
+
+TEST_F(RecoveryE2E, ConfirmLetsThePersonDeclineEditAndQuit) {
+  model_.set_responder([&](const test::ReceivedRequest& request) {
+    return ScriptedReply::text(R"({"click": ")" + test::label_in_prompt(request.text, "Go to B") + R"("})");
+  });
+  const auto result = run("/a", {"--confirm"}, "n\ne\n{\"key\": \"Tab\"}\nq\n");
+  EXPECT_EQ(result.exit_code, 130) << result.err;
+  const auto steps = test::read_steps(record_);
+  ASSERT_EQ(steps.size(), 3U);
+  EXPECT_FALSE(steps[0]["ok"].get<bool>());
+  EXPECT_TRUE(has(steps[0]["result"], "declined")) << steps[0];
+  EXPECT_EQ(steps[1]["action"], nlohmann::json::parse(R"({"key": "Tab"})"));  // as the person edited it
+  EXPECT_TRUE(steps[1]["ok"].get<bool>()) << steps[1];
+  EXPECT_TRUE(has(steps[2]["result"], "ended the run")) << steps[2];
+  EXPECT_EQ(site_->count("GET", "/b"), 0);  // the proposed click never ran
+  const auto requests = model_.requests();
+  ASSERT_EQ(requests.size(), 3U);
+  EXPECT_NE(requests[1].text.find("declined"), std::string::npos);
+  EXPECT_NE(result.err.find("run it? [y]es, [n]o, [e]dit, [q]uit"), std::string::npos);
+}
+
+TEST_F(RecoveryE2E, ConfirmWithNoAnswerLeftRunsNothing) {
+  model_.set_responder([&](const test::ReceivedRequest& request) {
+    return ScriptedReply::text(R"({"click": ")" + test::label_in_prompt(request.text, "Go to B") + R"("})");
+  });
+  const auto result = run("/a", {"--confirm"});  // standard input is empty
+  EXPECT_EQ(result.exit_code, 130) << result.err;
+  EXPECT_EQ(site_->count("GET", "/b"), 0);
+}
+
+}  // namespace
+}  // namespace vimgpt

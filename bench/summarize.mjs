@@ -92,7 +92,8 @@ const runsOf = (prefix) => agentFiles.filter((f) => f.startsWith(prefix) && f.en
 const jsonl = (file) => fs.readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
 
 function vimgptRuns(prefix, delay) {
-  const phases = { capture: [], model: [], act: [], settle: [], total: [], overhead: [] };
+  const fine = ["hints", "screenshot", "draw", "encode", "request"];
+  const phases = { capture: [], model: [], act: [], settle: [], total: [], overhead: [], ...Object.fromEntries(fine.map((k) => [k, []])) };
   const runs = [];
   for (const run of runsOf(prefix)) {
     const proc = read(`agent/${run}.proc.json`);
@@ -103,6 +104,7 @@ function vimgptRuns(prefix, delay) {
     for (const s of steps) {
       const t = s.timings_ms;
       for (const k of ["capture", "model", "act", "settle", "total"]) phases[k].push(t[k]);
+      for (const k of fine) if (t[k] != null) phases[k].push(t[k]);
       phases.overhead.push(t.total - delay);
     }
     runs.push({ run, exit: proc.exit, outcome, steps: steps.length, vmhwm_mb: round(proc.vmhwm_kb / 1024, 1) });
@@ -206,7 +208,12 @@ const zero = { median: 0, p90: 0, n: 1 };
 table(["phase (median / p90 ms)", "vimgpt", "peer no sleeps", "peer with sleeps", "peer÷vimgpt (no sleeps)", "peer÷vimgpt (sleeps)", "vimgpt, 2 s model"], [
   ["fixed sleep", "0 / 0", ms(PN.sleep), ms(PS.sleep), "", "", "0 / 0"],
   ["capture (hints + screenshot)", ms(V.capture), ms(PN.capture), ms(PS.capture), rx(V.capture, PN.capture), rx(V.capture, PS.capture), ms(vs.capture)],
+  ["  hints (find + label)", ms(V.hints), "", "", "", "", ms(vs.hints)],
+  ["  screenshot", ms(V.screenshot), "", "", "", "", ms(vs.screenshot)],
+  ["  draw (markers in and out)", ms(V.draw), "", "", "", "", ms(vs.draw)],
   ["model call (encode + request + parse)", ms(V.model), ms(PN.model_call), ms(PS.model_call), rx(V.model, PN.model_call), rx(V.model, PS.model_call), ms(vs.model)],
+  ["  encode", ms(V.encode), "", "", "", "", ms(vs.encode)],
+  ["  request (fake model's own time included)", ms(V.request), "", "", "", "", ms(vs.request)],
   ["act + settle", ms({ median: med(V.act) + med(V.settle), p90: V.act.p90 + V.settle.p90, n: 1 }), ms(PN.act), ms(PS.act), "", "", ms({ median: med(vs.act) + med(vs.settle), p90: vs.act.p90 + vs.settle.p90, n: 1 })],
   ["  act", ms(V.act), "", "", "", "", ms(vs.act)],
   ["  settle", ms(V.settle), "", "", "", "", ms(vs.settle)],
@@ -222,6 +229,14 @@ lines.push(`Runs (exit/outcome(steps)): vimgpt instant ${runSummary(agent.vimgpt
 lines.push("");
 lines.push(`6. vimgpt peak RSS (VmHWM of the vimgpt process, Chromium excluded): median ${fmt(figures.vimgpt_peak_rss_mb.median)} MB, max ${fmt(figures.vimgpt_peak_rss_mb.max)} MB over ${figures.vimgpt_peak_rss_mb.runs} runs`);
 lines.push(`7. Reply repair: ${figures.reply_repair.replies_per_s?.toLocaleString("en") ?? "—"} replies/s (${fmt(figures.reply_repair.mb_per_s)} MB/s) over tests/fixtures/replies/corpus.json`);
+
+if (exists("batch.json")) {
+  figures.batch = read("batch.json");
+  lines.push("");
+  lines.push(`8. Batch: ${figures.batch.tasks} two-step tasks (instant model) through \`vimgpt batch\` on one Chromium over WebSocket`);
+  table(["workers", "seconds", "tasks/min", "mean task s", "browser MB per task", "vimgpt peak RSS MB"],
+    figures.batch.runs.map((r) => [r.parallel, fmt(r.seconds), fmt(r.tasks_per_min), fmt(r.mean_task_s), r.browser_mb_per_task, r.vimgpt_peak_rss_mb]));
+}
 
 const text = lines.join("\n");
 console.log(text);

@@ -62,6 +62,9 @@ std::vector<std::string> chromium_arguments(const LaunchOptions& options, const 
       "--disable-renderer-backgrounding",
       "--disable-background-timer-throttling",
       "--disable-backgrounding-occluded-windows",
+      // Frames on demand instead of at 60 Hz: a screenshot does not wait for the next vsync tick (~10 ms less
+      // per capture, measured in bench/).
+      "--disable-frame-rate-limit",
       // Back/forward cache restores fire no load events; going back should load like any navigation.
       "--disable-features=BackForwardCache,Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider",
       "--window-size=" + std::to_string(options.window_width) + "," + std::to_string(options.window_height),

@@ -56,7 +56,7 @@ std::vector<SelectOption> options_of(const Json& reply) {
 // Where the element can be clicked, in main-viewport CSS px. For an element in an out-of-process frame the
 // frame-local point is moved by the owner's box; a frame scrolled out of the main viewport is scrolled in.
 Result<Json> locate(browser::Tab& tab, const HintMap& map, const Hint& hint, browser::Point& point) {
-  VIMGPT_TRY(Json where, detail::evaluate_for(tab, hint, detail::library_call("locate", element_args(map, hint))));
+  VIMGPT_TRY(Json where, detail::call_library(detail::evaluator_for(tab, hint), "locate", element_args(map, hint)));
   VIMGPT_TRY_VOID(check_reply(where, hint));
   if (where["x"].is_null())
     return fail(ErrorKind::NotFound,
@@ -93,7 +93,7 @@ Result<ActionOutcome> click_label(browser::Tab& tab, const HintMap& map, std::st
   if (kind == "select") {
     // A click would open Chromium's native popup, which swallows the next input; focus and list instead.
     VIMGPT_TRY(Json listed,
-               detail::evaluate_for(tab, *hint, detail::library_call("options", element_args(map, *hint))));
+               detail::call_library(detail::evaluator_for(tab, *hint), "options", element_args(map, *hint)));
     VIMGPT_TRY_VOID(check_reply(listed, *hint));
     outcome.effect = Effect::OptionsListed;
     outcome.options = options_of(listed);
@@ -102,7 +102,7 @@ Result<ActionOutcome> click_label(browser::Tab& tab, const HintMap& map, std::st
   VIMGPT_TRY_VOID(tab.click(outcome.point));
   if (kind == "text") {
     VIMGPT_TRY(Json caret,
-               detail::evaluate_for(tab, *hint, detail::library_call("caretToEnd", element_args(map, *hint))));
+               detail::call_library(detail::evaluator_for(tab, *hint), "caretToEnd", element_args(map, *hint)));
     VIMGPT_TRY_VOID(check_reply(caret, *hint));
     outcome.effect = Effect::Focused;
   }
@@ -114,7 +114,7 @@ Result<ActionOutcome> select_option(browser::Tab& tab, const HintMap& map, std::
   VIMGPT_TRY(const Hint* hint, resolve(map, label));
   Json args = element_args(map, *hint);
   args["option"] = std::string(option_text);
-  VIMGPT_TRY(Json chosen, detail::evaluate_for(tab, *hint, detail::library_call("choose", args)));
+  VIMGPT_TRY(Json chosen, detail::call_library(detail::evaluator_for(tab, *hint), "choose", args));
   VIMGPT_TRY_VOID(check_reply(chosen, *hint));
   ActionOutcome outcome;
   outcome.hint = *hint;

@@ -9,22 +9,28 @@ namespace vimgpt::hints {
 
 using cdp::Json;
 
+namespace {
+detail::Evaluator in_tab(browser::Tab& tab) {
+  return [&tab](const std::string& expression) { return tab.evaluate(expression); };
+}
+}  // namespace
+
 Status show_overlay(browser::Tab& tab, const HintMap& map) {
   Json markers = Json::array();
   for (const auto& hint : map.hints()) markers.push_back({{"l", hint.label}, {"x", hint.rect.x}, {"y", hint.rect.y}});
-  VIMGPT_TRY(Json shown, tab.evaluate(detail::library_call("overlay", {{"markers", markers}})));
+  VIMGPT_TRY(Json shown, detail::call_library(in_tab(tab), "overlay", {{"markers", markers}}));
   (void)shown;
   return ok();
 }
 
 Status remove_overlay(browser::Tab& tab) {
-  VIMGPT_TRY(Json removed, tab.evaluate(detail::library_call("removeOverlay", Json::object())));
+  VIMGPT_TRY(Json removed, detail::call_library(in_tab(tab), "removeOverlay", Json::object()));
   (void)removed;
   return ok();
 }
 
 Status mark_secret_field(browser::Tab& tab) {
-  VIMGPT_TRY(Json marked, tab.evaluate(detail::library_call("markSecret", Json::object())));
+  VIMGPT_TRY(Json marked, detail::call_library(in_tab(tab), "markSecret", Json::object()));
   if (marked != true) return fail(ErrorKind::NotFound, "nothing is focused to hold the secret");
   return ok();
 }

@@ -23,13 +23,15 @@ std::optional<browser::ChildFrame> child_frame(browser::Tab& tab, std::string_vi
   return std::nullopt;
 }
 
-Result<Json> evaluate_for(browser::Tab& tab, const Hint& hint, std::string_view expression) {
-  if (hint.frame_session.empty()) return tab.evaluate(expression);
-  auto frame = child_frame(tab, hint.frame_session);
-  if (!frame)
-    return fail(ErrorKind::NotFound,
-                "the frame of hint " + hint.label + " (" + hint.frame_url + ") is gone; capture the hints again");
-  return tab.evaluate_in_frame(*frame, expression);
+Evaluator evaluator_for(browser::Tab& tab, const Hint& hint) {
+  return [&tab, &hint](const std::string& expression) -> Result<Json> {
+    if (hint.frame_session.empty()) return tab.evaluate(expression);
+    auto frame = child_frame(tab, hint.frame_session);
+    if (!frame)
+      return fail(ErrorKind::NotFound,
+                  "the frame of hint " + hint.label + " (" + hint.frame_url + ") is gone; capture the hints again");
+    return tab.evaluate_in_frame(*frame, expression);
+  };
 }
 
 namespace {
@@ -178,8 +180,11 @@ Status collect(browser::Tab& tab, const FindOptions& options, std::uint64_t pass
                Json* viewport, std::vector<Rect>* redactions) {
   const Json args = {{"pass", pass},
                      {"maxDoubt", options.listeners == ListenerProbe::Doubtful ? options.max_listener_probes : 0}};
-  const std::string expression = detail::library_call("find", args);
-  Result<Json> found = frame ? tab.evaluate_in_frame(*frame, expression) : tab.evaluate(expression);
+  Result<Json> found = detail::call_library(
+      [&](const std::string& expression) {
+        return frame ? tab.evaluate_in_frame(*frame, expression) : tab.evaluate(expression);
+      },
+      "find", args);
   if (!found) return found.failure();
   if (!found->is_object() || !(*found)["hints"].is_array())
     return fail(ErrorKind::Protocol, "the hint script returned no hint list");

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "hints/hint_script.h"
 #include "hints/hints.h"
 
 namespace vimgpt::hints::detail {
@@ -23,8 +24,8 @@ struct FrameBox {
 // DOM.getFrameOwner + DOM.getBoxModel, walking up through parent out-of-process frames.
 Result<FrameBox> frame_box(browser::Tab& tab, std::string_view frame_id);
 
-// Evaluates in the isolated world of the frame the hint lives in.
-Result<cdp::Json> evaluate_for(browser::Tab& tab, const Hint& hint, std::string_view expression);
+// Evaluates in the isolated world of the frame the hint lives in (looked up when called).
+Evaluator evaluator_for(browser::Tab& tab, const Hint& hint);
 
 std::optional<browser::ChildFrame> child_frame(browser::Tab& tab, std::string_view session_id);
 

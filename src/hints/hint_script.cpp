@@ -13,7 +13,7 @@ constexpr std::string_view kLibrary = R"JS(
 (() => {
 const ROLES = new Set(['button', 'tab', 'link', 'checkbox', 'menuitem', 'menuitemcheckbox', 'menuitemradio',
   'radio', 'textbox', 'switch', 'option', 'treeitem', 'combobox', 'searchbox']);
-const SKIP = new Set(['HEAD', 'SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'META', 'LINK', 'TITLE', 'BR', 'WBR']);
+const SKIP = new Set(['head', 'script', 'style', 'noscript', 'template', 'meta', 'link', 'title', 'br', 'wbr']);
 const UNSELECTABLE = new Set(['button', 'checkbox', 'color', 'file', 'hidden', 'image', 'radio', 'reset', 'submit']);
 const INPUT_ROLES = {button: 'button', submit: 'button', reset: 'button', image: 'button', file: 'button',
   checkbox: 'checkbox', radio: 'radio', range: 'slider', number: 'spinbutton', search: 'searchbox',
@@ -33,7 +33,8 @@ function isSelectable(el) {
 // Vimium's cheap rules. Returns a reason code, or -1 (not clickable), or -2 (aria-disabled: never).
 function classify(el, tag, ng) {
   let clickable = false;
-  const attributes = el.attributes.length;
+  // hasAttributes() allocates nothing (el.attributes would): this runs for every element of the page.
+  const attributes = el.hasAttributes();
   if (attributes) {
     const ad = el.getAttribute('aria-disabled');
     if (ad !== null && (ad === '' || ad.toLowerCase() === 'true')) return -2;
@@ -88,7 +89,7 @@ function classify(el, tag, ng) {
       break;
   }
   if (clickable) return RULE;
-  if (el.attributes.length) {
+  if (attributes) {
     const cls = el.getAttribute('class');
     if (cls) { const c = cls.toLowerCase(); if (c.includes('button') || c.includes('btn')) return CLASSNAME; }
     const ti = el.getAttribute('tabindex');
@@ -214,7 +215,6 @@ function mapImage(area) {
 }
 
 function ownText(el) {
-  if (el.childNodes.length === el.childElementCount) return false;
   for (let n = el.firstChild; n; n = n.nextSibling)
     if (n.nodeType === 3 && /\S/.test(n.data)) return true;
   return false;
@@ -350,8 +350,8 @@ function find(P) {
   const walk = (root, F, covered, inImage, inPointer) => {
     let any = false;
     for (let el = root.firstElementChild; el; el = el.nextElementSibling) {
-      if (SKIP.has(el.tagName) || el === state.overlay) continue;
       const tag = el.localName;
+      if (SKIP.has(tag) || el === state.overlay) continue;
       let reason = classify(el, tag, ng);
       let rec = null, fp = false;
       if (tag === 'img' && el.hasAttribute('usemap')) {
@@ -468,28 +468,37 @@ function overlay(P) {
     'display:block!important;z-index:2147483647!important;opacity:1!important;visibility:visible!important;' +
     'transform:none!important;filter:none!important;clip-path:none!important;inset:0!important');
   const root = host.attachShadow({mode: 'closed'});
-  const style = document.createElement('style');
-  style.textContent = `
-    div.m { position: absolute; display: block; white-space: nowrap; overflow: hidden; font-size: 11px;
-      padding: 1px 3px 0px 3px; background: linear-gradient(to bottom, #fff785 0%, #ffc542 100%);
-      border: solid 1px #c38a22; border-radius: 3px; box-shadow: 0px 3px 7px 0px rgba(0, 0, 0, 0.3);
-      line-height: 100%; box-sizing: content-box; margin: 0; }
-    div.m span { color: #302505; font-family: Helvetica, Arial, sans-serif; font-weight: bold; font-size: 11px;
-      text-shadow: 0 1px 0 rgba(255, 255, 255, 0.6); line-height: 100%; }`;
-  root.appendChild(style);
+  // One parse for every marker (labels are letters, positions numbers): hundreds of createElement calls
+  // cost more than the rest of the pass.
   let z = 2140000000;
+  const css = 'div.m { position: absolute; display: block; white-space: nowrap; overflow: hidden;' +
+    ' padding: 1px 3px 0px 3px; background: linear-gradient(to bottom, #fff785 0%, #ffc542 100%);' +
+    ' border: solid 1px #c38a22; border-radius: 3px; box-shadow: 0px 3px 7px 0px rgba(0, 0, 0, 0.3);' +
+    ' line-height: 100%; box-sizing: content-box; margin: 0; color: #302505;' +
+    ' font-family: Helvetica, Arial, sans-serif; font-weight: bold; font-size: 11px;' +
+    ' text-shadow: 0 1px 0 rgba(255, 255, 255, 0.6); }';
+  const html = ['<style>', css, '</style>'];
   for (const m of P.markers) {
-    const d = document.createElement('div');
-    d.className = 'm';
-    d.style.left = m.x + 'px';
-    d.style.top = m.y + 'px';
-    d.style.zIndex = String(++z);
-    for (const ch of m.l) {
-      const s = document.createElement('span');
-      s.textContent = ch;
-      d.appendChild(s);
+    html.push('<div class=m style="left:', +m.x, 'px;top:', +m.y, 'px;z-index:', ++z, '">',
+              String(m.l).replace(/[^A-Za-z]/g, ''), '</div>');
+  }
+  try {
+    root.innerHTML = html.join('');
+  } catch (e) {
+    // A page that enforces Trusted Types refuses the string: build the same markers node by node.
+    const style = document.createElement('style');
+    style.textContent = css;
+    root.appendChild(style);
+    z = 2140000000;
+    for (const m of P.markers) {
+      const d = document.createElement('div');
+      d.className = 'm';
+      d.style.left = m.x + 'px';
+      d.style.top = m.y + 'px';
+      d.style.zIndex = String(++z);
+      d.textContent = m.l;
+      root.appendChild(d);
     }
-    root.appendChild(d);
   }
   (document.documentElement || document).appendChild(host);
   // The top layer puts the markers above modal dialogs and fullscreen elements, as Vimium does.
@@ -604,15 +613,18 @@ return {find, overlay, removeOverlay, locate, caretToEnd, options, choose, markS
 
 }  // namespace
 
-std::string library_call(std::string_view function, const cdp::Json& args) {
-  std::string expression = "(globalThis.__vimgptHints || (globalThis.__vimgptHints = ";
-  expression += kLibrary;
-  expression += ")).";
-  expression += function;
-  expression += "(";
-  expression += args.dump();
-  expression += ")";
-  return expression;
+Result<cdp::Json> call_library(const Evaluator& evaluate, std::string_view function, const cdp::Json& args) {
+  constexpr std::string_view kMissing = "vimgpt:hint-library-missing";
+  const std::string call =
+      std::string(function) + "(" + args.dump(-1, ' ', false, cdp::Json::error_handler_t::replace) + ")";
+  VIMGPT_TRY(cdp::Json answer, evaluate("globalThis.__vimgptHints ? globalThis.__vimgptHints." + call + " : \"" +
+                                        std::string(kMissing) + "\""));
+  if (answer != kMissing) return answer;
+  std::string install = "(globalThis.__vimgptHints = ";
+  install += kLibrary;
+  install += ").";
+  install += call;
+  return evaluate(install);
 }
 
 std::string main_world_lookup(const cdp::Json& paths) {

@@ -1,15 +1,21 @@
 // Private: the isolated-world script behind hints (find, overlay, locate, caret, select).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 
 #include "cdp/cdp.h"
+#include "common/result.h"
 
 namespace vimgpt::hints::detail {
 
-// An expression that installs the hint library in the current world (once) and calls `function(args)`.
-std::string library_call(std::string_view function, const cdp::Json& args);
+// Evaluates an expression in one world (a tab's isolated world, or a child frame's).
+using Evaluator = std::function<Result<cdp::Json>(const std::string& expression)>;
+
+// Calls `function(args)` of the hint library in a world. The library (~25 KB of script) is sent only when
+// the world lacks it, which is once per document: every other call is a few bytes to send and to parse.
+Result<cdp::Json> call_library(const Evaluator& evaluate, std::string_view function, const cdp::Json& args);
 
 // An expression for the page's main world that returns (as a remote array) the elements at these paths.
 std::string main_world_lookup(const cdp::Json& paths);

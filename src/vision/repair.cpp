@@ -494,7 +494,9 @@ std::string_view to_string(Repair repair) {
   return "none";
 }
 
-Result<ParsedReply> parse_reply(std::string_view text) {
+namespace {
+
+Result<ParsedReply> repair_reply(std::string_view text) {
   std::set<std::string> fixes;
   // Strict first: a valid reply is taken as it is, apart from near-miss shapes.
   Json strict = Json::parse(text, nullptr, false);
@@ -553,6 +555,17 @@ Result<ParsedReply> parse_reply(std::string_view text) {
   }
   ParsedReply reply{std::move(*found), Repair::Local, {}};
   reply.fixes.assign(fixes.begin(), fixes.end());
+  return reply;
+}
+
+}  // namespace
+
+Result<ParsedReply> parse_reply(std::string_view text) {
+  VIMGPT_TRY(ParsedReply reply, repair_reply(text));
+  // Local repair copies the reply's bytes as they came: a reply cut inside a multi-byte character (or plain
+  // binary) would leave invalid UTF-8 that every later dump() throws on. Replace it here, once (the fuzzer
+  // found this).
+  reply.action = Json::parse(reply.action.dump(-1, ' ', false, Json::error_handler_t::replace));
   return reply;
 }
 

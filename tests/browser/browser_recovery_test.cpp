@@ -1,13 +1,16 @@
-// Faults the tab survives, against a real Chromium: a renderer that crashes, a browser that is killed,
-// and downloads (saved where asked, under the site's name, or refused when there is nowhere to keep them).
+// Faults the tab survives, against a real Chromium: a renderer that crashes, a browser that is killed, a
+// page that never finishes loading, a beforeunload prompt, and downloads (saved where asked, under the
+// site's name, or refused when there is nowhere to keep them).
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 
 #include "browser/browser.h"
@@ -51,7 +54,22 @@ class RecoveryTest : public ::testing::Test {
                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
-    server_ = std::make_unique<test::SiteServer>([](httplib::Server& s) {
+    server_ = std::make_unique<test::SiteServer>([this](httplib::Server& s) {
+      // An image that never arrives (until the test ends): the page's load event never fires.
+      s.Get("/stuck", [](const httplib::Request&, httplib::Response& res) {
+        res.set_content("<title>Stuck</title><p>text is here</p><img src=/never>", "text/html");
+      });
+      s.Get("/never", [this](const httplib::Request&, httplib::Response& res) {
+        std::unique_lock lock(release_mutex_);
+        released_cv_.wait_for(lock, 60s, [this] { return released_; });
+        res.set_content("", "image/png");
+      });
+      s.Get("/leave", [](const httplib::Request&, httplib::Response& res) {
+        res.set_content(
+            "<title>Leave?</title><script>addEventListener('beforeunload', (e) => { e.preventDefault();"
+            " e.returnValue = 'unsaved'; });</script><p style='font-size:40px'>unsaved work</p>",
+            "text/html");
+      });
       s.Get("/page", [](const httplib::Request&, httplib::Response& res) {
         res.set_content("<title>Kept</title><p>a page</p>", "text/html");
       });
@@ -65,6 +83,11 @@ class RecoveryTest : public ::testing::Test {
     });
   }
   void TearDown() override {
+    {
+      std::scoped_lock lock(release_mutex_);
+      released_ = true;
+    }
+    released_cv_.notify_all();
     tab_.reset();
     fs::remove_all(dir_);
   }
@@ -98,6 +121,9 @@ class RecoveryTest : public ::testing::Test {
   }
 
   fs::path dir_;
+  std::mutex release_mutex_;
+  std::condition_variable released_cv_;
+  bool released_ = false;
   std::unique_ptr<test::SiteServer> server_;
   std::unique_ptr<Tab> tab_;
 };
@@ -191,6 +217,33 @@ TEST_F(RecoveryTest, DownloadsAreRefusedWithoutAFolder) {
   ASSERT_EQ(downloads.size(), 1U);
   EXPECT_EQ(downloads[0].state, "canceled");
   EXPECT_TRUE(downloads[0].file.empty());
+}
+
+TEST_F(RecoveryTest, APageThatNeverFinishesLoadingIsCappedAndStillUsable) {
+  browser::TabOptions options;
+  options.settle.load_cap = 1500ms;
+  options.settle.idle_cap = 500ms;
+  launch(options);
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_OK(tab_->navigate(server_->url("/stuck")));  // the cap, not an error: the run goes on
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
+  auto text = tab_->evaluate("document.querySelector('p').textContent");
+  ASSERT_TRUE(text) << text.error().describe();
+  EXPECT_EQ(*text, "text is here");
+  EXPECT_OK(tab_->settle(500ms));
+}
+
+TEST_F(RecoveryTest, BeforeUnloadIsAcceptedSoTheNavigationGoesOn) {
+  launch();
+  ASSERT_OK(tab_->navigate(server_->url("/leave")));
+  ASSERT_OK(tab_->click({100, 40}));  // Chromium asks only on pages the user has interacted with
+  ASSERT_OK(tab_->navigate(server_->url("/page")));
+  auto title = tab_->evaluate("document.title");
+  ASSERT_TRUE(title) << title.error().describe();
+  EXPECT_EQ(*title, "Kept");
+  const auto dialogs = tab_->take_dialogs();
+  ASSERT_EQ(dialogs.size(), 1U);
+  EXPECT_EQ(dialogs[0].type, "beforeunload");
 }
 
 }  // namespace

@@ -3,10 +3,13 @@
 // vimgpt waits for its reply, so the fault lands at a known point of the loop.
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include "support/cli_runner.h"
@@ -54,13 +57,13 @@ class RecoveryE2E : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(record_); }
 
-  test::CliRun run(const std::string& start, const std::vector<std::string>& extra = {},
-                   const std::string& input = {}) {
+  test::CliRun run(const std::string& start, const std::vector<std::string>& extra = {}, const std::string& input = {},
+                   const std::function<void(pid_t)>& on_started = {}) {
     std::vector<std::string> args = {"get the report", "--base-url",  model_.url(),  "--api-key",       "test-key",
                                      "--observe",      "hybrid",      "--start-url", site_->url(start), "--record",
                                      record_.string(), "--settle-ms", "2000"};
     args.insert(args.end(), extra.begin(), extra.end());
-    return test::run_vimgpt(args, {}, input);
+    return test::run_vimgpt(args, on_started, input);
   }
 
   std::unique_ptr<test::SiteServer> site_;
@@ -184,6 +187,36 @@ TEST_F(RecoveryE2E, ConfirmWithNoAnswerLeftRunsNothing) {
   const auto result = run("/a", {"--confirm"});  // standard input is empty
   EXPECT_EQ(result.exit_code, 130) << result.err;
   EXPECT_EQ(site_->count("GET", "/b"), 0);
+}
+
+TEST_F(RecoveryE2E, KilledVimgptKeepsEveryFinishedStepAndItsBrowserGoes) {
+  std::atomic<pid_t> vimgpt{0};
+  std::atomic<pid_t> browser{0};
+  int step = 0;
+  model_.set_responder([&](const test::ReceivedRequest&) {
+    if (++step == 3) {  // two steps are finished and recorded; the third is waiting for this reply
+      browser = test::run_browser_pid();
+      EXPECT_TRUE(test::kill_and_wait(vimgpt));
+    }
+    return ScriptedReply::text(R"({"key": "Tab"})");
+  });
+  const auto result = run("/a", {}, {}, [&](pid_t pid) { vimgpt = pid; });
+  EXPECT_EQ(result.exit_code, 128 + SIGKILL);
+  ASSERT_GT(browser.load(), 0);
+  EXPECT_TRUE(test::wait_for_exit(browser));  // Chromium dies with its parent, killed or not
+
+  const auto steps = test::read_steps(record_);  // every line parses: nothing torn
+  ASSERT_EQ(steps.size(), 2U);
+  EXPECT_EQ(steps[1]["step"], 2);
+
+  // A line torn by a crash mid-write is skipped by `vimgpt report`, which rebuilds the page from the rest.
+  std::ofstream(record_ / "steps.jsonl", std::ios::app) << R"({"step": 3, "url": "http://127.)";
+  const auto report = test::run_vimgpt({"report", record_.string()});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  const std::string html = contents(record_ / "report.html");
+  std::size_t sections = 0;
+  for (auto at = html.find("<section"); at != std::string::npos; at = html.find("<section", at + 1)) ++sections;
+  EXPECT_EQ(sections, 2U);
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include <sstream>
 #include <thread>
 
+#include "support/batch_world.h"
 #include "support/cli_runner.h"
 #include "support/fake_model_server.h"
 #include "support/remote_chromium.h"
@@ -26,102 +27,14 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
+using test::batch_args;
+using test::BatchDir;
 using test::FakeModelServer;
+using test::read_results;
 using test::RemoteChromium;
+using test::script_model;
 using test::ScriptedReply;
-
-struct Visit {
-  std::string id;
-  std::string step;
-  std::string cookie;
-};
-
-// A site whose /visit page sets a cookie naming the task and records the cookies each request brought.
-struct Site {
-  std::mutex mutex;
-  std::vector<Visit> visits;
-  std::unique_ptr<test::SiteServer> server;
-
-  [[nodiscard]] std::string base() const { return "http://127.0.0.1:" + std::to_string(server->port()); }
-
-  Site() {
-    server = std::make_unique<test::SiteServer>([this](httplib::Server& s) {
-      s.Get("/visit", [this](const httplib::Request& req, httplib::Response& res) {
-        {
-          std::scoped_lock lock(mutex);
-          visits.push_back({req.get_param_value("id"), req.get_param_value("step"), req.get_header_value("Cookie")});
-        }
-        res.set_header("Set-Cookie", "task=" + req.get_param_value("id") + "; Path=/");
-        res.set_content("<!doctype html><title>visit</title><a href='/visit'>again</a>", "text/html");
-      });
-    });
-  }
-};
-
-// Each task takes two steps: navigate to its second page, then answer "answer-<id>".
-void script_model(FakeModelServer& model, const std::string& site_url, std::chrono::milliseconds delay) {
-  auto seen = std::make_shared<std::pair<std::mutex, std::map<std::string, int>>>();
-  model.set_responder([seen, site_url, delay](const test::ReceivedRequest& request) {
-    std::smatch match;
-    const std::regex task_id(R"(task (t\d+))");
-    if (!std::regex_search(request.text, match, task_id)) return ScriptedReply::status_code(400, "no task id");
-    const std::string id = match[1];
-    int count = 0;
-    {
-      std::scoped_lock lock(seen->first);
-      count = ++seen->second[id];
-    }
-    ScriptedReply reply =
-        ScriptedReply::text(count % 2 == 1 ? R"({"navigate": ")" + site_url + "/visit?id=" + id + R"(&step=2"})"
-                                           : R"({"done": "answer-)" + id + R"("})");
-    reply.delay = delay;
-    return reply;
-  });
-}
-
-struct BatchDir {
-  fs::path root = fs::temp_directory_path() / ("vimgpt-batch-" + std::to_string(::getpid()));
-  BatchDir() { fs::create_directories(root); }
-  ~BatchDir() { fs::remove_all(root); }
-  [[nodiscard]] std::string tasks(const std::string& site_url, int count) const {
-    const auto path = root / "tasks.jsonl";
-    std::ofstream out(path);
-    for (int i = 1; i <= count; ++i) {
-      const std::string id = "t" + std::to_string(i);
-      out << nlohmann::json{{"id", id},
-                            {"objective", "task " + id + ": visit and report"},
-                            {"start_url", site_url + "/visit?id=" + id + "&step=1"},
-                            {"max_steps", 4},
-                            {"answer", "answer-" + id}}
-                 .dump()
-          << "\n";
-    }
-    return path.string();
-  }
-  [[nodiscard]] std::string out() const { return (root / "results.jsonl").string(); }
-};
-
-std::vector<nlohmann::json> read_results(const std::string& path) {
-  std::vector<nlohmann::json> lines;
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty()) lines.push_back(nlohmann::json::parse(line));
-  }
-  return lines;
-}
-
-std::vector<std::string> batch_args(const std::string& tasks, const std::string& out, const FakeModelServer& model,
-                                    int parallel, const std::vector<std::string>& browsers) {
-  std::vector<std::string> args = {"batch",   tasks,    "--parallel",  std::to_string(parallel),
-                                   "--out",   out,      "--base-url",  model.url(),
-                                   "--model", "gpt-4o", "--settle-ms", "500"};
-  for (const auto& browser : browsers) {
-    args.emplace_back("--browser");
-    args.push_back(browser);
-  }
-  return args;
-}
+using test::Site;
 
 // Bounded wait on a condition another process or thread makes true.
 bool wait_until(const std::function<bool()>& condition, std::chrono::milliseconds timeout) {
@@ -268,77 +181,6 @@ TEST(Batch, WithoutABrowserEachWorkerLaunchesItsOwnChromium) {
     browsers.insert(line["browser"].get<std::string>());
   }
   EXPECT_EQ(browsers, (std::set<std::string>{"local-1", "local-2"}));
-}
-
-}  // namespace
-}  // namespace vimgpt
-
-namespace vimgpt {
-namespace {
-
-// Resident memory (kB) of every process in the group `pgid` (a Chromium and its helpers), or of one pid.
-long resident_kb(pid_t pid, bool whole_group) {
-  long total = 0;
-  for (const auto& entry : fs::directory_iterator("/proc")) {
-    const std::string name = entry.path().filename();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream stat(entry.path() / "stat");
-    std::string line;
-    std::getline(stat, line);
-    const auto close = line.rfind(')');
-    if (close == std::string::npos) continue;
-    std::istringstream fields(line.substr(close + 2));
-    std::string state;
-    long ppid = 0;
-    long pgrp = 0;
-    fields >> state >> ppid >> pgrp;
-    if (whole_group ? pgrp != pid : std::stol(name) != pid) continue;
-    std::ifstream status(entry.path() / "status");
-    while (std::getline(status, line)) {
-      if (line.rfind("VmRSS:", 0) == 0) total += std::stol(line.substr(6));
-    }
-  }
-  return total;
-}
-
-// Not a test: figures for the issue's closing note. Run with --gtest_also_run_disabled_tests.
-TEST(BatchBench, DISABLED_ThroughputAndMemory) {
-  RemoteChromium chromium;
-  ASSERT_TRUE(chromium.ready());
-  Site site;
-  FakeModelServer model;
-  script_model(model, site.base(), 0ms);
-  constexpr int kTasks = 16;
-  for (int parallel : {1, 2, 4}) {
-    BatchDir dir;
-    std::atomic<bool> running{true};
-    std::atomic<long> peak_browser{0};
-    std::atomic<long> peak_vimgpt{0};
-    std::atomic<pid_t> child{0};
-    const long idle_browser = resident_kb(chromium.pid(), true);
-    std::thread sampler([&] {
-      while (running) {
-        peak_browser = std::max(peak_browser.load(), resident_kb(chromium.pid(), true));
-        if (child != 0) peak_vimgpt = std::max(peak_vimgpt.load(), resident_kb(child, false));
-        ::poll(nullptr, 0, 100);
-      }
-    });
-    const auto start = std::chrono::steady_clock::now();
-    const auto run =
-        test::run_vimgpt(batch_args(dir.tasks(site.base(), kTasks), dir.out(), model, parallel, {chromium.ws_url()}),
-                         [&](pid_t pid) { child = pid; });
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    running = false;
-    sampler.join();
-    ASSERT_EQ(run.exit_code, 0) << run.err;
-    double task_seconds = 0;
-    for (const auto& line : read_results(dir.out())) task_seconds += line["seconds"].get<double>();
-    std::printf(
-        "parallel %d: %d tasks in %.2fs = %.1f tasks/min; mean task %.2fs (2 steps, instant model); "
-        "browser RSS +%ld MB over idle (%ld MB per concurrent task); vimgpt peak RSS %ld MB\n",
-        parallel, kTasks, seconds, kTasks * 60.0 / seconds, task_seconds / kTasks, (peak_browser - idle_browser) / 1024,
-        (peak_browser - idle_browser) / 1024 / parallel, peak_vimgpt / 1024);
-  }
 }
 
 }  // namespace

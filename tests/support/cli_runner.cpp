@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <csignal>
 #include <fstream>
 #include <sstream>
@@ -80,15 +81,18 @@ std::vector<pid_t> run_browser_helpers(std::string_view type) {
   return helpers;
 }
 
-bool kill_and_wait(pid_t pid) {
+bool wait_for_exit(pid_t pid, int timeout_ms) {
   // A pidfd becomes readable when its process exits, child of ours or not.
   const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
-  if (pidfd < 0) return false;
-  const bool killed = ::kill(pid, SIGKILL) == 0;
+  if (pidfd < 0) return errno == ESRCH;  // already gone
   pollfd exited{pidfd, POLLIN, 0};
-  const bool dead = killed && ::poll(&exited, 1, 10000) == 1;
+  const bool dead = ::poll(&exited, 1, timeout_ms) == 1;
   ::close(pidfd);
   return dead;
+}
+
+bool kill_and_wait(pid_t pid) {
+  return pid > 0 && ::kill(pid, SIGKILL) == 0 && wait_for_exit(pid);
 }
 
 // Runs the vimgpt binary with `args`; `on_started` may signal it (for the Ctrl-C test).

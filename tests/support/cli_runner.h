@@ -27,7 +27,9 @@ CliRun run_vimgpt(const std::vector<std::string>& args, const std::function<void
 pid_t run_browser_pid();
 // Its helper processes of one kind ("renderer", "gpu-process", ...): descendants with that --type.
 std::vector<pid_t> run_browser_helpers(std::string_view type);
-// SIGKILLs a process and waits, bounded, until it is dead (gone, or a zombie its parent has yet to reap).
+// Waits, bounded, until a process has exited (gone, or a zombie its parent has yet to reap).
+bool wait_for_exit(pid_t pid, int timeout_ms = 10000);
+// SIGKILLs a process and waits until it has exited.
 bool kill_and_wait(pid_t pid);
 
 // steps.jsonl of a record folder, one object per finished step.

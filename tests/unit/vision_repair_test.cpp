@@ -50,6 +50,15 @@ TEST(ParseReply, UnrecoverableRepliesAreParseErrorsCarryingTheText) {
   }
 }
 
+TEST(ParseReply, InvalidUtf8InARepairedReplyBecomesReplacementCharacters) {
+  // Found by fuzz/reply_fuzz: the lenient parser copied the bytes, and the first dump() of the action threw.
+  auto parsed = parse_reply("\"click\": \"\xb8\xbd\"");
+  ASSERT_TRUE(parsed) << parsed.error().describe();
+  std::string dumped;
+  EXPECT_NO_THROW(dumped = parsed->action.dump());
+  EXPECT_EQ(parsed->action["click"], "\xef\xbf\xbd\xef\xbf\xbd");  // two U+FFFD
+}
+
 TEST(ParseReply, ValidJsonIsTakenAsIsWithoutRepair) {
   auto parsed = parse_reply(R"({"click": "AB", "type": "caf\u00e9"})");
   ASSERT_TRUE(parsed);

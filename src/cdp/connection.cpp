@@ -43,8 +43,14 @@ struct Connection::State {
     auto it = pending.find(id);
     if (it == pending.end()) return;  // a post() or a command that already timed out
     if (const auto error = message.find("error"); error != message.end()) {
-      it->second->result = fail(ErrorKind::Protocol, error->value("message", std::string("unknown error")) + " (" +
-                                                         std::to_string(error->value("code", 0)) + ")");
+      // Read field by field: a broken or hostile endpoint may send any shape (found by fuzz/cdp_reader_fuzz).
+      std::string text = "unknown error";
+      std::string code;
+      if (error->is_object()) {
+        if (const auto m = error->find("message"); m != error->end() && m->is_string()) text = m->get<std::string>();
+        if (const auto c = error->find("code"); c != error->end()) code = " (" + c->dump() + ")";
+      }
+      it->second->result = fail(ErrorKind::Protocol, text + code);
     } else {
       it->second->result = message.value("result", Json::object());
     }
@@ -78,11 +84,17 @@ struct Connection::State {
       }
       Json parsed = Json::parse(*message, nullptr, /*allow_exceptions=*/false);
       if (!parsed.is_object()) continue;  // never expected from Chromium; skip rather than die
-      if (parsed.contains("id") && parsed["id"].is_number_unsigned()) {
-        deliver_reply(parsed);
-      } else if (parsed.contains("method") && parsed["method"].is_string()) {
-        dispatch(Event{parsed["method"].get<std::string>(), parsed.value("params", Json::object()),
-                       parsed.value("sessionId", std::string())});
+      try {
+        if (parsed.contains("id") && parsed["id"].is_number_unsigned()) {
+          deliver_reply(parsed);
+        } else if (parsed.contains("method") && parsed["method"].is_string()) {
+          const auto session = parsed.find("sessionId");
+          dispatch(Event{parsed["method"].get<std::string>(), parsed.value("params", Json::object()),
+                         session != parsed.end() && session->is_string() ? session->get<std::string>() : ""});
+        }
+      } catch (const Json::exception&) {
+        // A field of the wrong type, read by a handler: that message is skipped, the reader goes on. A
+        // reader that threw would take the whole process down.
       }
     }
   }

@@ -3,53 +3,16 @@
 // reader goes on.
 #include <gtest/gtest.h>
 
-#include <condition_variable>
-#include <deque>
-#include <mutex>
-
 #include "cdp/cdp.h"
+#include "support/scripted_transport.h"
 
 namespace vimgpt {
 namespace {
 
 using namespace std::chrono_literals;
 
-// Hands out the given messages once the first command has been sent, then reports the link closed.
-class ScriptedTransport final : public cdp::Transport {
- public:
-  explicit ScriptedTransport(std::deque<std::string> messages) : messages_(std::move(messages)) {}
-  Status send(std::string_view) override {
-    std::scoped_lock lock(mutex_);
-    sent_ = true;
-    changed_.notify_all();
-    return ok();
-  }
-  Result<std::string> receive() override {
-    std::unique_lock lock(mutex_);
-    changed_.wait(lock, [&] { return sent_ || closed_; });
-    if (closed_ || messages_.empty()) return fail(ErrorKind::BrowserExited, "script finished");
-    std::string message = std::move(messages_.front());
-    messages_.pop_front();
-    return message;
-  }
-  void interrupt() override { close(); }
-  void close() override {
-    std::scoped_lock lock(mutex_);
-    closed_ = true;
-    changed_.notify_all();
-  }
-  [[nodiscard]] std::string describe() const override { return "script"; }
-
- private:
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  std::deque<std::string> messages_;
-  bool sent_ = false;
-  bool closed_ = false;
-};
-
 TEST(Connection, AnErrorReplyOfTheWrongShapeIsStillAnError) {
-  cdp::Connection connection(std::make_unique<ScriptedTransport>(
+  cdp::Connection connection(std::make_unique<test::ScriptedTransport>(
       std::deque<std::string>{R"({"id": 1, "error": {"code": "No target", "message": "gone"}})"}));
   auto reply = connection.call("Target.attachToTarget", {}, "", 5s);
   ASSERT_FALSE(reply);
@@ -60,7 +23,7 @@ TEST(Connection, AnErrorReplyOfTheWrongShapeIsStillAnError) {
 TEST(Connection, MalformedEventsAreSkippedAndTheReaderGoesOn) {
   std::vector<std::string> seen;  // outlives the connection, whose reader thread writes it
   {
-    cdp::Connection connection(std::make_unique<ScriptedTransport>(std::deque<std::string>{
+    cdp::Connection connection(std::make_unique<test::ScriptedTransport>(std::deque<std::string>{
         R"({"method": "Page.loadEventFired", "sessionId": 7, "params": {}})",          // numeric session id
         R"({"method": "Page.frameNavigated", "params": {"frame": "not an object"}})",  // the handler throws
         R"({"method": "Page.loadEventFired", "sessionId": "S1", "params": {}})",

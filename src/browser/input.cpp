@@ -228,26 +228,32 @@ Result<int> Tab::Impl::isolated_world() {
   return isolated_context;
 }
 
-namespace {
-// The context vanished between creating it and using it (a navigation): worth one fresh try.
-bool is_stale_context(const Result<Json>& result) {
-  return !result && result.error().kind == ErrorKind::Protocol &&
-         result.error().message.find("context") != std::string::npos;
+bool Tab::Impl::is_stale_world(const Result<Json>& result) {
+  if (result || result.error().kind != ErrorKind::Protocol) return false;
+  const std::string& message = result.error().message;
+  return message.find("Cannot find context") != std::string::npos ||
+         message.find("context was destroyed") != std::string::npos ||
+         message.find("Inspected target navigated") != std::string::npos;
 }
-}  // namespace
+
+Result<Json> Tab::Impl::evaluate_isolated(std::string_view expression, StaleWorld on_stale) {
+  auto result = [&]() -> Result<Json> {
+    VIMGPT_TRY(int context, isolated_world());
+    return evaluate_with(session_id, context, expression);
+  }();
+  if (!is_stale_world(result)) return result;
+  {
+    std::scoped_lock lock(mutex);
+    isolated_context = 0;
+  }
+  if (on_stale == StaleWorld::Fail) return result;
+  VIMGPT_TRY(int context, isolated_world());
+  return evaluate_with(session_id, context, expression);
+}
 
 Result<Json> Tab::evaluate(std::string_view expression) {
   VIMGPT_TRY_VOID(impl_->follow_new_tabs());
-  for (int attempt = 0;; ++attempt) {
-    VIMGPT_TRY(int context, impl_->isolated_world());
-    auto result = impl_->evaluate_with(impl_->session_id, context, expression);
-    if (attempt == 0 && is_stale_context(result)) {
-      std::scoped_lock lock(impl_->mutex);
-      impl_->isolated_context = 0;
-      continue;
-    }
-    return result;
-  }
+  return impl_->evaluate_isolated(expression, Impl::StaleWorld::RunAgain);
 }
 
 Result<Json> Tab::evaluate_in_page(std::string_view expression) {
@@ -255,24 +261,29 @@ Result<Json> Tab::evaluate_in_page(std::string_view expression) {
   return impl_->evaluate_with(impl_->session_id, std::nullopt, expression);
 }
 
-Result<Json> Tab::evaluate_in_frame(const ChildFrame& frame, std::string_view expression) {
-  std::optional<int> context;
+Result<int> Tab::Impl::frame_world(const ChildFrame& frame) {
   {
-    std::scoped_lock lock(impl_->mutex);
-    if (auto it = impl_->child_contexts.find(frame.session_id); it != impl_->child_contexts.end()) {
-      context = it->second;
-    }
+    std::scoped_lock lock(mutex);
+    if (auto it = child_contexts.find(frame.session_id); it != child_contexts.end()) return it->second;
   }
-  if (!context) {
-    VIMGPT_TRY(Json world, impl_->connection->call(
-                               "Page.createIsolatedWorld",
-                               {{"frameId", frame.frame_id}, {"worldName", "vimgpt"}, {"grantUniveralAccess", true}},
-                               frame.session_id, kCommandTimeout));
-    context = world.value("executionContextId", 0);
+  VIMGPT_TRY(Json world, connection->call("Page.createIsolatedWorld",
+                                          {{"frameId", frame.frame_id}, {"worldName", "vimgpt"}, {"grantUniveralAccess", true}},
+                                          frame.session_id, kCommandTimeout));
+  const int context = world.value("executionContextId", 0);
+  std::scoped_lock lock(mutex);
+  child_contexts[frame.session_id] = context;
+  return context;
+}
+
+// The frame's session outlives its documents: when the frame navigates, its world goes and is made again.
+Result<Json> Tab::evaluate_in_frame(const ChildFrame& frame, std::string_view expression) {
+  for (int attempt = 0;; ++attempt) {
+    VIMGPT_TRY(int context, impl_->frame_world(frame));
+    auto result = impl_->evaluate_with(frame.session_id, context, expression);
+    if (attempt > 0 || !Impl::is_stale_world(result)) return result;
     std::scoped_lock lock(impl_->mutex);
-    impl_->child_contexts[frame.session_id] = *context;
+    impl_->child_contexts.erase(frame.session_id);
   }
-  return impl_->evaluate_with(frame.session_id, context, expression);
 }
 
 }  // namespace vimgpt::browser

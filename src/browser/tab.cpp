@@ -14,6 +14,19 @@ using Clock = std::chrono::steady_clock;
 // costing every static page a tenth of a second.
 constexpr milliseconds kNetworkQuiet{50};
 
+// Only documents are held for the navigation filter; everything else loads untouched.
+Json document_requests() {
+  return {{"patterns", Json::array({{{"resourceType", "Document"}}})}};
+}
+// Requests are only counted (network quiet): no bodies kept.
+Json network_without_buffers() {
+  return {{"maxTotalBufferSize", 0}, {"maxResourceBufferSize", 0}};
+}
+// New frames and workers wait until their session is set up (see Tab::Impl::on_attached).
+Json auto_attach() {
+  return {{"autoAttach", true}, {"waitForDebuggerOnStart", true}, {"flatten", true}};
+}
+
 milliseconds remaining(Clock::time_point deadline) {
   return std::max(milliseconds{0}, std::chrono::duration_cast<milliseconds>(deadline - Clock::now()));
 }
@@ -49,8 +62,8 @@ void Tab::Impl::on_event(const cdp::Event& event) {
     // Alerts and beforeunload are accepted so the page (and a navigation) can go on; questions are declined.
     const bool accept = type == "alert" || type == "beforeunload";
     connection->post("Page.handleJavaScriptDialog", {{"accept", accept}}, session_id);
-  } else if (method == "Fetch.requestPaused" && event.session_id == session_id) {
-    // Only document requests are paused (see attach); decide and let the browser go on at once.
+  } else if (method == "Fetch.requestPaused" && is_own_session(event.session_id)) {
+    // Only document requests are paused (see configure_session); decide and let the browser go on at once.
     const std::string url = event.params["request"].value("url", "");
     const std::string request = event.params.value("requestId", "");
     const auto refusal = options.navigation_filter ? options.navigation_filter(url) : std::nullopt;
@@ -64,10 +77,11 @@ void Tab::Impl::on_event(const cdp::Event& event) {
   } else if (method == "Connection.closed") {
     network_cv.notify_all();  // nobody waits for a quiet network or a download on a dead browser
     download_cv.notify_all();
-  } else if (method.rfind("Network.", 0) == 0 && event.session_id == session_id) {
+  } else if (method.rfind("Network.", 0) == 0 && is_own_session(event.session_id)) {
+    // An out-of-process frame's document is requested in its parent's session and finishes in its own.
     const std::string request = event.params.value("requestId", "");
     if (method == "Network.requestWillBeSent") {
-      requests_in_flight.insert(request);
+      requests_in_flight[request] = event.session_id;
     } else if (method == "Network.loadingFinished" || method == "Network.loadingFailed") {
       requests_in_flight.erase(request);
     } else {
@@ -98,22 +112,50 @@ void Tab::Impl::on_event(const cdp::Event& event) {
   } else if (method == "Inspector.targetCrashed" && event.session_id == session_id) {
     crashed = true;
     connection->abandon(session_id, kCrashed);
-  } else if (method == "Target.attachedToTarget" && event.session_id == session_id) {
-    const auto& info = event.params["targetInfo"];
-    if (info.value("type", "") == "iframe") {
-      const std::string child = event.params.value("sessionId", "");
-      child_frames[child] = ChildFrame{child, info.value("targetId", ""), info.value("url", "")};
-    }
+  } else if (method == "Target.attachedToTarget" && is_own_session(event.session_id)) {
+    on_attached(event);
   } else if (method == "Target.detachedFromTarget") {
     const std::string child = event.params.value("sessionId", "");
-    child_frames.erase(child);
+    std::erase_if(child_frames, [&](const ChildFrame& frame) { return frame.session_id == child; });
     child_contexts.erase(child);
+    // A frame that went away mid-load will not report its requests finished.
+    if (std::erase_if(requests_in_flight, [&](const auto& entry) { return entry.second == child; }) > 0) {
+      network_changed = std::chrono::steady_clock::now();
+      network_cv.notify_all();
+    }
   } else if (method == "Target.targetInfoChanged") {
     const auto& info = event.params["targetInfo"];
-    for (auto& [id, frame] : child_frames) {
+    for (auto& frame : child_frames) {
       if (frame.frame_id == info.value("targetId", "")) frame.url = info.value("url", frame.url);
     }
   }
+}
+
+bool Tab::Impl::is_own_session(const std::string& session) const {
+  return session == session_id ||
+         std::any_of(child_frames.begin(), child_frames.end(),
+                     [&](const ChildFrame& frame) { return frame.session_id == session; });
+}
+
+// A target auto-attached to the page or to one of its frames. It waits for us (waitForDebuggerOnStart), so
+// an out-of-process frame gets the document filter and auto-attach for the frames inside it before its
+// first request; then it, and any worker, runs. Called with the mutex held.
+void Tab::Impl::on_attached(const cdp::Event& event) {
+  const auto& info = event.params["targetInfo"];
+  const std::string child = event.params.value("sessionId", "");
+  if (info.value("type", "") == "iframe") {
+    child_frames.push_back(ChildFrame{child, info.value("targetId", ""), info.value("url", "")});
+    configure_session(child);
+  }
+  if (event.params.value("waitingForDebugger", false)) connection->post("Runtime.runIfWaitingForDebugger", {}, child);
+}
+
+// Posted, not called: this runs on the reader thread, and a session's commands run in order, so all of this
+// is in place before Runtime.runIfWaitingForDebugger lets the new frame go on.
+void Tab::Impl::configure_session(const std::string& session) {
+  if (options.navigation_filter) connection->post("Fetch.enable", document_requests(), session);
+  connection->post("Network.enable", network_without_buffers(), session);
+  connection->post("Target.setAutoAttach", auto_attach(), session);
 }
 
 // Chromium saves a download under its guid (behavior allowAndName, so we always know the path); once it is
@@ -142,10 +184,11 @@ void Tab::Impl::on_download(const cdp::Event& event) {
 Status Tab::Impl::attach(const std::string& target) {
   VIMGPT_TRY(Json attached, connection->call("Target.attachToTarget", {{"targetId", target}, {"flatten", true}}));
   const std::string session = attached.value("sessionId", "");
+  std::string previous_session;
   {
     std::scoped_lock lock(mutex);
+    previous_session = std::exchange(session_id, session);
     target_id = target;
-    session_id = session;
     isolated_context = 0;
     current_target_destroyed = false;
     crashed = false;
@@ -159,16 +202,19 @@ Status Tab::Impl::attach(const std::string& target) {
             event.method == "Page.frameStartedLoading" || event.method == "Page.frameRequestedNavigation" ||
             event.method == "Page.navigatedWithinDocument");
   });
-  if (options.navigation_filter) {
-    VIMGPT_TRY_VOID(call("Fetch.enable", {{"patterns", Json::array({{{"resourceType", "Document"}}})}}));
-  }
   VIMGPT_TRY_VOID(call("Page.enable"));
-  VIMGPT_TRY_VOID(call("Network.enable", {{"maxTotalBufferSize", 0}, {"maxResourceBufferSize", 0}}));
+  VIMGPT_TRY_VOID(call("Network.enable", network_without_buffers()));
   VIMGPT_TRY_VOID(call("Page.setLifecycleEventsEnabled", {{"enabled", true}}));
   VIMGPT_TRY_VOID(call("Inspector.enable"));
-  // Cross-origin iframes run in their own processes; auto-attach gives each a flattened session.
-  VIMGPT_TRY_VOID(
-      call("Target.setAutoAttach", {{"autoAttach", true}, {"waitForDebuggerOnStart", false}, {"flatten", true}}));
+  if (options.navigation_filter) VIMGPT_TRY_VOID(call("Fetch.enable", document_requests()));
+  // Cross-origin iframes run in their own processes, each reached through a flattened session of its own
+  // (see on_attached).
+  VIMGPT_TRY_VOID(call("Target.setAutoAttach", auto_attach()));
+  // The tab we worked in before (a popup's opener) is let go: its paused requests and waiting frames would
+  // otherwise wait for a session nobody listens to. Coming back attaches it afresh.
+  if (!previous_session.empty() && previous_session != session) {
+    connection->post("Target.detachFromTarget", {{"sessionId", previous_session}});
+  }
   VIMGPT_TRY(Json tree, call("Page.getFrameTree"));
   {
     std::scoped_lock lock(mutex);
@@ -477,7 +523,12 @@ Status Tab::settle(milliseconds cap, milliseconds quiet) {
         "  observer.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});"
         "  function done() { observer.disconnect(); clearTimeout(timer); clearTimeout(cap); resolve(true); }"
         "})";
-    auto quiet_result = evaluate(script);
+    // Not run again when a navigation destroys the world under it: that is the navigation we wait for
+    // below, and a second quiet window in the new document would only add to the wait.
+    auto quiet_result = impl_->evaluate_isolated(script, Impl::StaleWorld::Fail);
+    if (Impl::is_stale_world(quiet_result) && !navigation_started()) {
+      quiet_result = impl_->evaluate_isolated(script, Impl::StaleWorld::RunAgain);  // a world stale from before
+    }
     if (quiet_result && !navigation_started()) return ok();
     if (!quiet_result && quiet_result.error().kind == ErrorKind::BrowserExited) return quiet_result.failure();
   }
@@ -508,9 +559,7 @@ std::vector<BlockedNavigation> Tab::take_blocked() {
 
 std::vector<ChildFrame> Tab::child_frames() const {
   std::scoped_lock lock(impl_->mutex);
-  std::vector<ChildFrame> frames;
-  for (const auto& [id, frame] : impl_->child_frames) frames.push_back(frame);
-  return frames;
+  return impl_->child_frames;
 }
 
 cdp::Connection& Tab::connection() {

@@ -5,7 +5,6 @@
 #include <condition_variable>
 #include <map>
 #include <mutex>
-#include <set>
 
 #include "browser/browser.h"
 
@@ -31,19 +30,19 @@ struct Tab::Impl {
   mutable std::mutex mutex;
   std::vector<Dialog> dialogs;
   std::vector<BlockedNavigation> blocked;
-  // Requests of the working target still in flight, for "network quiet" (Chromium's networkAlmostIdle
-  // waits a fixed 500 ms+ even when nothing is loading).
-  std::set<std::string> requests_in_flight;
+  // Requests of the working target and its frames still in flight (id -> session), for "network quiet"
+  // (Chromium's networkAlmostIdle waits a fixed 500 ms+ even when nothing is loading).
+  std::map<std::string, std::string> requests_in_flight;
   std::chrono::steady_clock::time_point network_changed = std::chrono::steady_clock::now();
   std::condition_variable network_cv;
   std::vector<std::string> opened_targets;  // pages this tab opened, not yet followed
   bool current_target_destroyed = false;
   bool crashed = false;
-  int isolated_context = 0;                        // 0: create on next use
-  std::map<std::string, ChildFrame> child_frames;  // by session id
-  std::map<std::string, int> child_contexts;       // isolated world per child session
-  std::vector<std::string> download_order;         // guids, in the order downloads began
-  std::map<std::string, Download> downloads;       // by guid, until take_downloads()
+  int isolated_context = 0;                   // 0: create on next use
+  std::vector<ChildFrame> child_frames;       // out-of-process frames, nested ones too, in attach order
+  std::map<std::string, int> child_contexts;  // isolated world per child session
+  std::vector<std::string> download_order;    // guids, in the order downloads began
+  std::map<std::string, Download> downloads;  // by guid, until take_downloads()
   std::condition_variable download_cv;
 
   std::uint64_t subscription = 0;
@@ -63,11 +62,23 @@ struct Tab::Impl {
 
   void on_event(const cdp::Event& event);
   void on_download(const cdp::Event& event);
+  void on_attached(const cdp::Event& event);
+  // The working target's session or one of its out-of-process frames'. Called with the mutex held.
+  [[nodiscard]] bool is_own_session(const std::string& session) const;
   // Launches Chromium with launch_options, subscribes and attaches to its first page.
   Status start_local();
   Status attach(const std::string& target);
   Status follow_new_tabs();
   Result<int> isolated_world();
+  Result<int> frame_world(const ChildFrame& frame);
+  // Evaluates in the isolated world of the main frame. A world gone stale (its document replaced) is
+  // forgotten; RunAgain then runs the expression once more in a fresh world of the new document.
+  enum class StaleWorld { Fail, RunAgain };
+  Result<Json> evaluate_isolated(std::string_view expression, StaleWorld on_stale);
+  // The world vanished between creating it and using it, or under a running script (a navigation).
+  static bool is_stale_world(const Result<Json>& result);
+  // Sends what a session needs to report (the document filter) and auto-attach nested frames.
+  void configure_session(const std::string& session);
   Result<Json> evaluate_with(std::string_view session, std::optional<int> context, std::string_view expression);
   Status wait_for_navigation(std::string loader_id, milliseconds load_cap);
   Status wait_for_new_tab_load();

@@ -1,6 +1,7 @@
-// Hints inside iframes: a same-origin frame (reached from the main frame's script) and a cross-origin
-// frame that Chromium runs out of process (its own session), with rects in the main viewport and trusted
-// clicks landing inside each frame.
+// Hints inside iframes: a same-origin frame (reached from the main frame's script), a cross-origin frame
+// that Chromium runs out of process (its own session) and a third site nested in it, with rects in the main
+// viewport and trusted clicks landing inside each frame; a frame that navigates, and the navigation policy
+// inside out-of-process frames.
 #include <gtest/gtest.h>
 
 #include "browser/hints_support.h"
@@ -8,6 +9,7 @@
 namespace vimgpt::hints {
 namespace {
 
+using test_support::by_token;
 using test_support::expect_hints;
 using test_support::hint_for;
 using test_support::HintsBrowserTest;
@@ -16,8 +18,14 @@ class HintsFrames : public HintsBrowserTest {
  protected:
   void SetUp() override {
     HintsBrowserTest::SetUp();
-    open("/fx/hints/frames.html?cross=" + std::to_string(cross_->port()));
+    open(frames_page());
   }
+
+  // The frames page with the cross-origin frame showing `child` (a path under /fx/hints, query encoded).
+  static std::string frames_page(const std::string& child = "frame-cross.html") {
+    return "/fx/hints/frames.html?cross=" + port() + "&child=" + child;
+  }
+  static std::string port() { return std::to_string(cross_->port()); }
 
   static Rect frame_rect(const std::string& id) {
     auto box =
@@ -90,6 +98,73 @@ TEST_F(HintsFrames, OverlayAndImageModesLabelFrameHints) {
     EXPECT_GE(captured->map.size(), 4u);
     EXPECT_GT(captured->labelled.bytes.size(), 1000u);
   }
+}
+
+TEST_F(HintsFrames, AFrameNestedInACrossOriginFrameIsHintedAndClickable) {
+  // 127.0.0.1 > localhost > nested.test: three sites, three processes; the innermost is attached through
+  // the middle frame's session.
+  open(frames_page("frame-middle.html%3Finner%3D" + port()));
+  ASSERT_TRUE(wait_for("load", "inner").is_object()) << "the nested frame did not load";
+  auto map = find_hints(tab());
+  ASSERT_TRUE(map) << map.error().describe();
+  expect_hints(*map, {{"yes-middle-button", Reason::Rule}, {"yes-inner-button", Reason::Rule}}, {});
+  const Hint& middle = hint_for(*map, "yes-middle-button");
+  const Hint& inner = hint_for(*map, "yes-inner-button");
+  EXPECT_NE(inner.frame_url.find("nested.test"), std::string::npos) << inner.frame_url;
+  EXPECT_NE(inner.frame_session, middle.frame_session);
+  // Inside the middle frame's box, below its button (the inner frame sits under it, 6 px margin + border).
+  expect_inside(inner.rect, frame_rect("cross"));
+  EXPECT_GT(inner.rect.y, middle.rect.y + middle.rect.height + 6);
+  auto clicked = click_label(tab(), *map, inner.label);
+  ASSERT_TRUE(clicked) << clicked.error().describe();
+  const auto entry = wait_for("click", "inner-button");
+  ASSERT_TRUE(entry.is_object()) << "the click did not reach the nested frame";
+  EXPECT_TRUE(entry["trusted"].get<bool>());
+}
+
+TEST_F(HintsFrames, AFrameThatNavigatesIsHintedOnItsNewPage) {
+  auto before = find_hints(tab());  // sets up the script's world in the frame's first document
+  ASSERT_TRUE(before) << before.error().describe();
+  ASSERT_EQ(by_token(*before).count("yes-cross-frame-button"), 1u);
+  auto moved = tab().evaluate_in_page("document.getElementById('cross').src = 'http://localhost:" + port() +
+                                      "/fx/hints/frame-inner.html', true");
+  ASSERT_TRUE(moved) << moved.error().describe();
+  ASSERT_TRUE(wait_for("load", "inner").is_object()) << "the frame did not load its new page";
+  auto after = find_hints(tab());
+  ASSERT_TRUE(after) << after.error().describe();
+  expect_hints(*after, {{"yes-inner-button", Reason::Rule}, {"yes-forbidden-link", Reason::Rule}},
+               {"yes-cross-frame-button"});
+  auto clicked = click_label(tab(), *after, hint_for(*after, "yes-inner-button").label);
+  ASSERT_TRUE(clicked) << clicked.error().describe();
+  EXPECT_TRUE(wait_for("click", "inner-button").is_object());
+}
+
+TEST_F(HintsFrames, TheNavigationFilterHoldsInsideCrossOriginFrames) {
+  browser::TabOptions options;
+  options.navigation_filter = [](const std::string& url) -> std::optional<std::string> {
+    if (url.find("forbidden") != std::string::npos) return "forbidden by the test";
+    return std::nullopt;
+  };
+  auto guarded = browser::Tab::launch(launch_options(), options);
+  ASSERT_TRUE(guarded) << guarded.error().describe();
+  browser::Tab& t = **guarded;
+  ASSERT_TRUE(t.navigate(server_->url(frames_page("frame-inner.html"))));
+  const auto wait_in = [&t](const std::string& type, const std::string& token) {
+    auto entry = t.evaluate_in_page("__waitFor('" + type + "', '" + token + "')");
+    return entry && entry->is_string() ? cdp::Json::parse(entry->get<std::string>()) : cdp::Json();
+  };
+  ASSERT_TRUE(wait_in("frame-load", "1").is_object());
+  auto map = find_hints(t);
+  ASSERT_TRUE(map) << map.error().describe();
+  // A link inside the out-of-process frame navigates that frame: the frame's own session must hold it.
+  auto clicked = click_label(t, *map, hint_for(*map, "yes-forbidden-link").label);
+  ASSERT_TRUE(clicked) << clicked.error().describe();
+  ASSERT_TRUE(wait_in("frame-load", "2").is_object()) << "the frame did not finish its refused navigation";
+  const auto blocked = t.take_blocked();
+  ASSERT_EQ(blocked.size(), 1u);
+  EXPECT_NE(blocked[0].url.find("/fx/hints/forbidden.html"), std::string::npos) << blocked[0].url;
+  EXPECT_EQ(blocked[0].reason, "forbidden by the test");
+  EXPECT_EQ(cross_->count("GET", "/fx/hints/forbidden.html"), 0);  // the request never left the browser
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 
 #include "browser/browser.h"
 #include "hints/hints.h"
+#include "support/browser_options.h"
 #include "support/site_server.h"
 
 namespace vimgpt::hints::test_support {
@@ -24,10 +25,7 @@ class HintsBrowserTest : public ::testing::Test {
     server_->mount("/pages", VIMGPT_PAGES_DIR);
     cross_ = std::make_unique<test::SiteServer>();
     cross_->mount("/fx", VIMGPT_FIXTURES_DIR);
-    cdp::LaunchOptions launch;
-    // Every site in its own process, so the localhost frame is out of process whatever the defaults.
-    launch.extra_args = {"--site-per-process"};
-    auto tab = browser::Tab::launch(launch);
+    auto tab = browser::Tab::launch(launch_options());
     if (tab)
       tab_ = std::move(*tab);
     else
@@ -41,6 +39,14 @@ class HintsBrowserTest : public ::testing::Test {
   void SetUp() override { ASSERT_TRUE(tab_) << launch_error_; }
 
   static browser::Tab& tab() { return *tab_; }
+
+  // Loopback only; every site in its own process, so the localhost frame is out of process whatever the
+  // defaults.
+  static cdp::LaunchOptions launch_options() {
+    auto launch = test::loopback_only_launch();
+    launch.extra_args.emplace_back("--site-per-process");
+    return launch;
+  }
 
   static void open(const std::string& path) {
     auto navigated = tab_->navigate(server_->url(path));

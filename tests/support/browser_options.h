@@ -1,5 +1,6 @@
 // Launch options for tests: Chromium resolves no host but loopback, so saved real pages fail their external
-// resources at once (instead of waiting on DNS) and no test traffic can leave 127.0.0.1.
+// resources at once (instead of waiting on DNS) and no test traffic can leave 127.0.0.1. Names under .test
+// (a reserved TLD) resolve to 127.0.0.1: each is a site of its own, for frames from a third origin.
 #pragma once
 
 #include "cdp/cdp.h"
@@ -8,7 +9,7 @@ namespace vimgpt::test {
 
 inline cdp::LaunchOptions loopback_only_launch() {
   cdp::LaunchOptions options;
-  options.extra_args.emplace_back("--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost");
+  options.extra_args.emplace_back("--host-resolver-rules=MAP *.test 127.0.0.1, MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost");
   return options;
 }
 

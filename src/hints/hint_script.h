@@ -17,6 +17,9 @@ using Evaluator = std::function<Result<cdp::Json>(const std::string& expression)
 // the world lacks it, which is once per document: every other call is a few bytes to send and to parse.
 Result<cdp::Json> call_library(const Evaluator& evaluate, std::string_view function, const cdp::Json& args);
 
+// The first half of the library's source (find_script.cpp): constants, rules, visibility and find().
+std::string_view find_script();
+
 // An expression for the page's main world that returns (as a remote array) the elements at these paths.
 std::string main_world_lookup(const cdp::Json& paths);
 

@@ -1,0 +1,431 @@
+// The first half of the hint library (hint_script.cpp has the rest and installs it): Vimium's rules and
+// ours for what is clickable, visibility and occlusion, names and roles, and find(), which walks the
+// document (open shadow roots and same-origin frames included) and records this pass's elements.
+#include "hints/hint_script.h"
+
+namespace vimgpt::hints::detail {
+
+std::string_view find_script() {
+  return R"JS(
+const ROLES = new Set(['button', 'tab', 'link', 'checkbox', 'menuitem', 'menuitemcheckbox', 'menuitemradio',
+  'radio', 'textbox', 'switch', 'option', 'treeitem', 'combobox', 'searchbox']);
+const SKIP = new Set(['head', 'script', 'style', 'noscript', 'template', 'meta', 'link', 'title', 'br', 'wbr']);
+const UNSELECTABLE = new Set(['button', 'checkbox', 'color', 'file', 'hidden', 'image', 'radio', 'reset', 'submit']);
+const INPUT_ROLES = {button: 'button', submit: 'button', reset: 'button', image: 'button', file: 'button',
+  checkbox: 'checkbox', radio: 'radio', range: 'slider', number: 'spinbutton', search: 'searchbox',
+  email: 'textbox', tel: 'textbox', text: 'textbox', url: 'textbox', password: 'textbox'};
+// Reason codes, mirrored by hints::Reason.
+const RULE = 0, CLASSNAME = 1, SCROLL = 2, TABINDEX = 3, POINTER = 4, LISTENER = 5;
+const NG = [];
+for (const p of ['', 'data-', 'x-']) for (const s of ['-', ':', '_']) NG.push(p + 'ng' + s + 'click');
+
+const state = {pass: 0, els: [], overlay: null, secrets: new Set()};
+
+function isSelectable(el) {
+  const tag = el.localName;
+  return (tag === 'input' && !UNSELECTABLE.has(el.type)) || tag === 'textarea' || el.isContentEditable;
+}
+
+// Vimium's cheap rules. Returns a reason code, or -1 (not clickable), or -2 (aria-disabled: never).
+function classify(el, tag, ng) {
+  let clickable = false;
+  // hasAttributes() allocates nothing (el.attributes would): this runs for every element of the page.
+  const attributes = el.hasAttributes();
+  if (attributes) {
+    const ad = el.getAttribute('aria-disabled');
+    if (ad !== null && (ad === '' || ad.toLowerCase() === 'true')) return -2;
+  }
+  // Links are most of a page's clickables and nothing below can change their answer.
+  if (tag === 'a') return RULE;
+  if (attributes) {
+    if (ng) for (const a of NG) if (el.hasAttribute(a)) { clickable = true; break; }
+    if (el.hasAttribute('onclick')) clickable = true;
+    else {
+      const role = el.getAttribute('role');
+      if (role !== null && ROLES.has(role.toLowerCase())) clickable = true;
+      else {
+        const ce = el.getAttribute('contenteditable');
+        if (ce !== null && (ce === '' || ce.toLowerCase() === 'true' || ce.toLowerCase() === 'contenteditable' ||
+                            ce.toLowerCase() === 'plaintext-only')) clickable = true;
+      }
+    }
+    if (!clickable) {
+      const js = el.getAttribute('jsaction');
+      if (js) for (const rule of js.split(';')) {
+        const parts = rule.trim().split(':');
+        if (parts.length < 1 || parts.length > 2) continue;
+        const [type, ns, action] = parts.length === 1 ? ['click', ...parts[0].trim().split('.'), '_']
+                                                      : [parts[0], ...parts[1].trim().split('.'), '_'];
+        if (type === 'click' && ns !== 'none' && action !== '_') { clickable = true; break; }
+      }
+    }
+  }
+  switch (tag) {
+    case 'a': return RULE;
+    case 'textarea': if (!el.disabled && !el.readOnly) return RULE; break;
+    case 'input':
+      if (!((el.getAttribute('type') || '').toLowerCase() === 'hidden' || el.disabled ||
+            (el.readOnly && isSelectable(el)))) return RULE;
+      break;
+    case 'button': case 'select': if (!el.disabled) return RULE; break;
+    case 'object': case 'embed': case 'summary': return RULE;
+    case 'details': if (!el.querySelector(':scope > summary')) return RULE; break;
+    case 'label': {
+      const c = el.control;
+      if (c && !c.disabled && classify(c, c.localName, ng) !== RULE) return RULE;
+      if (c && !c.disabled && !visibleRect(c, TOPF)) return RULE;
+      break;
+    }
+    case 'img': if (['zoom-in', 'zoom-out'].includes(el.style.cursor)) return RULE; break;
+    case 'div': case 'ol': case 'ul':
+      if (!clickable && el.clientHeight < el.scrollHeight) {
+        const o = getComputedStyle(el).overflowY;
+        if (o === 'auto' || o === 'scroll' || o === 'overlay') return SCROLL;
+      }
+      break;
+  }
+  if (clickable) return RULE;
+  if (attributes) {
+    const cls = el.getAttribute('class');
+    if (cls) { const c = cls.toLowerCase(); if (c.includes('button') || c.includes('btn')) return CLASSNAME; }
+    const ti = el.getAttribute('tabindex');
+    if (ti !== null && ti !== '' && parseInt(ti, 10) >= 0) return TABINDEX;
+  }
+  return -1;
+}
+
+// A frame context: offset of its viewport in the top viewport, its clip there, and the iframe chain.
+const TOPF = {doc: document, ox: 0, oy: 0, clip: [0, 0, innerWidth, innerHeight], frames: []};
+
+function crop(r, F) {
+  const l = Math.max(r.left + F.ox, F.clip[0]), t = Math.max(r.top + F.oy, F.clip[1]);
+  const rr = Math.min(r.right + F.ox, F.clip[2]), b = Math.min(r.bottom + F.oy, F.clip[3]);
+  return (rr - l >= 3 && b - t >= 3) ? [l, t, rr - l, b - t] : null;
+}
+
+// Vimium's getVisibleClientRect(el, testChildren = true), with the rect cropped on all four sides.
+function visibleRect(el, F) {
+  const rects = el.getClientRects();
+  for (let k = 0; k < rects.length; k++) {
+    const r = rects[k];
+    if (r.width === 0 || r.height === 0) {
+      // A zero-size link may still wrap visible floated or positioned children.
+      for (let c = el.firstElementChild; c; c = c.nextElementSibling) {
+        const cs = getComputedStyle(c);
+        if (cs.float === 'none' && cs.position !== 'absolute' && cs.position !== 'fixed') continue;
+        const cr = visibleRect(c, F);
+        if (cr) return cr;
+      }
+      continue;
+    }
+    const v = crop(r, F);
+    if (!v) continue;
+    if (getComputedStyle(el).visibility !== 'visible') continue;
+    return v;
+  }
+  return null;
+}
+
+// The element drawn at a top-viewport point of frame F, descending into open shadow roots.
+function hit(F, x, y) {
+  let el = F.doc.elementFromPoint(x - F.ox, y - F.oy);
+  while (el && el.shadowRoot) {
+    const inner = el.shadowRoot.elementFromPoint(x - F.ox, y - F.oy);
+    if (!inner || inner === el) break;
+    el = inner;
+  }
+  return el;
+}
+
+function deepContains(a, b) {
+  for (let n = b; n; n = n.parentNode || n.host) if (n === a) return true;
+  return false;
+}
+
+function frameShows(F, x, y) {
+  for (const fr of F.frames) if (!deepContains(fr.el, hit(fr.parent, x, y))) return false;
+  return true;
+}
+
+function reaches(el, F, x, y, image) {
+  const h = hit(F, x, y);
+  if (!h) return false;
+  if (!(deepContains(el, h) || deepContains(h, el) || (image && h === image))) return false;
+  return frameShows(F, x, y);
+}
+
+// Vimium's occlusion test: the centre, then the four corners; returns the first point that reaches el.
+function unoccluded(el, v, F, image) {
+  const cx = v[0] + v[2] / 2, cy = v[1] + v[3] / 2;
+  if (reaches(el, F, cx, cy, image)) return [cx, cy];
+  for (const y of [v[1] + 0.1, v[1] + v[3] - 0.1])
+    for (const x of [v[0] + 0.1, v[0] + v[2] - 0.1])
+      if (reaches(el, F, x, y, image)) return [x, y];
+  return null;
+}
+
+// A denser search for acting: inset corners and a grid, so a partly covered element is still clicked.
+function clickPoint(el, F, image) {
+  // Vimium's visible rect first (it also finds floated children of a zero-size link), then every other
+  // box of the element (a link wrapped over lines).
+  const boxes = [];
+  if (image) {
+    const ir = image.getClientRects()[0];
+    const box = ir && areaRect(el, ir);
+    if (box) boxes.push(crop(box, F));
+  } else {
+    boxes.push(visibleRect(el, F));
+    for (const r of el.getClientRects()) boxes.push(crop(r, F));
+  }
+  for (const v of boxes) {
+    if (!v) continue;
+    const cx = v[0] + v[2] / 2, cy = v[1] + v[3] / 2;
+    if (reaches(el, F, cx, cy, image)) return [cx, cy];
+    for (const fy of [0.25, 0.75, 0.1, 0.9, 0.5])
+      for (const fx of [0.5, 0.25, 0.75, 0.1, 0.9])
+        if (reaches(el, F, v[0] + v[2] * fx, v[1] + v[3] * fy, image)) return [v[0] + v[2] * fx, v[1] + v[3] * fy];
+  }
+  return null;
+}
+
+// Vimium's getClientRectsForAreas: an image-map area's rect from its coords, in the image's frame.
+function areaRect(area, ir) {
+  const c = area.coords.split(',').map((n) => parseInt(n, 10));
+  const shape = (area.shape || 'rect').toLowerCase();
+  let x1, y1, x2, y2;
+  if ((shape === 'rect' || shape === 'rectangle') && c.length === 4) [x1, y1, x2, y2] = c;
+  else if ((shape === 'circle' || shape === 'circ') && c.length === 3) {
+    const d = c[2] / Math.sqrt(2);
+    [x1, y1, x2, y2] = [c[0] - d, c[1] - d, c[0] + d, c[1] + d];
+  } else if (shape === 'default') [x1, y1, x2, y2] = [0, 0, ir.width, ir.height];
+  else if (c.length >= 4) [x1, y1, x2, y2] = c;
+  if ([x1, y1, x2, y2].some((n) => n === undefined || isNaN(n))) return null;
+  return {left: ir.left + x1, top: ir.top + y1, right: ir.left + x2, bottom: ir.top + y2};
+}
+
+function mapImage(area) {
+  const map = area.closest('map');
+  if (!map || !map.name) return null;
+  return [...area.ownerDocument.querySelectorAll('img[usemap]')]
+      .find((img) => img.getAttribute('usemap').replace(/^#/, '') === map.name) || null;
+}
+
+function ownText(el) {
+  for (let n = el.firstChild; n; n = n.nextSibling)
+    if (n.nodeType === 3 && /\S/.test(n.data)) return true;
+  return false;
+}
+
+function squash(s, max) {
+  s = (s || '').replace(/\s+/g, ' ').trim();
+  return s.length > max ? s.slice(0, max - 1) + '\u2026' : s;
+}
+
+function roleOf(el, tag) {
+  const r = el.getAttribute('role');
+  if (r) return r.split(' ')[0].toLowerCase();
+  switch (tag) {
+    case 'a': case 'area': return el.hasAttribute('href') ? 'link' : 'generic';
+    case 'button': case 'summary': return 'button';
+    case 'select': return (el.multiple || el.size > 1) ? 'listbox' : 'combobox';
+    case 'textarea': return 'textbox';
+    case 'input': return INPUT_ROLES[el.type] || el.type || 'textbox';
+    case 'details': return 'group';
+    case 'img': return 'img';
+    case 'label': return 'label';
+    case 'object': case 'embed': return 'embed';
+  }
+  return el.isContentEditable ? 'textbox' : 'generic';
+}
+
+function nameOf(el, tag) {
+  let s = el.getAttribute('aria-label');
+  if (!s) {
+    const ids = el.getAttribute('aria-labelledby');
+    if (ids) {
+      const root = el.getRootNode();
+      s = ids.split(/\s+/).map((id) => {
+        const n = (root.getElementById && root.getElementById(id)) || el.ownerDocument.getElementById(id);
+        return n ? n.textContent : '';
+      }).join(' ');
+    }
+  }
+  if (!s && (tag === 'input' || tag === 'textarea' || tag === 'select')) {
+    if (el.labels && el.labels.length) s = el.labels[0].textContent.replace(/:\s*$/, '');
+    if (!s && tag === 'input' && ['submit', 'button', 'reset'].includes(el.type)) s = el.value;
+    if (!s && tag === 'input' && el.type === 'image') s = el.alt;
+    if (!s && tag === 'select' && el.selectedIndex >= 0) s = el.options[el.selectedIndex].text;
+  } else if (!s && (tag === 'img' || tag === 'area')) s = el.alt;
+  else if (!s) s = el.textContent;
+  if (!s || !/\S/.test(s)) {
+    const img = el.querySelector && el.querySelector('img[alt]');
+    s = (img && img.alt) || el.getAttribute('title') || '';
+  }
+  return squash(s, 80);
+}
+
+function record(el, tag, v, reason, index, order) {
+  const rec = {i: index, o: order, x: v[0], y: v[1], w: v[2], h: v[3], tag, role: roleOf(el, tag),
+               text: nameOf(el, tag), r: reason};
+  const href = typeof el.href === 'string' ? el.href : (el.getAttribute('href') || '');
+  if (href) rec.href = href.length > 500 ? href.slice(0, 500) : href;
+  if (tag === 'input' || tag === 'textarea' || tag === 'select' || el.isContentEditable) {
+    rec.type = tag === 'input' ? el.type : (tag === 'select' ? 'select' : tag === 'textarea' ? 'textarea' : 'contenteditable');
+    rec.ph = el.getAttribute('placeholder') || el.getAttribute('aria-placeholder') || '';
+    rec.name = el.getAttribute('name') || '';
+    const val = tag === 'select' ? el.value : (el.isContentEditable && tag !== 'input' && tag !== 'textarea')
+                                                ? el.textContent : el.value;
+    rec.empty = !val || (tag === 'input' && (el.type === 'checkbox' || el.type === 'radio') && !el.checked);
+  }
+  return rec;
+}
+
+// A path from the top document for a main-world lookup (listener probing): child indices, -1 for an open
+// shadow root, -2 for a same-origin iframe's document.
+function pathOf(el) {
+  const path = [];
+  let n = el;
+  for (;;) {
+    const p = n.parentNode;
+    if (!p) return null;
+    path.push(Array.prototype.indexOf.call(p.children, n));
+    if (p.nodeType === 11) { path.push(-1); n = p.host; continue; }
+    if (p.nodeType === 9) {
+      const fe = p.defaultView && p.defaultView.frameElement;
+      if (!fe) break;
+      path.push(-2);
+      n = fe;
+      continue;
+    }
+    n = p;
+  }
+  return path.reverse();
+}
+
+function find(P) {
+  state.pass = P.pass;
+  state.els = [];
+  removeOverlay();
+  const els = state.els, recs = [], doubts = [], maxDoubt = P.maxDoubt | 0;
+  const vw = innerWidth, vh = innerHeight;
+  TOPF.clip = [0, 0, vw, vh];
+  const ng = document.getElementsByClassName('ng-scope').length > 0;
+  const bodyPointer = document.body ? getComputedStyle(document.body).cursor === 'pointer' : false;
+  let order = 0;
+
+  const add = (el, tag, v, reason, F) => {
+    const pt = unoccluded(el, v, F, null);
+    if (!pt) return null;
+    const rec = record(el, tag, v, reason, els.length, order++);
+    els.push(el);
+    recs.push(rec);
+    return rec;
+  };
+
+  const areas = (img, F) => {
+    let name = img.getAttribute('usemap');
+    if (!name) return;
+    name = name.replace(/^#/, '');
+    const map = [...F.doc.getElementsByTagName('map')].find((m) => m.name === name);
+    const ir = img.getClientRects()[0];
+    if (!map || !ir) return;
+    for (const area of map.getElementsByTagName('area')) {
+      const box = areaRect(area, ir);
+      const v = box && crop(box, F);
+      if (!v) continue;
+      const pt = unoccluded(area, v, F, img);
+      if (!pt) continue;
+      recs.push(record(area, 'area', v, RULE, els.length, order++));
+      els.push(area);
+    }
+  };
+
+  // Depth-first in document order (shadow content before light children, as Vimium's getAllElements).
+  // Returns whether anything in the subtree got a hint. `covered`: inside a rule-clickable element, so
+  // its descendants' cursor or listeners are not separate targets. `inPointer`: inside a pointer hint.
+  const walk = (root, F, covered, inImage, inPointer) => {
+    let any = false;
+    for (let el = root.firstElementChild; el; el = el.nextElementSibling) {
+      const tag = el.localName;
+      if (SKIP.has(tag) || el === state.overlay) continue;
+      let reason = classify(el, tag, ng);
+      let rec = null, fp = false;
+      if (tag === 'img' && el.hasAttribute('usemap')) {
+        // Vimium hints an image map's areas, not the image.
+        areas(el, F);
+      } else if (reason === RULE || reason === SCROLL) {
+        const v = visibleRect(el, F);
+        if (v) rec = add(el, tag, v, reason, F);
+      } else if (reason === CLASSNAME || reason === TABINDEX) {
+        fp = true;
+      } else if (reason === -1 && !covered && !inImage) {
+        // Ours: a cursor: pointer element with its own text or image, else a doubtful candidate whose
+        // click listeners CDP is asked about.
+        const text = ownText(el);
+        const image = tag === 'img' || tag === 'svg';
+        if (text || image || !el.firstElementChild) {
+          const v = visibleRect(el, F);
+          if (v) {
+            const leafIcon = !text && !image && v[2] <= 64 && v[3] <= 64 && v[2] >= 8 && v[3] >= 8;
+            const iconOnly = image && !/\S/.test(el.parentElement ? el.parentElement.textContent : '');
+            const cs = (text || iconOnly || leafIcon) && !bodyPointer ? getComputedStyle(el) : null;
+            if (cs && cs.cursor === 'pointer') {
+              // Inline text inside a hinted pointer element is part of its line; a block (the next item
+              // of a clickable tree) is a target of its own.
+              if (!(inPointer && cs.display.startsWith('inline'))) {
+                rec = add(el, tag, v, POINTER, F);
+                if (rec) {
+                  reason = POINTER;
+                  if (text) rec.text = squash([...el.childNodes].filter((n) => n.nodeType === 3).map((n) => n.data).join(' '), 80);
+                }
+              }
+            } else if (!inPointer && maxDoubt > 0 && doubts.length < maxDoubt && (text || image || leafIcon) &&
+                       v[2] * v[3] <= vw * vh / 4 && (!text || el.textContent.length <= 80)) {
+              const pt = unoccluded(el, v, F, null);
+              if (pt) {
+                const drec = record(el, tag, v, LISTENER, els.length, order++);
+                drec.p = pathOf(el);
+                els.push(el);
+                if (drec.p) doubts.push(drec);
+              }
+            }
+          }
+        }
+      }
+      // A rule-clickable element covers its descendants even when it is not visible itself.
+      const coversKids = reason === RULE || reason === -2;
+      const pointerKids = inPointer || (reason === POINTER && rec !== null);
+      let sub = false;
+      const kidsImage = inImage || tag === 'svg';
+      if (el.shadowRoot) sub = walk(el.shadowRoot, F, covered || coversKids, kidsImage, pointerKids) || sub;
+      if (el.firstElementChild) sub = walk(el, F, covered || coversKids, kidsImage, pointerKids) || sub;
+      if ((tag === 'iframe' || tag === 'frame') && !covered) {
+        let doc = null;
+        try { doc = el.contentDocument; } catch (e) { doc = null; }
+        if (doc && doc.documentElement) {
+          const r = el.getBoundingClientRect();
+          const ox = F.ox + r.left + el.clientLeft, oy = F.oy + r.top + el.clientTop;
+          const clip = [Math.max(F.clip[0], ox), Math.max(F.clip[1], oy),
+                        Math.min(F.clip[2], ox + el.clientWidth), Math.min(F.clip[3], oy + el.clientHeight)];
+          if (clip[2] - clip[0] >= 3 && clip[3] - clip[1] >= 3) {
+            const child = {doc, ox, oy, clip, frames: [...F.frames, {el, parent: F}]};
+            sub = walk(doc, child, false, false, false) || sub;
+          }
+        }
+      }
+      // Vimium's false positives: a "button"/"btn" class or a bare tabindex that wraps hinted things.
+      if (fp && !sub) {
+        const v = visibleRect(el, F);
+        if (v) rec = add(el, tag, v, reason, F);
+      }
+      any = any || sub || rec !== null;
+    }
+    return any;
+  };
+  walk(document, TOPF, false, false, false);
+  return {pass: P.pass, vw, vh, hints: recs, doubts, redact: secretRects()};
+}
+)JS";
+}
+
+}  // namespace vimgpt::hints::detail

@@ -1,10 +1,8 @@
 // The DevTools core against a real Chromium and pages served from 127.0.0.1.
 #include <gtest/gtest.h>
 #include <httplib.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <stb_image.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,6 +15,7 @@
 #include "support/assertions.h"
 #include "support/browser_options.h"
 #include "support/fake_latency.h"
+#include "support/refused_port.h"
 #include "support/site_server.h"
 
 namespace vimgpt {
@@ -49,18 +48,6 @@ class BrowserTest : public ::testing::Test {
   std::unique_ptr<Tab> tab_;
 };
 
-int closed_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof address;
-  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  ::close(fd);  // nobody listens there any more
-  return ntohs(address.sin_port);
-}
-
 TEST_F(BrowserTest, NavigateWaitsForContentAddedAfterLoad) {
   ASSERT_OK(tab_->navigate(server_->url("/fx/late.html")));
   auto late = tab_->evaluate("document.getElementById('late')?.textContent ?? null");
@@ -69,7 +56,8 @@ TEST_F(BrowserTest, NavigateWaitsForContentAddedAfterLoad) {
 }
 
 TEST_F(BrowserTest, RefusedConnectionIsANavigationError) {
-  auto status = tab_->navigate("http://127.0.0.1:" + std::to_string(closed_port()) + "/");
+  const test::RefusedPort refused;
+  auto status = tab_->navigate(refused.url());
   ASSERT_FALSE(status);
   EXPECT_EQ(status.error().kind, ErrorKind::Navigation);
   EXPECT_NE(status.error().message.find("ERR_CONNECTION_REFUSED"), std::string::npos) << status.error().message;

@@ -1,14 +1,11 @@
 // Remote-browser URLs: what resolve_browser_url and connect_websocket accept, and /json/version lookups
 // against a loopback server standing in for a browser's DevTools HTTP endpoint.
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include "cdp/cdp.h"
 #include "support/fake_latency.h"
+#include "support/refused_port.h"
 #include "support/site_server.h"
 
 namespace vimgpt {
@@ -70,19 +67,10 @@ TEST(ResolveBrowserUrl, ExplainsAnEndpointThatIsNotDevTools) {
 }
 
 TEST(ResolveBrowserUrl, ARefusedConnectionIsANetworkError) {
-  // A port bound but not listening refuses connections, and nothing else can take it meanwhile.
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
-  socklen_t length = sizeof address;
-  ASSERT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length), 0);
-  const int port = ntohs(address.sin_port);
-  auto resolved = cdp::resolve_browser_url("http://127.0.0.1:" + std::to_string(port));
+  const test::RefusedPort refused;
+  auto resolved = cdp::resolve_browser_url(refused.url(""));
   ASSERT_FALSE(resolved);
   EXPECT_EQ(resolved.error().kind, ErrorKind::Network) << resolved.error().describe();
-  ::close(fd);
 }
 
 TEST(ResolveBrowserUrl, ASilentServerTimesOut) {

@@ -15,6 +15,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "support/refused_port.h"
+
 namespace vimgpt::http {
 namespace {
 
@@ -347,20 +349,11 @@ TEST(PerformWithRetry, ASlowReplyTimesOutAndIsRetried) {
 }
 
 TEST(PerformWithRetry, RefusedConnectionIsANetworkErrorAndRetried) {
-  // A bound but not listening socket: the port is ours, and connecting to it is refused.
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
-  socklen_t length = sizeof address;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  const std::string url = "http://127.0.0.1:" + std::to_string(ntohs(address.sin_port)) + "/v1?key=sk-in-url";
-
+  const test::RefusedPort refused;
+  const std::string url = refused.url("/v1?key=sk-in-url");
   RecordedSleeps sleeps;
   Client client;
   auto response = perform_with_retry(client, post(url), sleeps.policy(2));
-  ::close(fd);
   ASSERT_FALSE(response);
   EXPECT_EQ(response.error().kind, ErrorKind::Network);
   EXPECT_NE(response.error().message.find("cannot connect"), std::string::npos) << response.error().message;

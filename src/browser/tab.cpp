@@ -81,7 +81,8 @@ void Tab::Impl::on_event(const cdp::Event& event) {
     // An out-of-process frame's document is requested in its parent's session and finishes in its own.
     const std::string request = event.params.value("requestId", "");
     if (method == "Network.requestWillBeSent") {
-      requests_in_flight[request] = event.session_id;
+      requests_in_flight[request] = {event.session_id, event.params.value("frameId", ""),
+                                     event.params.value("loaderId", "")};
     } else if (method == "Network.loadingFinished" || method == "Network.loadingFailed") {
       requests_in_flight.erase(request);
     } else {
@@ -93,6 +94,9 @@ void Tab::Impl::on_event(const cdp::Event& event) {
     const auto& frame = event.params["frame"];
     if (!frame.contains("parentId")) {
       main_frame_id = frame.value("id", main_frame_id);
+      // What the old document still had in flight is cancelled with it, reported or not.
+      const std::string loader = frame.value("loaderId", "");
+      forget_requests([&](const Request& r) { return r.loader != loader; });
       isolated_context = 0;  // the old world went with the old document
       crashed = false;       // a new document: a new renderer if the old one had died
     }
@@ -119,10 +123,7 @@ void Tab::Impl::on_event(const cdp::Event& event) {
     std::erase_if(child_frames, [&](const ChildFrame& frame) { return frame.session_id == child; });
     child_contexts.erase(child);
     // A frame that went away mid-load will not report its requests finished.
-    if (std::erase_if(requests_in_flight, [&](const auto& entry) { return entry.second == child; }) > 0) {
-      network_changed = std::chrono::steady_clock::now();
-      network_cv.notify_all();
-    }
+    forget_requests([&](const Request& r) { return r.session == child; });
   } else if (method == "Target.targetInfoChanged") {
     const auto& info = event.params["targetInfo"];
     for (auto& frame : child_frames) {
@@ -144,8 +145,12 @@ void Tab::Impl::on_attached(const cdp::Event& event) {
   const auto& info = event.params["targetInfo"];
   const std::string child = event.params.value("sessionId", "");
   if (info.value("type", "") == "iframe") {
-    child_frames.push_back(ChildFrame{child, info.value("targetId", ""), info.value("url", "")});
+    const std::string frame = info.value("targetId", "");
+    child_frames.push_back(ChildFrame{child, frame, info.value("url", "")});
     configure_session(child);
+    // The frame's document was requested in its parent's session, but its end is reported in the new
+    // session, possibly before that session reports anything: from here on the frame counts for itself.
+    forget_requests([&](const Request& r) { return r.frame == frame; });
   }
   if (event.params.value("waitingForDebugger", false)) connection->post("Runtime.runIfWaitingForDebugger", {}, child);
 }

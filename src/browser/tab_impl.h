@@ -30,9 +30,21 @@ struct Tab::Impl {
   mutable std::mutex mutex;
   std::vector<Dialog> dialogs;
   std::vector<BlockedNavigation> blocked;
-  // Requests of the working target and its frames still in flight (id -> session), for "network quiet"
-  // (Chromium's networkAlmostIdle waits a fixed 500 ms+ even when nothing is loading).
-  std::map<std::string, std::string> requests_in_flight;
+  // Requests of the working target and its frames still in flight, for "network quiet" (Chromium's
+  // networkAlmostIdle waits a fixed 500 ms+ even when nothing is loading).
+  struct Request {
+    std::string session;  // where it was reported
+    std::string frame;
+    std::string loader;
+  };
+  std::map<std::string, Request> requests_in_flight;  // by request id
+  // Forgets requests whose end will not be reported here; wakes the network waiters. Mutex held.
+  template <typename Predicate>
+  void forget_requests(Predicate gone) {
+    if (std::erase_if(requests_in_flight, [&](const auto& entry) { return gone(entry.second); }) == 0) return;
+    network_changed = std::chrono::steady_clock::now();
+    network_cv.notify_all();
+  }
   std::chrono::steady_clock::time_point network_changed = std::chrono::steady_clock::now();
   std::condition_variable network_cv;
   std::vector<std::string> opened_targets;  // pages this tab opened, not yet followed

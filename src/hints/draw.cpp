@@ -1,7 +1,7 @@
-// Drawing Vimium's markers onto a captured frame (image and both-frames modes): stb_image decodes,
-// stb_truetype renders DejaVu Sans Bold, stb_image_write encodes. The look follows vimium.css:
-// bold 11px text #302505 with a white 1px text shadow, a #fff785 → #ffc542 gradient, a 1px #c38a22
-// border, 3px corners, padding 1px 3px 0 3px, and a soft drop shadow.
+// Drawing Vimium's markers onto a captured frame (image and both-frames modes): libjpeg-turbo (or stb for
+// PNG) decodes and encodes, stb_truetype renders DejaVu Sans Bold. The look is the overlay's (vimium.css
+// without its shadows, see hint_script.cpp): bold 11px text #302505, a #fff785 → #ffc542 gradient, a 1px
+// #c38a22 border, 3px corners, padding 1px 3px 0 3px.
 #include <stb_image.h>
 #include <stb_image_write.h>
 #include <stb_truetype.h>
@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 
+#include "common/jpeg.h"
 #include "hints/hints.h"
 
 namespace vimgpt::hints {
@@ -99,16 +100,6 @@ class LabelPainter {
 
   void paint(Canvas& canvas, std::string_view text, const Box& box) {
     const double s = scale_;
-    // Drop shadow: 0 3px 7px rgba(0,0,0,.3), approximated by a blurred copy of the box.
-    const double blur = 3.5 * s;
-    const Box shadow{box.x, box.y + 3 * s, box.w, box.h};
-    for (int y = static_cast<int>(shadow.y - blur); y <= static_cast<int>(shadow.y + shadow.h + blur); ++y)
-      for (int x = static_cast<int>(shadow.x - blur); x <= static_cast<int>(shadow.x + shadow.w + blur); ++x) {
-        const double dx = std::max({shadow.x - (x + 0.5), (x + 0.5) - (shadow.x + shadow.w), 0.0});
-        const double dy = std::max({shadow.y - (y + 0.5), (y + 0.5) - (shadow.y + shadow.h), 0.0});
-        const double fall = std::clamp(1.0 - std::hypot(dx, dy) / blur, 0.0, 1.0);
-        canvas.blend(x, y, {0, 0, 0}, static_cast<float>(0.3 * fall * fall * 0.6));
-      }
     // Border, then the gradient inside it.
     const double radius = 3 * s, border = std::max(1.0, std::round(s));
     const Box inner{box.x + border, box.y + border, box.w - 2 * border, box.h - 2 * border};
@@ -123,12 +114,11 @@ class LabelPainter {
         canvas.blend(x, y, fill, rounded_coverage(x + 0.5, y + 0.5, inner, std::max(0.0, radius - border)));
       }
     }
-    // Text: a white shadow 1px below, then the dark glyphs. Line-height 100% centres the em box.
+    // Text: line-height 100% centres the em box.
     const double baseline = box.y + border + 1 * s + (11 * s - (ascent_ + descent_)) / 2 + ascent_;
     double pen = box.x + border + 3 * s;
     for (const char c : text) {
-      draw_glyph(canvas, c, pen, baseline + 1 * s, {255, 255, 255}, 0.6f);
-      draw_glyph(canvas, c, pen, baseline, {0x30, 0x25, 0x05}, 1.0f);
+      draw_glyph(canvas, c, pen, baseline, {0x30, 0x25, 0x05});
       pen += glyph_advance(c);
     }
   }
@@ -159,13 +149,13 @@ class LabelPainter {
     return glyphs_.emplace(c, std::move(g)).first->second;
   }
 
-  void draw_glyph(Canvas& canvas, char c, double pen, double baseline, Rgb color, float alpha) {
+  void draw_glyph(Canvas& canvas, char c, double pen, double baseline, Rgb color) {
     const Glyph& g = glyph(c);
     const int left = static_cast<int>(std::lround(pen)) + g.x_offset;
     const int top = static_cast<int>(std::lround(baseline)) + g.y_offset;
     for (int y = 0; y < g.height; ++y)
       for (int x = 0; x < g.width; ++x)
-        canvas.blend(left + x, top + y, color, alpha * g.coverage[static_cast<std::size_t>(y) * g.width + x] / 255.0f);
+        canvas.blend(left + x, top + y, color, g.coverage[static_cast<std::size_t>(y) * g.width + x] / 255.0f);
   }
 
   const Font& font_;
@@ -200,39 +190,38 @@ void append_bytes(void* context, void* data, int size) {
 
 namespace {
 
-using Pixels = std::unique_ptr<unsigned char, decltype(&stbi_image_free)>;
-
-struct Decoded {
-  Pixels pixels{nullptr, &stbi_image_free};
-  int width = 0;
-  int height = 0;
-};
-
-Result<Decoded> decode(const browser::Screenshot& frame) {
+// RGB pixels of the frame: libjpeg-turbo for JPEG (the usual capture), stb_image for PNG.
+Result<Pixels> decode(const browser::Screenshot& frame) {
+  if (frame.format == browser::ImageFormat::Jpeg) return decode_jpeg(frame.bytes);
   if (frame.format == browser::ImageFormat::Webp)
     return fail(ErrorKind::Unsupported, "frames are drawn on as PNG or JPEG, not WebP");
-  Decoded out;
-  int channels = 0;
-  out.pixels.reset(stbi_load_from_memory(reinterpret_cast<const unsigned char*>(frame.bytes.data()),
-                                         static_cast<int>(frame.bytes.size()), &out.width, &out.height, &channels, 3));
-  if (!out.pixels)
-    return fail(ErrorKind::Parse, std::string("cannot decode the captured frame: ") + stbi_failure_reason());
+  int width = 0, height = 0, channels = 0;
+  std::unique_ptr<unsigned char, decltype(&stbi_image_free)> loaded(
+      stbi_load_from_memory(reinterpret_cast<const unsigned char*>(frame.bytes.data()),
+                            static_cast<int>(frame.bytes.size()), &width, &height, &channels, 3),
+      &stbi_image_free);
+  if (!loaded) return fail(ErrorKind::Parse, std::string("cannot decode the captured frame: ") + stbi_failure_reason());
+  Pixels out;
+  out.width = width;
+  out.height = height;
+  out.data.assign(loaded.get(), loaded.get() + static_cast<std::size_t>(width) * height * 3);
   return out;
 }
 
 // RGB pixels back into the frame's own format.
-Result<browser::Screenshot> encode(const Decoded& image, const browser::Screenshot& like, int jpeg_quality) {
+Result<browser::Screenshot> encode(const Pixels& image, const browser::Screenshot& like, int jpeg_quality) {
   browser::Screenshot out;
   out.format = like.format;
   out.width = image.width;
   out.height = image.height;
+  if (like.format == browser::ImageFormat::Jpeg) {
+    VIMGPT_TRY(out.bytes, encode_jpeg(image, jpeg_quality));
+    return out;
+  }
   out.bytes.reserve(like.bytes.size() + like.bytes.size() / 4);
-  const int written = like.format == browser::ImageFormat::Jpeg
-                          ? stbi_write_jpg_to_func(append_bytes, &out.bytes, image.width, image.height, 3,
-                                                   image.pixels.get(), jpeg_quality)
-                          : stbi_write_png_to_func(append_bytes, &out.bytes, image.width, image.height, 3,
-                                                   image.pixels.get(), image.width * 3);
-  if (!written) return fail(ErrorKind::Internal, "stb_image_write could not encode the frame");
+  if (!stbi_write_png_to_func(append_bytes, &out.bytes, image.width, image.height, 3, image.data.data(),
+                              image.width * 3))
+    return fail(ErrorKind::Internal, "stb_image_write could not encode the frame");
   return out;
 }
 
@@ -240,10 +229,10 @@ Result<browser::Screenshot> encode(const Decoded& image, const browser::Screensh
 
 Result<browser::Screenshot> draw_labels(const browser::Screenshot& frame, const HintMap& map,
                                         std::string_view font_path, int jpeg_quality) {
-  VIMGPT_TRY(Decoded image, decode(frame));
+  VIMGPT_TRY(Pixels image, decode(frame));
   VIMGPT_TRY(const Font* font, load_font(font_path.empty() ? kDefaultFont : font_path));
   const double scale = map.viewport_width() > 0 ? image.width / map.viewport_width() : 1.0;
-  Canvas canvas{image.pixels.get(), image.width, image.height, 3};
+  Canvas canvas{image.data.data(), image.width, image.height, 3};
   LabelPainter painter(*font, scale);
   std::vector<Box> placed;
   placed.reserve(map.size());
@@ -257,7 +246,7 @@ Result<browser::Screenshot> draw_labels(const browser::Screenshot& frame, const 
 
 Result<browser::Screenshot> redact(const browser::Screenshot& frame, const std::vector<Rect>& rects,
                                    double viewport_width, int jpeg_quality) {
-  VIMGPT_TRY(Decoded image, decode(frame));
+  VIMGPT_TRY(Pixels image, decode(frame));
   const double scale = viewport_width > 0 ? image.width / viewport_width : 1.0;
   for (const auto& rect : rects) {
     // Whole pixels, rounded outwards: no antialiased edge of the field's text survives.
@@ -266,7 +255,7 @@ Result<browser::Screenshot> redact(const browser::Screenshot& frame, const std::
     const int right = std::clamp(static_cast<int>(std::ceil((rect.x + rect.width) * scale)), 0, image.width);
     const int bottom = std::clamp(static_cast<int>(std::ceil((rect.y + rect.height) * scale)), 0, image.height);
     for (int y = top; y < bottom; ++y)
-      std::fill_n(image.pixels.get() + (static_cast<std::size_t>(y) * image.width + left) * 3,
+      std::fill_n(image.data.data() + (static_cast<std::size_t>(y) * image.width + left) * 3,
                   static_cast<std::size_t>(right - left) * 3, 0);
   }
   return encode(image, frame, jpeg_quality);

@@ -1,10 +1,9 @@
 // Image handling: MIME sniffing, decoding, scaling and encoding of frames for the model.
-// libstb provides the stb implementations (no STB_*_IMPLEMENTATION here); libturbojpeg does JPEG, several
-// times faster than stb's encoder.
+// libstb provides the stb implementations (no STB_*_IMPLEMENTATION here); JPEG goes through common/jpeg.h
+// (libjpeg-turbo).
 #include <stb_image.h>
 #include <stb_image_resize.h>
 #include <stb_image_write.h>
-#include <turbojpeg.h>
 
 #include <algorithm>
 #include <cmath>
@@ -13,46 +12,14 @@
 #include <memory>
 #include <sstream>
 
+#include "common/jpeg.h"
 #include "vision/vision.h"
 
 namespace vimgpt::vision {
 namespace {
 
-struct TurboHandle {
-  tjhandle handle;
-  explicit TurboHandle(tjhandle h) : handle(h) {}
-  TurboHandle(const TurboHandle&) = delete;
-  TurboHandle& operator=(const TurboHandle&) = delete;
-  ~TurboHandle() {
-    if (handle != nullptr) tjDestroy(handle);
-  }
-};
-
 void append_to_string(void* context, void* data, int size) {
   static_cast<std::string*>(context)->append(static_cast<const char*>(data), static_cast<std::size_t>(size));
-}
-
-Result<Pixels> decode_jpeg(const EncodedImage& image) {
-  TurboHandle tj(tjInitDecompress());
-  if (tj.handle == nullptr) return fail(ErrorKind::Internal, "libturbojpeg: cannot create a decompressor");
-  const auto* source = reinterpret_cast<const unsigned char*>(image.bytes.data());
-  const auto size = static_cast<unsigned long>(image.bytes.size());
-  int width = 0;
-  int height = 0;
-  int subsampling = 0;
-  int colorspace = 0;
-  if (tjDecompressHeader3(tj.handle, source, size, &width, &height, &subsampling, &colorspace) != 0) {
-    return fail(ErrorKind::Parse, std::string("not a readable JPEG: ") + tjGetErrorStr2(tj.handle));
-  }
-  Pixels pixels;
-  pixels.width = width;
-  pixels.height = height;
-  pixels.channels = 3;
-  pixels.data.resize(static_cast<std::size_t>(width) * static_cast<std::size_t>(height) * 3U);
-  if (tjDecompress2(tj.handle, source, size, pixels.data.data(), width, 0, height, TJPF_RGB, TJFLAG_FASTDCT) != 0) {
-    return fail(ErrorKind::Parse, std::string("JPEG decoding failed: ") + tjGetErrorStr2(tj.handle));
-  }
-  return pixels;
 }
 
 // The input span each output pixel covers, with each input pixel's share of it.
@@ -175,7 +142,7 @@ Result<EncodedImage> load_image_file(const std::string& path) {
 }
 
 Result<Pixels> decode_image(const EncodedImage& image) {
-  if (sniff_mime(image.bytes) == "image/jpeg") return decode_jpeg(image);
+  if (sniff_mime(image.bytes) == "image/jpeg") return decode_jpeg(image.bytes);
   int width = 0;
   int height = 0;
   int channels = 0;
@@ -229,21 +196,8 @@ Result<EncodedImage> encode_image(const Pixels& pixels, ImageFormat format, int 
     }
     return image;
   }
-  if (jpeg_quality < 1 || jpeg_quality > 100) {
-    return fail(ErrorKind::InvalidArgument, "JPEG quality must be 1-100, not " + std::to_string(jpeg_quality));
-  }
-  TurboHandle tj(tjInitCompress());
-  if (tj.handle == nullptr) return fail(ErrorKind::Internal, "libturbojpeg: cannot create a compressor");
-  unsigned char* out = nullptr;
-  unsigned long size = 0;
-  // 4:2:0 chroma: the labels are black text on yellow, carried by luminance, so colour detail can go.
-  const int status =
-      tjCompress2(tj.handle, pixels.data.data(), pixels.width, 0, pixels.height,
-                  pixels.channels == 4 ? TJPF_RGBA : TJPF_RGB, &out, &size, TJSAMP_420, jpeg_quality, TJFLAG_FASTDCT);
-  std::unique_ptr<unsigned char, void (*)(unsigned char*)> owned(out, tjFree);
-  if (status != 0) return fail(ErrorKind::Internal, std::string("JPEG encoding failed: ") + tjGetErrorStr2(tj.handle));
+  VIMGPT_TRY(image.bytes, encode_jpeg(pixels, jpeg_quality));
   image.mime = "image/jpeg";
-  image.bytes.assign(reinterpret_cast<const char*>(out), size);
   return image;
 }
 

@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/jpeg.h"
 #include "common/result.h"
 #include "http/http.h"
 
@@ -42,13 +43,7 @@ struct EncodedImage {
   int height = 0;
 };
 
-// Decoded 8-bit pixels, rows top to bottom, `channels` bytes per pixel (3 = RGB, 4 = RGBA).
-struct Pixels {
-  std::vector<std::uint8_t> data;
-  int width = 0;
-  int height = 0;
-  int channels = 3;
-};
+using vimgpt::Pixels;  // common/jpeg.h
 
 // MIME type from the magic bytes ("image/png", "image/jpeg", "image/gif", "image/webp"), or "" when unknown.
 std::string_view sniff_mime(std::string_view bytes);

@@ -102,9 +102,10 @@ void run_overlay_pass(benchmark::State& state) {
       benchmark::Counter(elements, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
-// Image mode: find, label, and draw onto an already captured frame (decode, paint, PNG encode).
+// Image mode: find, label, and draw onto an already captured frame (decode, paint, encode), a JPEG as the
+// agent captures by default.
 void run_image_pass(benchmark::State& state) {
-  auto frame = tab().screenshot();
+  auto frame = tab().screenshot({browser::ImageFormat::Jpeg, 80, 1.0});
   if (!frame) return state.SkipWithError(frame.error().describe().c_str());
   std::size_t hints = 0;
   bench::IterationTimes times(state);
@@ -112,7 +113,7 @@ void run_image_pass(benchmark::State& state) {
     times.begin();
     auto map = hints::find_hints(tab());
     if (!map) return state.SkipWithError(map.error().describe().c_str());
-    auto drawn = hints::draw_labels(*frame, *map);
+    auto drawn = hints::draw_labels(*frame, *map, {}, 80);
     if (!drawn) return state.SkipWithError(drawn.error().describe().c_str());
     times.end();
     hints = map->size();

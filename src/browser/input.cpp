@@ -131,8 +131,8 @@ Status Tab::click(Point point) {
   impl_->connection->post("Input.dispatchMouseEvent", {{"type", "mouseMoved"}, {"x", point.x}, {"y", point.y}},
                           impl_->session_id);
   const auto button = [&](const char* type, int buttons) {
-    return Json{{"type", type}, {"x", point.x}, {"y", point.y}, {"button", "left"}, {"buttons", buttons},
-                {"clickCount", 1}};
+    return Json{{"type", type},     {"x", point.x},       {"y", point.y},
+                {"button", "left"}, {"buttons", buttons}, {"clickCount", 1}};
   };
   impl_->connection->post("Input.dispatchMouseEvent", button("mousePressed", 1), impl_->session_id);
   VIMGPT_TRY_VOID(impl_->call("Input.dispatchMouseEvent", button("mouseReleased", 0)));
@@ -267,9 +267,10 @@ Result<int> Tab::Impl::frame_world(const ChildFrame& frame) {
     std::scoped_lock lock(mutex);
     if (auto it = child_contexts.find(frame.session_id); it != child_contexts.end()) return it->second;
   }
-  VIMGPT_TRY(Json world, connection->call("Page.createIsolatedWorld",
-                                          {{"frameId", frame.frame_id}, {"worldName", "vimgpt"}, {"grantUniveralAccess", true}},
-                                          frame.session_id, kCommandTimeout));
+  VIMGPT_TRY(Json world,
+             connection->call("Page.createIsolatedWorld",
+                              {{"frameId", frame.frame_id}, {"worldName", "vimgpt"}, {"grantUniveralAccess", true}},
+                              frame.session_id, kCommandTimeout));
   const int context = world.value("executionContextId", 0);
   std::scoped_lock lock(mutex);
   child_contexts[frame.session_id] = context;

@@ -133,9 +133,8 @@ void Tab::Impl::on_event(const cdp::Event& event) {
 }
 
 bool Tab::Impl::is_own_session(const std::string& session) const {
-  return session == session_id ||
-         std::any_of(child_frames.begin(), child_frames.end(),
-                     [&](const ChildFrame& frame) { return frame.session_id == session; });
+  return session == session_id || std::any_of(child_frames.begin(), child_frames.end(),
+                                              [&](const ChildFrame& frame) { return frame.session_id == session; });
 }
 
 // A target auto-attached to the page or to one of its frames. It waits for us (waitForDebuggerOnStart), so

@@ -9,7 +9,8 @@ namespace vimgpt::test {
 
 inline cdp::LaunchOptions loopback_only_launch() {
   cdp::LaunchOptions options;
-  options.extra_args.emplace_back("--host-resolver-rules=MAP *.test 127.0.0.1, MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost");
+  options.extra_args.emplace_back(
+      "--host-resolver-rules=MAP *.test 127.0.0.1, MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost");
   return options;
 }
 

@@ -238,18 +238,17 @@ bool Tab::Impl::is_stale_world(const Result<Json>& result) {
 }
 
 Result<Json> Tab::Impl::evaluate_isolated(std::string_view expression, StaleWorld on_stale) {
-  auto result = [&]() -> Result<Json> {
+  const auto run = [&]() -> Result<Json> {
     VIMGPT_TRY(int context, isolated_world());
     return evaluate_with(session_id, context, expression);
-  }();
+  };
+  auto result = run();
   if (!is_stale_world(result)) return result;
   {
     std::scoped_lock lock(mutex);
     isolated_context = 0;
   }
-  if (on_stale == StaleWorld::Fail) return result;
-  VIMGPT_TRY(int context, isolated_world());
-  return evaluate_with(session_id, context, expression);
+  return on_stale == StaleWorld::RunAgain ? run() : result;
 }
 
 Result<Json> Tab::evaluate(std::string_view expression) {
@@ -279,13 +278,17 @@ Result<int> Tab::Impl::frame_world(const ChildFrame& frame) {
 
 // The frame's session outlives its documents: when the frame navigates, its world goes and is made again.
 Result<Json> Tab::evaluate_in_frame(const ChildFrame& frame, std::string_view expression) {
-  for (int attempt = 0;; ++attempt) {
+  const auto run = [&]() -> Result<Json> {
     VIMGPT_TRY(int context, impl_->frame_world(frame));
-    auto result = impl_->evaluate_with(frame.session_id, context, expression);
-    if (attempt > 0 || !Impl::is_stale_world(result)) return result;
+    return impl_->evaluate_with(frame.session_id, context, expression);
+  };
+  auto result = run();
+  if (!Impl::is_stale_world(result)) return result;
+  {
     std::scoped_lock lock(impl_->mutex);
     impl_->child_contexts.erase(frame.session_id);
   }
+  return run();
 }
 
 }  // namespace vimgpt::browser

@@ -167,6 +167,13 @@ Endpoint* pick_endpoint(std::vector<std::unique_ptr<Endpoint>>& endpoints, std::
   return nullptr;
 }
 
+// A task that failed because its browser died can fail before the connection's reader has seen the close
+// (a write fails first): ask the browser something before deciding it is alive.
+bool browser_answers(cdp::Connection& connection) {
+  return connection.alive() &&
+         connection.call("Browser.getVersion", cdp::Json::object(), {}, std::chrono::seconds(5)).has_value();
+}
+
 struct TaskSettings {
   const Options* options;
   browser::TabOptions tab;
@@ -188,7 +195,7 @@ nlohmann::json run_task(const TaskSettings& s, const BatchTask& task, Endpoint& 
   };
   auto tab = browser::Tab::open(endpoint.connection, s.tab);
   if (!tab) {
-    endpoint_died = !endpoint.connection->alive();
+    endpoint_died = !browser_answers(*endpoint.connection);
     return finish("error", tab.error().message);
   }
   auto client = vision::Client::create(s.model);
@@ -208,7 +215,8 @@ nlohmann::json run_task(const TaskSettings& s, const BatchTask& task, Endpoint& 
   agent::Agent agent(options, **tab, std::make_unique<agent::ModelPlanner>(**client, s.observe, names));
   const auto result = agent.run();
   (*tab)->close();  // disposes of the task's browser context
-  endpoint_died = !endpoint.connection->alive();
+  endpoint_died =
+      result.outcome == agent::Outcome::Done ? !endpoint.connection->alive() : !browser_answers(*endpoint.connection);
   line["answer"] = result.answer;
   line["steps"] = result.steps;
   line["prompt_tokens"] = result.usage.prompt_tokens;

@@ -215,6 +215,15 @@ Result<Json> Tab::Impl::evaluate_with(std::string_view session, std::optional<in
   return result["result"].value("value", Json());
 }
 
+// The world every hint script runs in, in `frame` of `session` (the page's, or an out-of-process frame's).
+Result<int> Tab::Impl::create_world(std::string_view session, const std::string& frame) {
+  if (session == session_id && has_crashed()) return crash_failure();
+  VIMGPT_TRY(Json world, connection->call("Page.createIsolatedWorld",
+                                          {{"frameId", frame}, {"worldName", "vimgpt"}, {"grantUniveralAccess", true}},
+                                          session, kCommandTimeout));
+  return world.value("executionContextId", 0);
+}
+
 Result<int> Tab::Impl::isolated_world() {
   std::string frame;
   {
@@ -222,11 +231,10 @@ Result<int> Tab::Impl::isolated_world() {
     if (isolated_context != 0) return isolated_context;
     frame = main_frame_id;
   }
-  VIMGPT_TRY(Json world, call("Page.createIsolatedWorld",
-                              {{"frameId", frame}, {"worldName", "vimgpt"}, {"grantUniveralAccess", true}}));
+  VIMGPT_TRY(int context, create_world(session_id, frame));
   std::scoped_lock lock(mutex);
-  isolated_context = world.value("executionContextId", 0);
-  return isolated_context;
+  isolated_context = context;
+  return context;
 }
 
 bool Tab::Impl::is_stale_world(const Result<Json>& result) {
@@ -237,23 +245,20 @@ bool Tab::Impl::is_stale_world(const Result<Json>& result) {
          message.find("Inspected target navigated") != std::string::npos;
 }
 
-Result<Json> Tab::Impl::evaluate_isolated(std::string_view expression, StaleWorld on_stale) {
-  const auto run = [&]() -> Result<Json> {
-    VIMGPT_TRY(int context, isolated_world());
-    return evaluate_with(session_id, context, expression);
-  };
-  auto result = run();
-  if (!is_stale_world(result)) return result;
-  {
+Result<Json> Tab::Impl::evaluate_isolated(std::string_view expression) {
+  VIMGPT_TRY(int context, isolated_world());
+  auto result = evaluate_with(session_id, context, expression);
+  if (is_stale_world(result)) {
     std::scoped_lock lock(mutex);
     isolated_context = 0;
   }
-  return on_stale == StaleWorld::RunAgain ? run() : result;
+  return result;
 }
 
 Result<Json> Tab::evaluate(std::string_view expression) {
   VIMGPT_TRY_VOID(impl_->follow_new_tabs());
-  return impl_->evaluate_isolated(expression, Impl::StaleWorld::RunAgain);
+  auto result = impl_->evaluate_isolated(expression);
+  return Impl::is_stale_world(result) ? impl_->evaluate_isolated(expression) : result;  // once more, in the new world
 }
 
 Result<Json> Tab::evaluate_in_page(std::string_view expression) {
@@ -266,11 +271,7 @@ Result<int> Tab::Impl::frame_world(const ChildFrame& frame) {
     std::scoped_lock lock(mutex);
     if (auto it = child_contexts.find(frame.session_id); it != child_contexts.end()) return it->second;
   }
-  VIMGPT_TRY(Json world,
-             connection->call("Page.createIsolatedWorld",
-                              {{"frameId", frame.frame_id}, {"worldName", "vimgpt"}, {"grantUniveralAccess", true}},
-                              frame.session_id, kCommandTimeout));
-  const int context = world.value("executionContextId", 0);
+  VIMGPT_TRY(int context, create_world(frame.session_id, frame.frame_id));
   std::scoped_lock lock(mutex);
   child_contexts[frame.session_id] = context;
   return context;

@@ -529,9 +529,9 @@ Status Tab::settle(milliseconds cap, milliseconds quiet) {
         "})";
     // Not run again when a navigation destroys the world under it: that is the navigation we wait for
     // below, and a second quiet window in the new document would only add to the wait.
-    auto quiet_result = impl_->evaluate_isolated(script, Impl::StaleWorld::Fail);
+    auto quiet_result = impl_->evaluate_isolated(script);
     if (Impl::is_stale_world(quiet_result) && !navigation_started()) {
-      quiet_result = impl_->evaluate_isolated(script, Impl::StaleWorld::RunAgain);  // a world stale from before
+      quiet_result = impl_->evaluate_isolated(script);  // a world stale from before
     }
     if (quiet_result && !navigation_started()) return ok();
     if (!quiet_result && quiet_result.error().kind == ErrorKind::BrowserExited) return quiet_result.failure();

@@ -81,12 +81,12 @@ struct Tab::Impl {
   Status start_local();
   Status attach(const std::string& target);
   Status follow_new_tabs();
+  Result<int> create_world(std::string_view session, const std::string& frame);
   Result<int> isolated_world();
   Result<int> frame_world(const ChildFrame& frame);
   // Evaluates in the isolated world of the main frame. A world gone stale (its document replaced) is
-  // forgotten; RunAgain then runs the expression once more in a fresh world of the new document.
-  enum class StaleWorld { Fail, RunAgain };
-  Result<Json> evaluate_isolated(std::string_view expression, StaleWorld on_stale);
+  // forgotten, so the next call makes a fresh one in the new document.
+  Result<Json> evaluate_isolated(std::string_view expression);
   // The world vanished between creating it and using it, or under a running script (a navigation).
   static bool is_stale_world(const Result<Json>& result);
   // Sends what a session needs to report (the document filter) and auto-attach nested frames.

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -99,13 +100,31 @@ TEST(Batch, ABrowserKilledMidBatchHandsItsTasksToTheOther) {
   Site site;
   FakeModelServer model;
   const std::string base = site.base();
-  script_model(model, base, 300ms);
+  // Each task's first reply waits until all four workers have asked: then every worker is inside its first
+  // step (workers 1 and 3 on A, 2 and 4 on B), and A dies under two tasks that still need it.
+  std::mutex gate_mutex;
+  std::condition_variable gate;
+  int asking = 0;
+  bool released = false;
+  script_model(model, base, 300ms, [&] {
+    std::unique_lock lock(gate_mutex);
+    ++asking;
+    gate.notify_all();
+    gate.wait_for(lock, 30s, [&] { return released; });
+  });
   BatchDir dir;
   const auto run =
       test::run_vimgpt(batch_args(dir.tasks(base, 8), dir.out(), model, 4, {a.ws_url(), b.ws_url()}), [&](pid_t) {
-        // Kill A once all four workers are in their first step.
-        EXPECT_TRUE(wait_until([&] { return model.request_count() >= 4; }, 30s));
+        {
+          std::unique_lock lock(gate_mutex);
+          EXPECT_TRUE(gate.wait_for(lock, 30s, [&] { return asking >= 4; }));
+        }
         a.kill();
+        {
+          std::scoped_lock lock(gate_mutex);
+          released = true;
+        }
+        gate.notify_all();
       });
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto results = read_results(dir.out());

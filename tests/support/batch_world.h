@@ -9,6 +9,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -50,10 +51,12 @@ struct Site {
   }
 };
 
-// Each task takes two steps: navigate to its second page, then answer "answer-<id>".
-inline void script_model(FakeModelServer& model, const std::string& site_url, std::chrono::milliseconds delay) {
+// Each task takes two steps: navigate to its second page, then answer "answer-<id>". `first_hold`, when
+// given, runs before each task's first reply is sent.
+inline void script_model(FakeModelServer& model, const std::string& site_url, std::chrono::milliseconds delay,
+                         std::function<void()> first_hold = {}) {
   auto seen = std::make_shared<std::pair<std::mutex, std::map<std::string, int>>>();
-  model.set_responder([seen, site_url, delay](const test::ReceivedRequest& request) {
+  model.set_responder([seen, site_url, delay, first_hold](const test::ReceivedRequest& request) {
     std::smatch match;
     const std::regex task_id(R"(task (t\d+))");
     if (!std::regex_search(request.text, match, task_id)) return ScriptedReply::status_code(400, "no task id");
@@ -67,6 +70,7 @@ inline void script_model(FakeModelServer& model, const std::string& site_url, st
         ScriptedReply::text(count % 2 == 1 ? R"({"navigate": ")" + site_url + "/visit?id=" + id + R"(&step=2"})"
                                            : R"({"done": "answer-)" + id + R"("})");
     reply.delay = delay;
+    if (count == 1) reply.hold = first_hold;
     return reply;
   });
 }

@@ -452,6 +452,7 @@ void FakeModelServer::handle(ApiFlavor flavor, const httplib::Request& request, 
     stopping_cv_.wait_for(lock, reply.delay, [this] { return stopping_; });
   }
   lock.unlock();
+  if (reply.hold) reply.hold();
 
   for (const auto& [name, value] : reply.headers) response.set_header(name, value);
   if (reply.fault == Fault::RejectResponseFormat) {

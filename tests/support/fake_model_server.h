@@ -86,6 +86,7 @@ struct ScriptedReply {
   std::vector<std::pair<std::string, std::string>> headers;
   Fault fault = Fault::None;
   std::chrono::milliseconds delay{0};  // wait before answering (cut short when the server stops)
+  std::function<void()> hold;          // runs before answering, outside the server's lock (a test's gate)
   int prompt_tokens = 1000;
   int completion_tokens = 12;
   std::string finish_reason = "stop";  // "length" simulates a reply cut off by max_tokens

@@ -87,14 +87,16 @@ class Connection {
   Connection& operator=(const Connection&) = delete;
 
   // Sends a command and waits for its reply. A CDP error reply becomes ErrorKind::Protocol; a dead
-  // browser fails every pending command with ErrorKind::BrowserExited.
+  // browser fails every pending command with ErrorKind::BrowserExited, and a write that fails because it
+  // is gone ends the connection at once (alive() is false when call() returns).
   Result<Json> call(std::string_view method, Json params = Json::object(), std::string_view session_id = {},
                     milliseconds timeout = kDefaultCommandTimeout);
   // Sends a command without waiting for its reply (safe from an event handler).
   void post(std::string_view method, Json params = Json::object(), std::string_view session_id = {});
 
   using Handler = std::function<void(const Event&)>;
-  // Handlers run on the reader thread: they must not call call(); post() is fine.
+  // Handlers run on the reader thread: they must not call call(); post() is fine. Connection.closed may
+  // also come from the thread whose call() found the browser gone.
   std::uint64_t subscribe(Handler handler);
   void unsubscribe(std::uint64_t id);
 

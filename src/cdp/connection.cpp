@@ -128,8 +128,13 @@ Result<Json> Connection::call(std::string_view method, Json params, std::string_
     state_->pending.emplace(id, slot);
   }
   if (auto sent = state_->transport->send(encode_command(id, method, std::move(params), session_id)); !sent) {
-    std::scoped_lock lock(state_->mutex);
-    state_->pending.erase(id);
+    {
+      std::scoped_lock lock(state_->mutex);
+      state_->pending.erase(id);
+    }
+    // The write can fail before the reader sees the end of the stream: the connection is over now, so
+    // whoever asks alive() next (a restart, a batch hand-over) already knows.
+    if (sent.error().kind == ErrorKind::BrowserExited) state_->mark_dead(sent.error().message);
     return sent.failure();
   }
   std::unique_lock lock(state_->mutex);
@@ -159,6 +164,8 @@ void Connection::abandon(std::string_view session_id, const std::string& reason)
 }
 
 void Connection::post(std::string_view method, Json params, std::string_view session_id) {
+  // A failed write is left to the reader to report: post() runs inside event handlers, where dispatching
+  // Connection.closed would re-enter them.
   [[maybe_unused]] auto sent =
       state_->transport->send(encode_command(state_->next_id++, method, std::move(params), session_id));
 }

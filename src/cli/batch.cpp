@@ -167,8 +167,8 @@ Endpoint* pick_endpoint(std::vector<std::unique_ptr<Endpoint>>& endpoints, std::
   return nullptr;
 }
 
-// A task that failed because its browser died can fail before the connection's reader has seen the close
-// (a write fails first): ask the browser something before deciding it is alive.
+// Whether a task's failure leaves its browser usable: the connection must be open (a failed write or the
+// reader ends it) and the browser must still answer (one that hangs keeps its end of the socket open).
 bool browser_answers(cdp::Connection& connection) {
   return connection.alive() &&
          connection.call("Browser.getVersion", cdp::Json::object(), {}, std::chrono::seconds(5)).has_value();

@@ -3,6 +3,10 @@
 // reader goes on.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+
 #include "cdp/cdp.h"
 #include "support/scripted_transport.h"
 
@@ -39,6 +43,48 @@ TEST(Connection, MalformedEventsAreSkippedAndTheReaderGoesOn) {
   ASSERT_GE(seen.size(), 2U);
   EXPECT_EQ(seen[0], "Page.loadEventFired@");  // a session id of the wrong type counts as none
   EXPECT_EQ(seen[1], "Page.loadEventFired@S1");
+}
+
+// A browser that is gone, seen from the writing end first: the write fails while the reader, blocked in
+// receive(), has not noticed yet.
+class BrokenPipeTransport final : public cdp::Transport {
+ public:
+  Status send(std::string_view) override { return fail(ErrorKind::BrowserExited, "Chromium's pipe closed (EPIPE)"); }
+  Result<std::string> receive() override {
+    std::unique_lock lock(mutex_);
+    closed_cv_.wait(lock, [&] { return closed_; });
+    return fail(ErrorKind::BrowserExited, "closed");
+  }
+  void interrupt() override { close(); }
+  void close() override {
+    std::scoped_lock lock(mutex_);
+    closed_ = true;
+    closed_cv_.notify_all();
+  }
+  [[nodiscard]] std::string describe() const override { return "broken pipe"; }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable closed_cv_;
+  bool closed_ = false;
+};
+
+TEST(Connection, AFailedWriteEndsTheConnectionAtOnce) {
+  std::atomic<int> closed_events{0};
+  cdp::Connection connection(std::make_unique<BrokenPipeTransport>());
+  connection.subscribe([&](const cdp::Event& event) {
+    if (event.method == "Connection.closed") ++closed_events;
+  });
+  auto reply = connection.call("Page.enable", {}, "", 5s);
+  ASSERT_FALSE(reply);
+  EXPECT_EQ(reply.error().kind, ErrorKind::BrowserExited);
+  // Callers that ask whether the browser is alive (restart, batch hand-over) must not wait for the reader.
+  EXPECT_FALSE(connection.alive());
+  EXPECT_NE(connection.closed_reason().find("EPIPE"), std::string::npos) << connection.closed_reason();
+  EXPECT_EQ(closed_events.load(), 1);
+  auto again = connection.call("Page.enable", {}, "", 5s);
+  ASSERT_FALSE(again);
+  EXPECT_EQ(again.error().kind, ErrorKind::BrowserExited);
 }
 
 }  // namespace

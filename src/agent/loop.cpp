@@ -359,7 +359,12 @@ RunResult Agent::run(const StepCallback& on_step) {
     record.timings.act = since(act_start);
     const auto settle_start = Clock::now();
     if (action && action->kind != ActionKind::Done && !skipped) {
-      if (auto settled = s.tab.settle(s.options.settle_cap);
+      // navigate and back waited for their page already. The network-quiet window is left to the next
+      // capture, which is taken in it (hints::capture).
+      const bool navigated = action->kind == ActionKind::Navigate || action->kind == ActionKind::Back;
+      if (auto settled = navigated
+                             ? Status(ok())
+                             : s.tab.settle(s.options.settle_cap, milliseconds{150}, browser::NetworkWait::LeaveOpen);
           !settled && settled.error().kind == ErrorKind::BrowserExited) {
         acted = failed(settled.error());
       }

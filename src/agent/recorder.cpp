@@ -97,6 +97,8 @@ void Recorder::add_step(const StepRecord& step, const hints::Capture& capture) {
                  {"total", step.timings.total.count()}}},
                {"usage_so_far", usage_json(step.usage_so_far)}};
   if (!step.recovered.empty()) line["recovered"] = step.recovered;
+  // Taken in the network-quiet window, the page changed meanwhile, so taken again (hints::capture).
+  if (capture.retaken) line["capture_retaken"] = true;
   if (step.target) {
     line["target"] = {
         {"x", step.target->x}, {"y", step.target->y}, {"width", step.target->width}, {"height", step.target->height}};

@@ -79,10 +79,26 @@ struct Dialog {
 struct SettleOptions {
   milliseconds load_cap{10000};  // wait for the load event at most this long
   milliseconds idle_cap{3000};   // then for network-almost-idle at most this long
+  // Network-almost-idle: no request in flight for this long. Requests a page makes after load start from
+  // its load handlers, within a few ms: 50 ms catches them without costing every static page a tenth of
+  // a second.
+  milliseconds network_quiet{50};
 };
 
 // Decides whether a document may load (top-level or frame): the reason it may not, or nothing.
 using NavigationFilter = std::function<std::optional<std::string>(const std::string& url)>;
+
+// How settle() ends a navigation's wait. Close: after the load event, nothing in flight for the
+// network-quiet window (SettleOptions::network_quiet). LeaveOpen: once nothing is in flight; the window is the caller's
+// to close, so it can work on the page meanwhile and check network_state() that the window held.
+enum class NetworkWait { Close, LeaveOpen };
+
+// The page's requests, its out-of-process frames' included.
+struct NetworkState {
+  std::chrono::steady_clock::time_point changed;  // when a request last started or ended
+  bool idle = false;                              // none is in flight
+  bool quiet = false;                             // none has been for the whole network-quiet window
+};
 
 struct BlockedNavigation {
   std::string url;
@@ -136,7 +152,10 @@ class Tab {
 
   // After an action: if a navigation started, wait for it like navigate(); otherwise wait until the DOM has
   // had no mutations for `quiet`, at most `cap`.
-  Status settle(milliseconds cap, milliseconds quiet = milliseconds{150});
+  Status settle(milliseconds cap, milliseconds quiet = milliseconds{150}, NetworkWait network = NetworkWait::Close);
+  [[nodiscard]] NetworkState network_state() const;
+  // Until the network-quiet window has passed, at most the settle idle cap.
+  void wait_network_quiet();
 
   Status set_viewport(const Viewport& viewport);
   [[nodiscard]] const Viewport& viewport() const;

@@ -9,11 +9,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// After the load event, the page counts as settled once no request has been in flight this long. Requests
-// a page makes after load start from its load handlers, within a few ms: 50 ms catches them without
-// costing every static page a tenth of a second.
-constexpr milliseconds kNetworkQuiet{50};
-
 // Only documents are held for the navigation filter; everything else loads untouched.
 Json document_requests() {
   return {{"patterns", Json::array({{{"resourceType", "Document"}}})}};
@@ -294,8 +289,9 @@ void Tab::Impl::wait_for_network_quiet(milliseconds quiet, milliseconds cap) {
 }
 
 // Waits for the load event of a navigation (the given loader, or the next main-frame one), then for the
-// network to go quiet. Both are capped: a page that never finishes loading still lets the run go on.
-Status Tab::Impl::wait_for_navigation(std::string loader_id, milliseconds load_cap) {
+// network to go quiet (or only idle: LeaveOpen). Both are capped: a page that never finishes loading still
+// lets the run go on.
+Status Tab::Impl::wait_for_navigation(std::string loader_id, milliseconds load_cap, NetworkWait network) {
   const auto deadline = Clock::now() + load_cap;
   if (loader_id.empty()) {
     auto navigated = page_events->wait(
@@ -309,7 +305,8 @@ Status Tab::Impl::wait_for_navigation(std::string loader_id, milliseconds load_c
   auto loaded =
       page_events->wait([&](const cdp::Event& e) { return is_lifecycle(e, "load", loader_id); }, remaining(deadline));
   if (!loaded && loaded.error().kind != ErrorKind::Timeout) return loaded.failure();
-  wait_for_network_quiet(kNetworkQuiet, options.settle.idle_cap);
+  wait_for_network_quiet(network == NetworkWait::Close ? options.settle.network_quiet : milliseconds{0},
+                         options.settle.idle_cap);
   if (!connection->alive()) return fail(ErrorKind::BrowserExited, connection->closed_reason());
   page_events->drain();  // what is left belongs to this navigation: the next wait starts clean
   return ok();
@@ -498,7 +495,18 @@ Status Tab::reload() {
   return impl_->wait_for_navigation("", impl_->options.settle.load_cap);
 }
 
-Status Tab::settle(milliseconds cap, milliseconds quiet) {
+NetworkState Tab::network_state() const {
+  std::scoped_lock lock(impl_->mutex);
+  const bool idle = impl_->requests_in_flight.empty();
+  return {impl_->network_changed, idle,
+          idle && Clock::now() >= impl_->network_changed + impl_->options.settle.network_quiet};
+}
+
+void Tab::wait_network_quiet() {
+  impl_->wait_for_network_quiet(impl_->options.settle.network_quiet, impl_->options.settle.idle_cap);
+}
+
+Status Tab::settle(milliseconds cap, milliseconds quiet, NetworkWait network) {
   if (impl_->has_crashed()) return ok();  // nothing will change until a page loads again
   const auto deadline = Clock::now() + cap;
   const auto navigation_started = [&] {
@@ -536,7 +544,7 @@ Status Tab::settle(milliseconds cap, milliseconds quiet) {
     if (quiet_result && !navigation_started()) return ok();
     if (!quiet_result && quiet_result.error().kind == ErrorKind::BrowserExited) return quiet_result.failure();
   }
-  return impl_->wait_for_navigation("", std::max(remaining(deadline), milliseconds{1}));
+  return impl_->wait_for_navigation("", std::max(remaining(deadline), milliseconds{1}), network);
 }
 
 Status Tab::set_viewport(const Viewport& viewport) {

@@ -92,7 +92,7 @@ struct Tab::Impl {
   // Sends what a session needs to report (the document filter) and auto-attach nested frames.
   void configure_session(const std::string& session);
   Result<Json> evaluate_with(std::string_view session, std::optional<int> context, std::string_view expression);
-  Status wait_for_navigation(std::string loader_id, milliseconds load_cap);
+  Status wait_for_navigation(std::string loader_id, milliseconds load_cap, NetworkWait network = NetworkWait::Close);
   Status wait_for_new_tab_load();
   // Waits until no request has been in flight for `quiet`, at most `cap`.
   void wait_for_network_quiet(milliseconds quiet, milliseconds cap);

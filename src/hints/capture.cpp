@@ -35,7 +35,9 @@ Status mark_secret_field(browser::Tab& tab) {
   return ok();
 }
 
-Result<Capture> capture(browser::Tab& tab, const CaptureOptions& options) {
+namespace {
+
+Result<Capture> capture_once(browser::Tab& tab, const CaptureOptions& options) {
   using Clock = std::chrono::steady_clock;
   const auto elapsed = [](Clock::time_point since) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - since);
@@ -78,6 +80,32 @@ Result<Capture> capture(browser::Tab& tab, const CaptureOptions& options) {
   }
   out.map = std::move(map);
   return out;
+}
+
+Result<bool> page_changed(browser::Tab& tab, const browser::NetworkState& before) {
+  tab.wait_network_quiet();
+  VIMGPT_TRY(Json changed, detail::call_library(in_tab(tab), "changed", Json::object()));
+  return changed != false || tab.network_state().changed != before.changed;
+}
+
+}  // namespace
+
+Result<Capture> capture(browser::Tab& tab, const CaptureOptions& options) {
+  // Taking the picture while the window is open, instead of after it, saves the window on every step
+  // that follows a navigation, and costs a second capture only when the page did change meanwhile.
+  const auto before = tab.network_state();
+  if (!before.idle || before.quiet) return capture_once(tab, options);
+  VIMGPT_TRY(Json watching, detail::call_library(in_tab(tab), "watch", Json::object()));
+  (void)watching;
+  VIMGPT_TRY(Capture first, capture_once(tab, options));
+  VIMGPT_TRY(bool changed, page_changed(tab, before));
+  if (!changed) return first;
+  VIMGPT_TRY(Capture again, capture_once(tab, options));
+  again.retaken = true;
+  again.timings.find += first.timings.find;
+  again.timings.screenshot += first.timings.screenshot;
+  again.timings.draw += first.timings.draw;
+  return again;
 }
 
 }  // namespace vimgpt::hints

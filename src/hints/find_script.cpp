@@ -19,7 +19,7 @@ const RULE = 0, CLASSNAME = 1, SCROLL = 2, TABINDEX = 3, POINTER = 4, LISTENER =
 const NG = [];
 for (const p of ['', 'data-', 'x-']) for (const s of ['-', ':', '_']) NG.push(p + 'ng' + s + 'click');
 
-const state = {pass: 0, els: [], overlay: null, secrets: new Set()};
+const state = {pass: 0, els: [], overlay: null, secrets: new Set(), watcher: null, changed: false};
 
 function isSelectable(el) {
   const tag = el.localName;

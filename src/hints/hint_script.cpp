@@ -94,6 +94,28 @@ function removeOverlay() {
   return true;
 }
 
+// Whether the page changed while a capture was taken in the network-quiet window: any mutation of the
+// document but the overlay's own coming and going.
+function ours(n) { return n.localName === 'vimgpt-hints'; }
+function foreign(records) {
+  return records.some((r) => !ours(r.target) &&
+    !(r.type === 'childList' && [...r.addedNodes, ...r.removedNodes].every(ours)));
+}
+function watch() {
+  if (state.watcher) state.watcher.disconnect();
+  state.changed = false;
+  state.watcher = new MutationObserver((records) => { state.changed = state.changed || foreign(records); });
+  state.watcher.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+  return true;
+}
+function changed() {
+  if (!state.watcher) return true;
+  const seen = state.changed || foreign(state.watcher.takeRecords());
+  state.watcher.disconnect();
+  state.watcher = null;
+  return seen;
+}
+
 function element(P) {
   if (P.pass !== state.pass) return {error: 'stale'};
   const el = state.els[P.index];
@@ -187,7 +209,7 @@ function choose(P) {
   return {selected: squash(pick.text, 120), options: listOptions(el)};
 }
 
-return {find, overlay, removeOverlay, locate, caretToEnd, options, choose, markSecret};
+return {find, overlay, removeOverlay, watch, changed, locate, caretToEnd, options, choose, markSecret};
 )JS";
 
 // Installed once per isolated world (a navigation starts a new one), then called as __vimgptHints.fn(args).

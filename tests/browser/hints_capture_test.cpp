@@ -1,0 +1,100 @@
+// A capture taken while the page's network-quiet window is still open (after settle with
+// NetworkWait::LeaveOpen) is kept only when the page stayed still until the window closed.
+#include <gtest/gtest.h>
+
+#include "hints_support.h"
+
+namespace vimgpt::hints {
+namespace {
+
+using namespace std::chrono_literals;
+using test_support::by_token;
+
+// A window long enough that the capture surely starts inside it, whatever the machine's load.
+constexpr auto kWindow = 1000ms;
+
+class HintsCapture : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    server_ = std::make_unique<test::SiteServer>();
+    server_->mount("/fx", VIMGPT_FIXTURES_DIR);
+    browser::TabOptions options;
+    options.settle.network_quiet = kWindow;
+    auto tab = browser::Tab::launch(test::loopback_only_launch(), options);
+    if (tab)
+      tab_ = std::move(*tab);
+    else
+      launch_error_ = tab.error().describe();
+  }
+  static void TearDownTestSuite() {
+    tab_.reset();
+    server_.reset();
+  }
+  void SetUp() override { ASSERT_TRUE(tab_) << launch_error_; }
+
+  // Goes to `path` the way a click does, and settles leaving the network-quiet window open.
+  static void follow_link_to(const std::string& path) {
+    ASSERT_TRUE(tab_->navigate(server_->url("/fx/hints/draw.html")));
+    ASSERT_TRUE(tab_->evaluate_in_page("location.href = '" + server_->url(path) + "'"));
+    ASSERT_TRUE(tab_->settle(10s, 150ms, browser::NetworkWait::LeaveOpen));
+    ASSERT_EQ(tab_->url().value_or(""), server_->url(path));
+  }
+
+  static inline std::unique_ptr<test::SiteServer> server_;
+  static inline std::unique_ptr<browser::Tab> tab_;
+  static inline std::string launch_error_;
+};
+
+TEST_F(HintsCapture, SettlingWithTheWindowLeftOpenReturnsBeforeItCloses) {
+  follow_link_to("/fx/hints/draw.html?open");
+  const auto state = tab_->network_state();
+  EXPECT_TRUE(state.idle);
+  EXPECT_FALSE(state.quiet);
+  tab_->wait_network_quiet();
+  EXPECT_TRUE(tab_->network_state().quiet);
+}
+
+TEST_F(HintsCapture, ACaptureInTheWindowIsKeptWhenThePageStaysStill) {
+  follow_link_to("/fx/hints/draw.html?still");
+  auto capture = hints::capture(*tab_);
+  ASSERT_TRUE(capture) << capture.error().describe();
+  EXPECT_FALSE(capture->retaken);
+  EXPECT_EQ(capture->map.size(), 6u) << capture->map.to_text();
+  EXPECT_TRUE(tab_->network_state().quiet) << "the capture returns once the window has closed";
+}
+
+TEST_F(HintsCapture, ACaptureInTheWindowIsTakenAgainWhenThePageChanges) {
+  follow_link_to("/fx/hints/reacts.html?react");
+  auto capture = hints::capture(*tab_);
+  ASSERT_TRUE(capture) << capture.error().describe();
+  EXPECT_TRUE(capture->retaken);
+  // The button the page added during the first capture is in the second.
+  const auto tokens = by_token(capture->map);
+  EXPECT_EQ(tokens.count("yes-first"), 1u) << capture->map.to_text();
+  EXPECT_EQ(tokens.count("yes-added-1"), 1u) << capture->map.to_text();
+}
+
+TEST_F(HintsCapture, ACaptureInTheWindowIsTakenAgainWhenARequestStarts) {
+  // The page requests something half a second after load: after the capture began, before the window closed.
+  follow_link_to("/fx/hints/reacts.html?fetch=500");
+  const auto opened = tab_->network_state();
+  auto capture = hints::capture(*tab_);
+  ASSERT_TRUE(capture) << capture.error().describe();
+  EXPECT_TRUE(capture->retaken);
+  EXPECT_NE(tab_->network_state().changed, opened.changed) << "the page's request was seen";
+}
+
+TEST_F(HintsCapture, ASettledPageIsCapturedOnce) {
+  ASSERT_TRUE(tab_->navigate(server_->url("/fx/hints/reacts.html?react")));
+  ASSERT_TRUE(tab_->network_state().quiet);
+  auto capture = hints::capture(*tab_);
+  ASSERT_TRUE(capture) << capture.error().describe();
+  EXPECT_FALSE(capture->retaken);
+  // The page's reaction to the overlay came after the hints were found: not in this capture.
+  const auto tokens = by_token(capture->map);
+  EXPECT_EQ(tokens.count("yes-first"), 1u) << capture->map.to_text();
+  EXPECT_EQ(tokens.count("yes-added-1"), 0u) << capture->map.to_text();
+}
+
+}  // namespace
+}  // namespace vimgpt::hints

@@ -105,8 +105,17 @@ Result<Screenshot> Tab::screenshot(const ScreenshotOptions& options) {
                       {"height", visual.value("clientHeight", double(impl_->options.viewport.height))},
                       {"scale", options.scale}};
   }
-  VIMGPT_TRY(Json result, impl_->call("Page.captureScreenshot", std::move(params)));
-  VIMGPT_TRY(std::string bytes, base64_decode(result.value("data", "")));
+  {
+    std::scoped_lock lock(impl_->mutex);
+    impl_->screenshot_pending = true;
+  }
+  auto result = impl_->call("Page.captureScreenshot", std::move(params));
+  {
+    std::scoped_lock lock(impl_->mutex);
+    impl_->screenshot_pending = false;
+  }
+  if (!result) return result.failure();
+  VIMGPT_TRY(std::string bytes, base64_decode(result->value("data", "")));
   const auto sniffed = sniff_image(bytes);
   if (!sniffed) return fail(ErrorKind::Protocol, "Chromium returned a screenshot that is not a readable image");
   return Screenshot{std::move(bytes), options.format, sniffed->width, sniffed->height};

@@ -1,4 +1,6 @@
 // Opening, attaching to and following tabs; navigation and settling.
+#include <algorithm>
+#include <array>
 #include <chrono>
 #include <filesystem>
 
@@ -20,6 +22,15 @@ Json network_without_buffers() {
 // New frames and workers wait until their session is set up (see Tab::Impl::on_attached).
 Json auto_attach() {
   return {{"autoAttach", true}, {"waitForDebuggerOnStart", true}, {"flatten", true}};
+}
+
+// Network quiet counts what can change what the page shows. The browser's own fetches after load (favicons,
+// "Other"; the web app manifest), beacons, reports, CORS preflights (their request counts) and prefetches
+// for later pages cannot.
+bool can_change_the_page(std::string_view resource_type) {
+  static constexpr std::array<std::string_view, 7> kInert = {"Other",    "Manifest",  "Ping", "CSPViolationReport",
+                                                             "Prefetch", "Preflight", "FedCM"};
+  return std::find(kInert.begin(), kInert.end(), resource_type) == kInert.end();
 }
 
 milliseconds remaining(Clock::time_point deadline) {
@@ -76,10 +87,11 @@ void Tab::Impl::on_event(const cdp::Event& event) {
     // An out-of-process frame's document is requested in its parent's session and finishes in its own.
     const std::string request = event.params.value("requestId", "");
     if (method == "Network.requestWillBeSent") {
+      if (!can_change_the_page(event.params.value("type", ""))) return;
       requests_in_flight[request] = {event.session_id, event.params.value("frameId", ""),
                                      event.params.value("loaderId", "")};
     } else if (method == "Network.loadingFinished" || method == "Network.loadingFailed") {
-      requests_in_flight.erase(request);
+      if (requests_in_flight.erase(request) == 0) return;
     } else {
       return;
     }
@@ -94,6 +106,8 @@ void Tab::Impl::on_event(const cdp::Event& event) {
       forget_requests([&](const Request& r) { return r.loader != loader; });
       isolated_context = 0;  // the old world went with the old document
       crashed = false;       // a new document: a new renderer if the old one had died
+      // Chromium never answers a screenshot of a document that was replaced while it was taken.
+      if (screenshot_pending) connection->abandon(session_id, "the page went to another document meanwhile");
     }
   } else if (method == "Target.targetCreated") {
     const auto& info = event.params["targetInfo"];

@@ -50,6 +50,7 @@ struct Tab::Impl {
   std::vector<std::string> opened_targets;  // pages this tab opened, not yet followed
   bool current_target_destroyed = false;
   bool crashed = false;
+  bool screenshot_pending = false;            // a capture whose frame a new document would never deliver
   int isolated_context = 0;                   // 0: create on next use
   std::vector<ChildFrame> child_frames;       // out-of-process frames, nested ones too, in attach order
   std::map<std::string, int> child_contexts;  // isolated world per child session

@@ -94,17 +94,21 @@ Result<Capture> capture(browser::Tab& tab, const CaptureOptions& options) {
   // Taking the picture while the window is open, instead of after it, saves the window on every step
   // that follows a navigation, and costs a second capture only when the page did change meanwhile.
   const auto before = tab.network_state();
-  if (!before.idle || before.quiet) return capture_once(tab, options);
-  VIMGPT_TRY(Json watching, detail::call_library(in_tab(tab), "watch", Json::object()));
-  (void)watching;
-  VIMGPT_TRY(Capture first, capture_once(tab, options));
-  VIMGPT_TRY(bool changed, page_changed(tab, before));
-  if (!changed) return first;
+  const bool in_window = before.idle && !before.quiet;
+  const bool watching = in_window && detail::call_library(in_tab(tab), "watch", Json::object()).has_value();
+  auto first = capture_once(tab, options);
+  if (first && (!in_window || (watching && !page_changed(tab, before).value_or(true)))) return first;
+  if (!first && (!tab.alive() || tab.crashed())) return first;
+  // The page moved on (a request, a change in the document), or the capture failed on its way to a page
+  // that is still coming (a script's redirect): once more, when the network has been quiet.
+  tab.wait_network_quiet();
   VIMGPT_TRY(Capture again, capture_once(tab, options));
   again.retaken = true;
-  again.timings.find += first.timings.find;
-  again.timings.screenshot += first.timings.screenshot;
-  again.timings.draw += first.timings.draw;
+  if (first) {
+    again.timings.find += first->timings.find;
+    again.timings.screenshot += first->timings.screenshot;
+    again.timings.draw += first->timings.draw;
+  }
   return again;
 }
 

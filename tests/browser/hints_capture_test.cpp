@@ -1,6 +1,10 @@
 // A capture taken while the page's network-quiet window is still open (after settle with
 // NetworkWait::LeaveOpen) is kept only when the page stayed still until the window closed.
 #include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <condition_variable>
+#include <mutex>
 
 #include "hints_support.h"
 
@@ -16,7 +20,7 @@ constexpr auto kWindow = 1000ms;
 class HintsCapture : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    server_ = std::make_unique<test::SiteServer>();
+    server_ = std::make_unique<test::SiteServer>(held_icon_routes);
     server_->mount("/fx", VIMGPT_FIXTURES_DIR);
     browser::TabOptions options;
     options.settle.network_quiet = kWindow;
@@ -40,6 +44,34 @@ class HintsCapture : public ::testing::Test {
     ASSERT_EQ(tab_->url().value_or(""), server_->url(path));
   }
 
+  // /with-icon names /held-icon.png as its icon, which Chromium fetches after load; the server holds that
+  // request until release_icon() (or 10 s).
+  static void held_icon_routes(httplib::Server& server) {
+    server.Get("/with-icon", [](const httplib::Request&, httplib::Response& response) {
+      response.set_content("<!doctype html><link rel=icon href=/held-icon.png><a href=#a>a link</a>", "text/html");
+    });
+    server.Get("/held-icon.png", [](const httplib::Request&, httplib::Response& response) {
+      std::unique_lock lock(icon_mutex_);
+      icon_asked_ = true;
+      icon_cv_.notify_all();
+      icon_cv_.wait_for(lock, 10s, [] { return icon_released_; });
+      response.status = 404;
+    });
+  }
+  static bool wait_for_icon_request() {
+    std::unique_lock lock(icon_mutex_);
+    return icon_cv_.wait_for(lock, 10s, [] { return icon_asked_; });
+  }
+  static void release_icon() {
+    std::scoped_lock lock(icon_mutex_);
+    icon_released_ = true;
+    icon_cv_.notify_all();
+  }
+
+  static inline std::mutex icon_mutex_;
+  static inline std::condition_variable icon_cv_;
+  static inline bool icon_asked_ = false;
+  static inline bool icon_released_ = false;
   static inline std::unique_ptr<test::SiteServer> server_;
   static inline std::unique_ptr<browser::Tab> tab_;
   static inline std::string launch_error_;
@@ -82,6 +114,24 @@ TEST_F(HintsCapture, ACaptureInTheWindowIsTakenAgainWhenARequestStarts) {
   ASSERT_TRUE(capture) << capture.error().describe();
   EXPECT_TRUE(capture->retaken);
   EXPECT_NE(tab_->network_state().changed, opened.changed) << "the page's request was seen";
+}
+
+TEST_F(HintsCapture, APageThatLeavesDuringTheCaptureIsCapturedWhereItWent) {
+  follow_link_to("/fx/hints/reacts.html?redirect");
+  auto capture = hints::capture(*tab_);
+  ASSERT_TRUE(capture) << capture.error().describe();
+  EXPECT_TRUE(capture->retaken);
+  EXPECT_EQ(tab_->url().value_or(""), server_->url("/fx/hints/draw.html"));
+  EXPECT_EQ(capture->map.size(), 6u) << "draw.html's links\n" << capture->map.to_text();
+}
+
+TEST_F(HintsCapture, TheBrowsersOwnFetchesDoNotCountAsThePageLoading) {
+  ASSERT_TRUE(tab_->navigate(server_->url("/with-icon")));
+  ASSERT_TRUE(wait_for_icon_request()) << "Chromium did not ask for the page's icon";
+  // The icon is still in flight (the server holds it), and cannot change what the page shows.
+  const auto state = tab_->network_state();
+  release_icon();
+  EXPECT_TRUE(state.idle);
 }
 
 TEST_F(HintsCapture, ASettledPageIsCapturedOnce) {

@@ -17,24 +17,13 @@ using test_support::by_token;
 // A window long enough that the capture surely starts inside it, whatever the machine's load.
 constexpr auto kWindow = 1000ms;
 
-class HintsCapture : public ::testing::Test {
+class HintsCapture : public test_support::HintsBrowserTest {
  protected:
   static void SetUpTestSuite() {
-    server_ = std::make_unique<test::SiteServer>(held_icon_routes);
-    server_->mount("/fx", VIMGPT_FIXTURES_DIR);
     browser::TabOptions options;
     options.settle.network_quiet = kWindow;
-    auto tab = browser::Tab::launch(test::loopback_only_launch(), options);
-    if (tab)
-      tab_ = std::move(*tab);
-    else
-      launch_error_ = tab.error().describe();
+    start(held_icon_routes, options);
   }
-  static void TearDownTestSuite() {
-    tab_.reset();
-    server_.reset();
-  }
-  void SetUp() override { ASSERT_TRUE(tab_) << launch_error_; }
 
   // Goes to `path` the way a click does, and settles leaving the network-quiet window open.
   static void follow_link_to(const std::string& path) {
@@ -72,9 +61,6 @@ class HintsCapture : public ::testing::Test {
   static inline std::condition_variable icon_cv_;
   static inline bool icon_asked_ = false;
   static inline bool icon_released_ = false;
-  static inline std::unique_ptr<test::SiteServer> server_;
-  static inline std::unique_ptr<browser::Tab> tab_;
-  static inline std::string launch_error_;
 };
 
 TEST_F(HintsCapture, SettlingWithTheWindowLeftOpenReturnsBeforeItCloses) {

@@ -19,13 +19,15 @@ namespace vimgpt::hints::test_support {
 
 class HintsBrowserTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    server_ = std::make_unique<test::SiteServer>();
+  static void SetUpTestSuite() { start(); }
+  // For suites that need their own routes or tab settings.
+  static void start(const test::SiteServer::Routes& routes = {}, const browser::TabOptions& options = {}) {
+    server_ = std::make_unique<test::SiteServer>(routes);
     server_->mount("/fx", VIMGPT_FIXTURES_DIR);
     server_->mount("/pages", VIMGPT_PAGES_DIR);
     cross_ = std::make_unique<test::SiteServer>();
     cross_->mount("/fx", VIMGPT_FIXTURES_DIR);
-    auto tab = browser::Tab::launch(launch_options());
+    auto tab = browser::Tab::launch(launch_options(), options);
     if (tab)
       tab_ = std::move(*tab);
     else

@@ -38,12 +38,15 @@ struct Tab::Impl {
     std::string loader;
   };
   std::map<std::string, Request> requests_in_flight;  // by request id
-  // Forgets requests whose end will not be reported here; wakes the network waiters. Mutex held.
-  template <typename Predicate>
-  void forget_requests(Predicate gone) {
-    if (std::erase_if(requests_in_flight, [&](const auto& entry) { return gone(entry.second); }) == 0) return;
+  // A request started or ended: stamps the time and wakes the network waiters. Mutex held.
+  void network_moved() {
     network_changed = std::chrono::steady_clock::now();
     network_cv.notify_all();
+  }
+  // Forgets requests whose end will not be reported here. Mutex held.
+  template <typename Predicate>
+  void forget_requests(Predicate gone) {
+    if (std::erase_if(requests_in_flight, [&](const auto& entry) { return gone(entry.second); }) > 0) network_moved();
   }
   std::chrono::steady_clock::time_point network_changed = std::chrono::steady_clock::now();
   std::condition_variable network_cv;

@@ -2,6 +2,7 @@
 // shadow roots included), CDP listener probes for the doubtful candidates it reports, and the same script
 // in each out-of-process frame, offset into the main viewport. Then Vimium's labels, in document order.
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <future>
@@ -120,20 +121,37 @@ Hint hint_from_record(const Json& record) {
   return hint;
 }
 
+constexpr std::array<std::string_view, 7> kClickListenerTypes = {"click",     "mousedown", "mouseup", "pointerdown",
+                                                                  "pointerup", "auxclick",  "dblclick"};
+
 bool is_click_listener(std::string_view type) {
-  return type == "click" || type == "mousedown" || type == "mouseup" || type == "pointerdown" || type == "pointerup" ||
-         type == "auxclick" || type == "dblclick";
+  return std::find(kClickListenerTypes.begin(), kClickListenerTypes.end(), type) != kClickListenerTypes.end();
 }
 
-// Which doubtful candidates have a click-like listener of their own. The page's main world is asked for
-// the elements (listeners are only reported for objects of the world that added them). Any failure just
-// means no extra hints: probing is a refinement, not a requirement.
-std::vector<bool> probe_listeners(browser::Tab& tab, const std::string& session, const Json& doubts) {
-  std::vector<bool> accepted(doubts.size(), false);
-  if (doubts.empty()) return accepted;
-  auto& connection = tab.connection();
-  Json paths = Json::array();
-  for (const auto& doubt : doubts) paths.push_back(doubt["p"]);
+// The probe in one main-world evaluate, with DevTools' command-line getEventListeners; nullopt when that
+// cannot answer (a page global of the same name hides it).
+std::optional<std::vector<bool>> probe_in_one_call(cdp::Connection& connection, const std::string& session,
+                                                   const Json& paths) {
+  Json types = Json::array();
+  for (const auto type : kClickListenerTypes) types.push_back(type);
+  auto answer = connection.call("Runtime.evaluate",
+                                {{"expression", detail::main_world_listener_check(paths, types)},
+                                 {"includeCommandLineAPI", true},
+                                 {"returnByValue", true},
+                                 {"silent", true}},
+                                session);
+  if (!answer) return std::nullopt;
+  const Json& value = (*answer)["result"]["value"];
+  if (!value.is_array() || value.size() != paths.size()) return std::nullopt;
+  std::vector<bool> accepted;
+  accepted.reserve(value.size());
+  for (const auto& one : value) accepted.push_back(one == true);
+  return accepted;
+}
+
+// The probe element by element: the elements as remote objects, then DOMDebugger.getEventListeners on each.
+std::vector<bool> probe_one_by_one(cdp::Connection& connection, const std::string& session, const Json& paths) {
+  std::vector<bool> accepted(paths.size(), false);
   constexpr const char* kGroup = "vimgpt-hints-probe";
   auto array = connection.call("Runtime.evaluate",
                                {{"expression", detail::main_world_lookup(paths)},
@@ -172,6 +190,17 @@ std::vector<bool> probe_listeners(browser::Tab& tab, const std::string& session,
   }
   (void)connection.call("Runtime.releaseObjectGroup", {{"objectGroup", kGroup}}, session);
   return accepted;
+}
+
+// Which doubtful candidates have a click-like listener of their own. The page's main world is asked
+// (listeners are only reported for objects of the world that added them). Any failure just means no extra
+// hints: probing is a refinement, not a requirement.
+std::vector<bool> probe_listeners(browser::Tab& tab, const std::string& session, const Json& doubts) {
+  if (doubts.empty()) return {};
+  Json paths = Json::array();
+  for (const auto& doubt : doubts) paths.push_back(doubt["p"]);
+  if (auto accepted = probe_in_one_call(tab.connection(), session, paths)) return std::move(*accepted);
+  return probe_one_by_one(tab.connection(), session, paths);
 }
 
 // Runs the find script in one world and appends its hints (main-viewport coordinates) to `items`.

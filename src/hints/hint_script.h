@@ -23,4 +23,8 @@ std::string_view find_script();
 // An expression for the page's main world that returns (as a remote array) the elements at these paths.
 std::string main_world_lookup(const cdp::Json& paths);
 
+// An expression for the page's main world, evaluated with the command-line API: for each path, whether the
+// element there has a listener of one of `types`. null when the page hides the command-line function.
+std::string main_world_listener_check(const cdp::Json& paths, const cdp::Json& types);
+
 }  // namespace vimgpt::hints::detail

@@ -224,6 +224,17 @@ TEST_F(HintsRules, ClickListenersFoundThroughCdp) {
   expect_hints(*without, {}, {"yes-click-listener", "yes-mousedown-listener"});
 }
 
+// The probe asks DevTools' command-line getEventListeners in one evaluate; a page global of that name hides
+// it (here one that would call everything clickable), and the elements are then asked about one by one.
+TEST_F(HintsRules, ClickListenersFoundWhenThePageHasItsOwnGetEventListeners) {
+  open("/fx/hints/listener.html");
+  ASSERT_TRUE(tab().evaluate_in_page("window.getEventListeners = () => ({click: [{}]}); true"));
+  auto map = find_hints(tab());
+  ASSERT_TRUE(map) << map.error().describe();
+  expect_hints(*map, {{"yes-click-listener", Reason::ClickListener}, {"yes-mousedown-listener", Reason::ClickListener}},
+               {"no-key-listener", "no-listener"});
+}
+
 TEST_F(HintsRules, ScrollsAnElementIntoViewBeforeClicking) {
   const HintMap map = hints_of("rules.html");
   const Hint& link = hint_for(map, "yes-link");

@@ -35,6 +35,9 @@ class RemoteChromium {
                                      "--disable-component-update",
                                      "--disable-sync",
                                      "--disable-gpu",
+                                     // What the README asks of a browser started for the agent.
+                                     "--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup,"
+                                     "WebUIOmniboxFullPopup,RenderDocument",
                                      "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
                                      "about:blank"};
     if (::geteuid() == 0) args.insert(args.begin() + 1, "--no-sandbox");

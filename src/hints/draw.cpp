@@ -1,9 +1,7 @@
-// Drawing Vimium's markers onto a captured frame (image and both-frames modes): libjpeg-turbo (or stb for
-// PNG) decodes and encodes, stb_truetype renders DejaVu Sans Bold. The look is the overlay's (vimium.css
+// Drawing Vimium's markers onto a captured frame (image and both-frames modes): common/pixels.h decodes and
+// encodes, stb_truetype renders DejaVu Sans Bold. The look is the overlay's (vimium.css
 // without its shadows, see hint_script.cpp): bold 11px text #302505, a #fff785 → #ffc542 gradient, a 1px
 // #c38a22 border, 3px corners, padding 1px 3px 0 3px.
-#include <stb_image.h>
-#include <stb_image_write.h>
 #include <stb_truetype.h>
 
 #include <algorithm>
@@ -14,7 +12,7 @@
 #include <memory>
 #include <mutex>
 
-#include "common/jpeg.h"
+#include "common/pixels.h"
 #include "hints/hints.h"
 
 namespace vimgpt::hints {
@@ -182,30 +180,13 @@ Box place(const Box& wanted, const std::vector<Box>& placed, int width, int heig
   return box;
 }
 
-void append_bytes(void* context, void* data, int size) {
-  static_cast<std::string*>(context)->append(static_cast<const char*>(data), static_cast<std::size_t>(size));
-}
-
-}  // namespace
-
-namespace {
-
-// RGB pixels of the frame: libjpeg-turbo for JPEG (the usual capture), stb_image for PNG.
+// RGB pixels of the frame.
 Result<Pixels> decode(const browser::Screenshot& frame) {
-  if (frame.format == browser::ImageFormat::Jpeg) return decode_jpeg(frame.bytes);
   if (frame.format == browser::ImageFormat::Webp)
     return fail(ErrorKind::Unsupported, "frames are drawn on as PNG or JPEG, not WebP");
-  int width = 0, height = 0, channels = 0;
-  std::unique_ptr<unsigned char, decltype(&stbi_image_free)> loaded(
-      stbi_load_from_memory(reinterpret_cast<const unsigned char*>(frame.bytes.data()),
-                            static_cast<int>(frame.bytes.size()), &width, &height, &channels, 3),
-      &stbi_image_free);
-  if (!loaded) return fail(ErrorKind::Parse, std::string("cannot decode the captured frame: ") + stbi_failure_reason());
-  Pixels out;
-  out.width = width;
-  out.height = height;
-  out.data.assign(loaded.get(), loaded.get() + static_cast<std::size_t>(width) * height * 3);
-  return out;
+  auto pixels = decode_pixels(frame.bytes);
+  if (!pixels) return fail(pixels.error().kind, "cannot decode the captured frame: " + pixels.error().message);
+  return pixels;
 }
 
 // RGB pixels back into the frame's own format.
@@ -218,10 +199,7 @@ Result<browser::Screenshot> encode(const Pixels& image, const browser::Screensho
     VIMGPT_TRY(out.bytes, encode_jpeg(image, jpeg_quality));
     return out;
   }
-  out.bytes.reserve(like.bytes.size() + like.bytes.size() / 4);
-  if (!stbi_write_png_to_func(append_bytes, &out.bytes, image.width, image.height, 3, image.data.data(),
-                              image.width * 3))
-    return fail(ErrorKind::Internal, "stb_image_write could not encode the frame");
+  VIMGPT_TRY(out.bytes, encode_png(image));
   return out;
 }
 

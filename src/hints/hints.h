@@ -136,7 +136,7 @@ Result<DrawMode> parse_draw_mode(std::string_view name);
 struct CaptureOptions {
   DrawMode mode = DrawMode::Overlay;
   FindOptions find;
-  // Png or Jpeg. In Image modes the labelled frame is re-encoded by stb_image_write in the same format.
+  // Png or Jpeg. In Image modes the labelled frame is encoded again in the same format.
   browser::ScreenshotOptions screenshot;
   std::string font_path;  // empty: DejaVu Sans Bold from fonts-dejavu-core
 };
@@ -162,8 +162,8 @@ struct Capture {
 Result<Capture> capture(browser::Tab& tab, const CaptureOptions& options = {});
 
 // Draws the map's labels onto an encoded frame (PNG or JPEG) the way Vimium styles them, nudged apart so
-// they do not cover each other, and encodes it again in the frame's format (stb_image_write; JPEG at
-// `jpeg_quality`). The scale comes from the frame's width over the map's viewport width.
+// they do not cover each other, and encodes it again in the frame's format (JPEG at `jpeg_quality`). The
+// scale comes from the frame's width over the map's viewport width.
 Result<browser::Screenshot> draw_labels(const browser::Screenshot& frame, const HintMap& map,
                                         std::string_view font_path = {}, int jpeg_quality = 80);
 

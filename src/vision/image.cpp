@@ -1,9 +1,7 @@
 // Image handling: MIME sniffing, decoding, scaling and encoding of frames for the model.
-// libstb provides the stb implementations (no STB_*_IMPLEMENTATION here); JPEG goes through common/jpeg.h
-// (libjpeg-turbo).
+// libstb provides the stb implementations (no STB_*_IMPLEMENTATION here); the codecs are common/pixels.h.
 #include <stb_image.h>
 #include <stb_image_resize.h>
-#include <stb_image_write.h>
 
 #include <algorithm>
 #include <cmath>
@@ -12,15 +10,11 @@
 #include <memory>
 #include <sstream>
 
-#include "common/jpeg.h"
+#include "common/pixels.h"
 #include "vision/vision.h"
 
 namespace vimgpt::vision {
 namespace {
-
-void append_to_string(void* context, void* data, int size) {
-  static_cast<std::string*>(context)->append(static_cast<const char*>(data), static_cast<std::size_t>(size));
-}
 
 // The input span each output pixel covers, with each input pixel's share of it.
 struct Taps {
@@ -142,21 +136,8 @@ Result<EncodedImage> load_image_file(const std::string& path) {
 }
 
 Result<Pixels> decode_image(const EncodedImage& image) {
-  if (sniff_mime(image.bytes) == "image/jpeg") return decode_jpeg(image.bytes);
-  int width = 0;
-  int height = 0;
-  int channels = 0;
-  stbi_uc* data = stbi_load_from_memory(reinterpret_cast<const stbi_uc*>(image.bytes.data()),
-                                        static_cast<int>(image.bytes.size()), &width, &height, &channels, 3);
-  if (data == nullptr) {
-    return fail(ErrorKind::Parse, std::string("cannot decode image: ") + stbi_failure_reason());
-  }
-  std::unique_ptr<stbi_uc, void (*)(void*)> owned(data, stbi_image_free);
-  Pixels pixels;
-  pixels.width = width;
-  pixels.height = height;
-  pixels.channels = 3;
-  pixels.data.assign(data, data + static_cast<std::size_t>(width) * static_cast<std::size_t>(height) * 3U);
+  auto pixels = decode_pixels(image.bytes);
+  if (!pixels) return fail(pixels.error().kind, "cannot decode image: " + pixels.error().message);
   return pixels;
 }
 
@@ -190,10 +171,7 @@ Result<EncodedImage> encode_image(const Pixels& pixels, ImageFormat format, int 
   image.height = pixels.height;
   if (format == ImageFormat::Png) {
     image.mime = "image/png";
-    if (stbi_write_png_to_func(append_to_string, &image.bytes, pixels.width, pixels.height, pixels.channels,
-                               pixels.data.data(), pixels.width * pixels.channels) == 0) {
-      return fail(ErrorKind::Internal, "PNG encoding failed");
-    }
+    VIMGPT_TRY(image.bytes, encode_png(pixels));
     return image;
   }
   VIMGPT_TRY(image.bytes, encode_jpeg(pixels, jpeg_quality));

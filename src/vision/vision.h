@@ -20,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-#include "common/jpeg.h"
+#include "common/pixels.h"
 #include "common/result.h"
 #include "http/http.h"
 
@@ -43,7 +43,7 @@ struct EncodedImage {
   int height = 0;
 };
 
-using vimgpt::Pixels;  // common/jpeg.h
+using vimgpt::Pixels;  // common/pixels.h
 
 // MIME type from the magic bytes ("image/png", "image/jpeg", "image/gif", "image/webp"), or "" when unknown.
 std::string_view sniff_mime(std::string_view bytes);

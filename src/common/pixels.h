@@ -1,5 +1,6 @@
-// Decoded pixels, and JPEG through libjpeg-turbo: the model client re-encodes frames, the hint painter draws
-// on them, and stb's JPEG codecs take several times longer for both.
+// Decoded pixels and their codecs, for the model client (which re-encodes frames) and the hint painter (which
+// draws on them): JPEG through libjpeg-turbo (stb's JPEG codecs take several times longer), PNG and the rest
+// through stb_image.
 #pragma once
 
 #include <cstdint>
@@ -22,8 +23,14 @@ struct Pixels {
 // RGB pixels of a JPEG. Parse when the bytes are not a readable JPEG.
 Result<Pixels> decode_jpeg(std::string_view bytes);
 
+// RGB pixels of a JPEG, PNG, GIF, BMP, ... (whatever stb_image reads). Parse when the bytes are none.
+Result<Pixels> decode_pixels(std::string_view bytes);
+
 // RGB or RGBA pixels as a JPEG of `quality` (1-100) with 4:2:0 chroma: labels are dark text on yellow,
 // carried by luminance, so colour detail can go.
 Result<std::string> encode_jpeg(const Pixels& pixels, int quality);
+
+// RGB or RGBA pixels as a PNG.
+Result<std::string> encode_png(const Pixels& pixels);
 
 }  // namespace vimgpt

@@ -68,7 +68,8 @@ Result<Pixels> decode_pixels(std::string_view bytes) {
   pixels.width = width;
   pixels.height = height;
   pixels.channels = 3;
-  pixels.data.assign(loaded.get(), loaded.get() + static_cast<std::size_t>(width) * static_cast<std::size_t>(height) * 3U);
+  pixels.data.assign(loaded.get(),
+                     loaded.get() + static_cast<std::size_t>(width) * static_cast<std::size_t>(height) * 3U);
   return pixels;
 }
 
@@ -96,8 +97,8 @@ Result<std::string> encode_png(const Pixels& pixels) {
     return fail(ErrorKind::InvalidArgument, "PNG encoding takes RGB or RGBA pixels");
   }
   std::string out;
-  if (stbi_write_png_to_func(append_to_string, &out, pixels.width, pixels.height, pixels.channels,
-                             pixels.data.data(), pixels.width * pixels.channels) == 0) {
+  if (stbi_write_png_to_func(append_to_string, &out, pixels.width, pixels.height, pixels.channels, pixels.data.data(),
+                             pixels.width * pixels.channels) == 0) {
     return fail(ErrorKind::Internal, "PNG encoding failed");
   }
   return out;

@@ -122,7 +122,7 @@ Hint hint_from_record(const Json& record) {
 }
 
 constexpr std::array<std::string_view, 7> kClickListenerTypes = {"click",     "mousedown", "mouseup", "pointerdown",
-                                                                  "pointerup", "auxclick",  "dblclick"};
+                                                                 "pointerup", "auxclick",  "dblclick"};
 
 bool is_click_listener(std::string_view type) {
   return std::find(kClickListenerTypes.begin(), kClickListenerTypes.end(), type) != kClickListenerTypes.end();

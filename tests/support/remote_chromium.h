@@ -18,6 +18,10 @@
 
 namespace vimgpt::test {
 
+// What the README asks of a browser started for the agent.
+inline constexpr const char* kDisabledFeatures =
+    "--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup,RenderDocument";
+
 class RemoteChromium {
  public:
   RemoteChromium() {
@@ -35,9 +39,7 @@ class RemoteChromium {
                                      "--disable-component-update",
                                      "--disable-sync",
                                      "--disable-gpu",
-                                     // What the README asks of a browser started for the agent.
-                                     "--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup,"
-                                     "WebUIOmniboxFullPopup,RenderDocument",
+                                     kDisabledFeatures,
                                      "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
                                      "about:blank"};
     if (::geteuid() == 0) args.insert(args.begin() + 1, "--no-sandbox");

@@ -133,10 +133,11 @@ std::string_view to_string(Outcome outcome);
 int exit_code(Outcome outcome);  // 0 done, 1 error, 2 budget, 3 stuck, 130 interrupted
 
 struct StepTimings {
-  milliseconds capture{0};     // hints + screenshot + draw
+  milliseconds capture{0};     // hints + screenshot + draw + check, and reading the page's URL and title
   milliseconds hints{0};       // finding and labelling
   milliseconds screenshot{0};  // Chromium rendering and encoding the frame
   milliseconds draw{0};        // markers in and out of the page, or onto the frame
+  milliseconds check{0};       // whether a capture in the network-quiet window still holds
   milliseconds model{0};       // encode + request + parse
   milliseconds encode{0};      // scaling, encoding and building the request
   milliseconds request{0};     // waiting for the provider (retries and repair calls included)

@@ -282,6 +282,7 @@ RunResult Agent::run(const StepCallback& on_step) {
     record.timings.hints = capture->timings.find;
     record.timings.screenshot = capture->timings.screenshot;
     record.timings.draw = capture->timings.draw;
+    record.timings.check = capture->timings.check;
 
     const auto model_start = Clock::now();
     Observation observation{s.options.objective, record.url, record.title, &*capture, s.history};

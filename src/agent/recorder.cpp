@@ -89,6 +89,7 @@ void Recorder::add_step(const StepRecord& step, const hints::Capture& capture) {
                  {"hints", step.timings.hints.count()},
                  {"screenshot", step.timings.screenshot.count()},
                  {"draw", step.timings.draw.count()},
+                 {"check", step.timings.check.count()},
                  {"model", step.timings.model.count()},
                  {"encode", step.timings.encode.count()},
                  {"request", step.timings.request.count()},

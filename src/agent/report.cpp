@@ -102,7 +102,7 @@ void write_step(std::ostringstream& html, const Json& step, const std::filesyste
   html << "</summary><pre>" << escape(step.value("raw_reply", "")) << "</pre></details>\n";
   const auto timings = step.value("timings_ms", Json::object());
   // Recordings from before the finer phases have only the coarse ones: show what is there.
-  constexpr std::array kPhases{"hints", "screenshot", "draw", "encode", "request", "act", "settle", "total"};
+  constexpr std::array kPhases{"hints", "screenshot", "draw", "check", "encode", "request", "act", "settle", "total"};
   html << "<table><tr>";
   for (const auto* phase : kPhases) html << "<th>" << phase << "</th>";
   html << "<th>labels</th><th>tokens so far</th></tr><tr>";

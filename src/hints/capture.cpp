@@ -37,11 +37,13 @@ Status mark_secret_field(browser::Tab& tab) {
 
 namespace {
 
+using Clock = std::chrono::steady_clock;
+
+std::chrono::milliseconds elapsed(Clock::time_point since) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - since);
+}
+
 Result<Capture> capture_once(browser::Tab& tab, const CaptureOptions& options) {
-  using Clock = std::chrono::steady_clock;
-  const auto elapsed = [](Clock::time_point since) {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - since);
-  };
   auto phase = Clock::now();
   VIMGPT_TRY(HintMap map, find_hints(tab, options.find));
   Capture out;
@@ -95,15 +97,27 @@ Result<Capture> capture(browser::Tab& tab, const CaptureOptions& options) {
   // that follows a navigation, and costs a second capture only when the page did change meanwhile.
   const auto before = tab.network_state();
   const bool in_window = before.idle && !before.quiet;
+  auto checking = Clock::now();
   const bool watching = in_window && detail::call_library(in_tab(tab), "watch", Json::object()).has_value();
+  auto check = elapsed(checking);
   auto first = capture_once(tab, options);
-  if (first && (!in_window || (watching && !page_changed(tab, before).value_or(true)))) return first;
+  if (first && !in_window) return first;
+  if (first && watching) {
+    checking = Clock::now();
+    const bool changed = page_changed(tab, before).value_or(true);
+    check += elapsed(checking);
+    first->timings.check = check;
+    if (!changed) return first;
+  }
   if (!first && (!tab.alive() || tab.crashed())) return first;
   // The page moved on (a request, a change in the document), or the capture failed on its way to a page
   // that is still coming (a script's redirect): once more, when the network has been quiet.
+  checking = Clock::now();
   tab.wait_network_quiet();
+  check += elapsed(checking);
   VIMGPT_TRY(Capture again, capture_once(tab, options));
   again.retaken = true;
+  again.timings.check = check;
   if (first) {
     again.timings.find += first->timings.find;
     again.timings.screenshot += first->timings.screenshot;

@@ -145,6 +145,8 @@ struct CaptureTimings {
   std::chrono::milliseconds find{0};        // finding and labelling the hints
   std::chrono::milliseconds screenshot{0};  // Chromium rendering and encoding the frame
   std::chrono::milliseconds draw{0};        // markers into the page and out again, or onto the frame
+  std::chrono::milliseconds check{0};       // a capture in the quiet window: watching the page, waiting
+                                            // for the window to close, asking whether the page changed
 };
 
 struct Capture {

@@ -106,6 +106,11 @@ TEST_F(AgentE2E, FiveStepTaskCompletesThroughTheWholeLoop) {
   for (const auto& s : steps) {
     ASSERT_FALSE(s["frames"].empty());
     EXPECT_TRUE(fs::exists(record_ / s["frames"][0].get<std::string>()));
+    // The capture's phases are each timed inside it, so they add up to no more than it.
+    const auto& t = s["timings_ms"];
+    EXPECT_GE(t["capture"].get<int>(),
+              t["hints"].get<int>() + t["screenshot"].get<int>() + t["draw"].get<int>() + t["check"].get<int>())
+        << t;
   }
   // Later prompts carry the history: the model is not blind to what it already did.
   const auto requests = model_.requests();

@@ -96,7 +96,7 @@ const runsOf = (prefix) => agentFiles.filter((f) => f.startsWith(prefix) && f.en
 const jsonl = (file) => fs.readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
 
 function vimgptRuns(prefix, delay) {
-  const fine = ["hints", "screenshot", "draw", "encode", "request"];
+  const fine = ["hints", "screenshot", "draw", "check", "encode", "request"];
   const phases = { capture: [], model: [], act: [], settle: [], total: [], overhead: [], ...Object.fromEntries(fine.map((k) => [k, []])) };
   const runs = [];
   for (const run of runsOf(prefix)) {
@@ -214,10 +214,11 @@ const rx = (v, p) => { const r = ratio(med(v), med(p)); return r == null ? "—"
 const zero = { median: 0, p90: 0, n: 1 };
 table(["phase (median / p90 ms)", "vimgpt", "peer no sleeps", "peer with sleeps", "peer÷vimgpt (no sleeps)", "peer÷vimgpt (sleeps)", "vimgpt, 2 s model"], [
   ["fixed sleep", "0 / 0", ms(PN.sleep), ms(PS.sleep), "", "", "0 / 0"],
-  ["capture (hints + screenshot)", ms(V.capture), ms(PN.capture), ms(PS.capture), rx(V.capture, PN.capture), rx(V.capture, PS.capture), ms(vs.capture)],
+  ["capture (hints + screenshot + draw + check)", ms(V.capture), ms(PN.capture), ms(PS.capture), rx(V.capture, PN.capture), rx(V.capture, PS.capture), ms(vs.capture)],
   ["  hints (find + label)", ms(V.hints), "", "", "", "", ms(vs.hints)],
   ["  screenshot", ms(V.screenshot), "", "", "", "", ms(vs.screenshot)],
   ["  draw (markers in and out)", ms(V.draw), "", "", "", "", ms(vs.draw)],
+  ["  check (did the page hold still)", ms(V.check), "", "", "", "", ms(vs.check)],
   ["model call (encode + request + parse)", ms(V.model), ms(PN.model_call), ms(PS.model_call), rx(V.model, PN.model_call), rx(V.model, PS.model_call), ms(vs.model)],
   ["  encode", ms(V.encode), "", "", "", "", ms(vs.encode)],
   ["  request (fake model's own time included)", ms(V.request), "", "", "", "", ms(vs.request)],

@@ -29,15 +29,6 @@ constexpr const char* kDefaultChrome = "/usr/lib/chromium/chromium";
 constexpr int kLivenessPollMs = 200;
 // Time a browser gets to shut down cleanly before it is killed, and its helpers get to disappear.
 constexpr auto kGracefulExit = std::chrono::milliseconds(2000);
-// Back/forward cache restores fire no load events; going back should load like any navigation.
-// The WebUI omnibox popups: Chromium 156 keeps one loaded in a renderer of its own, even headless, and loads
-// it again on every navigation of the tab: the busiest process of an agent run (2.3 s of CPU against the
-// page's 1.2 s over 9 steps, in a trace), on the cores the capture needs. RenderDocument gives every new
-// document a new frame host and compositor, whose first frame starts from nothing; without it a same-site
-// click settles ~10 ms sooner (agent task, same-run A/B: step 240 -> 216 ms).
-constexpr const char* kDisabledFeatures =
-    "BackForwardCache,Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider,"
-    "WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup,RenderDocument";
 
 std::string errno_text() {
   return std::strerror(errno);
@@ -74,7 +65,7 @@ std::vector<std::string> chromium_arguments(const LaunchOptions& options, const 
       // Frames on demand instead of at 60 Hz: a screenshot does not wait for the next vsync tick (~10 ms less
       // per capture, measured in bench/).
       "--disable-frame-rate-limit",
-      std::string("--disable-features=") + kDisabledFeatures,
+      "--disable-features=" + std::string(kDisabledFeatures),
       "--window-size=" + std::to_string(options.window_width) + "," + std::to_string(options.window_height),
   };
   if (options.display == Display::Headless) args.emplace_back("--headless=new");

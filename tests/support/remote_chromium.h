@@ -16,11 +16,9 @@
 #include <string>
 #include <vector>
 
-namespace vimgpt::test {
+#include "cdp/cdp.h"
 
-// What the README asks of a browser started for the agent.
-inline constexpr const char* kDisabledFeatures =
-    "--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup,RenderDocument";
+namespace vimgpt::test {
 
 class RemoteChromium {
  public:
@@ -30,6 +28,7 @@ class RemoteChromium {
     dir_ = pattern;
     const char* env = std::getenv("CHROME_PATH");
     const std::string chrome = env != nullptr && *env != '\0' ? env : "/usr/lib/chromium/chromium";
+    // The disabled features are what the README asks of a browser started for the agent.
     std::vector<std::string> args = {chrome,
                                      "--remote-debugging-port=0",
                                      "--headless=new",
@@ -39,7 +38,7 @@ class RemoteChromium {
                                      "--disable-component-update",
                                      "--disable-sync",
                                      "--disable-gpu",
-                                     kDisabledFeatures,
+                                     "--disable-features=" + std::string(cdp::kDisabledFeatures),
                                      "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
                                      "about:blank"};
     if (::geteuid() == 0) args.insert(args.begin() + 1, "--no-sandbox");

@@ -106,8 +106,10 @@ Result<Capture> capture(browser::Tab& tab, const CaptureOptions& options) {
     checking = Clock::now();
     const bool changed = page_changed(tab, before).value_or(true);
     check += elapsed(checking);
-    first->timings.check = check;
-    if (!changed) return first;
+    if (!changed) {
+      first->timings.check = check;
+      return first;
+    }
   }
   if (!first && (!tab.alive() || tab.crashed())) return first;
   // The page moved on (a request, a change in the document), or the capture failed on its way to a page

@@ -273,8 +273,9 @@ RunResult Agent::run(const StepCallback& on_step) {
       result.message = "could not capture the page: " + capture.error().message;
       return s.finish(result, started, step - 1);
     }
-    record.url = s.tab.url().value_or("");
-    record.title = s.tab.title().value_or("");
+    const auto page = s.tab.page_info().value_or(browser::PageInfo{});
+    record.url = page.url;
+    record.title = page.title;
     if (!record.url.empty()) last_url = record.url;
     record.hint_count = capture->map.size();
     record.hints = capture->map.to_json();

@@ -100,6 +100,11 @@ struct NetworkState {
   bool quiet = false;                             // none has been for the whole network-quiet window
 };
 
+struct PageInfo {
+  std::string url;
+  std::string title;
+};
+
 struct BlockedNavigation {
   std::string url;
   std::string reason;
@@ -171,6 +176,7 @@ class Tab {
 
   Result<std::string> url();
   Result<std::string> title();
+  Result<PageInfo> page_info();  // both, in one question to the browser
 
   // Evaluates an expression in this tab's isolated world (page scripts cannot see or change its globals),
   // awaiting a promise and returning the value as JSON. A thrown exception is an ErrorKind::Protocol error.
@@ -179,6 +185,10 @@ class Tab {
   Result<Json> evaluate_in_page(std::string_view expression);
   // The same in the isolated world of an out-of-process child frame.
   Result<Json> evaluate_in_frame(const ChildFrame& frame, std::string_view expression);
+  // Runs `source` in that isolated world of every document the tab loads from now on, in every frame, as
+  // the document is created: a library the agent calls in each page is there before the first evaluate
+  // asks for it. Registered once per `name`; the current documents are left as they are.
+  Status preload(std::string_view name, const std::string& source);
   [[nodiscard]] std::vector<ChildFrame> child_frames() const;
 
   // Navigations the filter refused since the last call.

@@ -194,16 +194,20 @@ Status Tab::scroll(ScrollDirection direction) {
   return ok();
 }
 
-Result<std::string> Tab::url() {
+Result<PageInfo> Tab::page_info() {
   VIMGPT_TRY_VOID(impl_->follow_new_tabs());
   VIMGPT_TRY(Json info, impl_->connection->call("Target.getTargetInfo", {{"targetId", impl_->target_id}}));
-  return info["targetInfo"].value("url", "");
+  return PageInfo{info["targetInfo"].value("url", ""), info["targetInfo"].value("title", "")};
+}
+
+Result<std::string> Tab::url() {
+  VIMGPT_TRY(PageInfo info, page_info());
+  return info.url;
 }
 
 Result<std::string> Tab::title() {
-  VIMGPT_TRY_VOID(impl_->follow_new_tabs());
-  VIMGPT_TRY(Json info, impl_->connection->call("Target.getTargetInfo", {{"targetId", impl_->target_id}}));
-  return info["targetInfo"].value("title", "");
+  VIMGPT_TRY(PageInfo info, page_info());
+  return info.title;
 }
 
 // Scripts ---------------------------------------------------------------------------------------------------
@@ -227,9 +231,10 @@ Result<Json> Tab::Impl::evaluate_with(std::string_view session, std::optional<in
 // The world every hint script runs in, in `frame` of `session` (the page's, or an out-of-process frame's).
 Result<int> Tab::Impl::create_world(std::string_view session, const std::string& frame) {
   if (session == session_id && has_crashed()) return crash_failure();
-  VIMGPT_TRY(Json world, connection->call("Page.createIsolatedWorld",
-                                          {{"frameId", frame}, {"worldName", "vimgpt"}, {"grantUniveralAccess", true}},
-                                          session, kCommandTimeout));
+  VIMGPT_TRY(Json world,
+             connection->call("Page.createIsolatedWorld",
+                              {{"frameId", frame}, {"worldName", kWorldName}, {"grantUniveralAccess", true}}, session,
+                              kCommandTimeout));
   return world.value("executionContextId", 0);
 }
 
@@ -273,6 +278,23 @@ Result<Json> Tab::evaluate(std::string_view expression) {
 Result<Json> Tab::evaluate_in_page(std::string_view expression) {
   VIMGPT_TRY_VOID(impl_->follow_new_tabs());
   return impl_->evaluate_with(impl_->session_id, std::nullopt, expression);
+}
+
+Status Tab::preload(std::string_view name, const std::string& source) {
+  std::vector<std::string> sessions;
+  {
+    std::scoped_lock lock(impl_->mutex);
+    if (!impl_->preloads.emplace(name, source).second) return ok();
+    sessions.push_back(impl_->session_id);
+    for (const auto& frame : impl_->child_frames) sessions.push_back(frame.session_id);
+  }
+  for (const auto& session : sessions) {
+    if (session != impl_->session_id) VIMGPT_TRY_VOID(impl_->connection->call("Page.enable", Json::object(), session));
+    VIMGPT_TRY(Json added, impl_->connection->call("Page.addScriptToEvaluateOnNewDocument",
+                                                   {{"source", source}, {"worldName", kWorldName}}, session));
+    (void)added;
+  }
+  return ok();
 }
 
 Result<int> Tab::Impl::frame_world(const ChildFrame& frame) {

@@ -153,9 +153,18 @@ void Tab::Impl::on_attached(const cdp::Event& event) {
   if (event.params.value("waitingForDebugger", false)) connection->post("Runtime.runIfWaitingForDebugger", {}, child);
 }
 
+void Tab::Impl::post_preloads(const std::string& session) {
+  // A session runs scripts on new documents only while its Page domain is enabled.
+  if (!preloads.empty() && session != session_id) connection->post("Page.enable", Json::object(), session);
+  for (const auto& [name, source] : preloads) {
+    connection->post("Page.addScriptToEvaluateOnNewDocument", {{"source", source}, {"worldName", kWorldName}}, session);
+  }
+}
+
 // Posted, not called: this runs on the reader thread, and a session's commands run in order, so all of this
 // is in place before Runtime.runIfWaitingForDebugger lets the new frame go on.
 void Tab::Impl::configure_session(const std::string& session) {
+  post_preloads(session);
   if (options.navigation_filter) connection->post("Fetch.enable", document_requests(), session);
   connection->post("Network.enable", network_without_buffers(), session);
   connection->post("Target.setAutoAttach", auto_attach(), session);
@@ -206,6 +215,10 @@ Status Tab::Impl::attach(const std::string& target) {
             event.method == "Page.navigatedWithinDocument");
   });
   VIMGPT_TRY_VOID(call("Page.enable"));
+  {
+    std::scoped_lock lock(mutex);
+    post_preloads(session);
+  }
   VIMGPT_TRY_VOID(call("Network.enable", network_without_buffers()));
   VIMGPT_TRY_VOID(call("Page.setLifecycleEventsEnabled", {{"enabled", true}}));
   VIMGPT_TRY_VOID(call("Inspector.enable"));

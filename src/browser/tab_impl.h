@@ -12,6 +12,8 @@ namespace vimgpt::browser {
 
 // How long a single DevTools command may take before the browser is considered stuck.
 inline constexpr milliseconds kCommandTimeout{15000};
+// The isolated world of evaluate() and preload(): Chromium keeps one world per name and frame.
+inline constexpr const char* kWorldName = "vimgpt";
 
 struct Tab::Impl {
   std::shared_ptr<cdp::Connection> connection;
@@ -53,12 +55,13 @@ struct Tab::Impl {
   std::vector<std::string> opened_targets;  // pages this tab opened, not yet followed
   bool current_target_destroyed = false;
   bool crashed = false;
-  bool screenshot_pending = false;            // a capture whose frame a new document would never deliver
-  int isolated_context = 0;                   // 0: create on next use
-  std::vector<ChildFrame> child_frames;       // out-of-process frames, nested ones too, in attach order
-  std::map<std::string, int> child_contexts;  // isolated world per child session
-  std::vector<std::string> download_order;    // guids, in the order downloads began
-  std::map<std::string, Download> downloads;  // by guid, until take_downloads()
+  bool screenshot_pending = false;                           // a capture whose frame a new document would never deliver
+  int isolated_context = 0;                                  // 0: create on next use
+  std::vector<ChildFrame> child_frames;                      // out-of-process frames, nested ones too, in attach order
+  std::map<std::string, int> child_contexts;                 // isolated world per child session
+  std::map<std::string, std::string, std::less<>> preloads;  // name → source, for every session (preload())
+  std::vector<std::string> download_order;                   // guids, in the order downloads began
+  std::map<std::string, Download> downloads;                 // by guid, until take_downloads()
   std::condition_variable download_cv;
 
   std::uint64_t subscription = 0;
@@ -93,6 +96,8 @@ struct Tab::Impl {
   Result<Json> evaluate_isolated(std::string_view expression);
   // The world vanished between creating it and using it, or under a running script (a navigation).
   static bool is_stale_world(const Result<Json>& result);
+  // Has `session` run the preloads in each new document. Posted, in order with the session's other commands.
+  void post_preloads(const std::string& session);
   // Sends what a session needs to report (the document filter) and auto-attach nested frames.
   void configure_session(const std::string& session);
   Result<Json> evaluate_with(std::string_view session, std::optional<int> context, std::string_view expression);

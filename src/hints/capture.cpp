@@ -2,7 +2,7 @@
 // captured frame (image, both-frames), in one screenshot.
 #include <chrono>
 
-#include "hints/hint_script.h"
+#include "hints/frames.h"
 #include "hints/hints.h"
 
 namespace vimgpt::hints {
@@ -43,33 +43,62 @@ std::chrono::milliseconds elapsed(Clock::time_point since) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - since);
 }
 
-Result<Capture> capture_once(browser::Tab& tab, const CaptureOptions& options) {
+// A capture taken while the network-quiet window is open: how the network stood when it began, and whether
+// the document is being watched for changes.
+struct Window {
+  browser::NetworkState before;
+  bool watching = false;
+};
+
+struct Pass {
+  Capture capture;
+  bool moved_on = false;  // taken in the window, and the page did not stay still until it closed
+};
+
+// After the screenshot: the markers come out and, in the window, once it has closed, the page is asked
+// whether it changed, in the same call. The markers come off whatever the screenshot did: the page must not
+// keep them.
+Result<bool> finish(browser::Tab& tab, const Window* window, bool overlay, CaptureTimings& timings) {
+  if (window) {
+    const auto waiting = Clock::now();
+    tab.wait_network_quiet();
+    timings.check += elapsed(waiting);
+  }
+  if (!overlay && !window) return false;
+  const auto phase = Clock::now();
+  const bool watched = window && window->watching;
+  auto changed = detail::call_library(in_tab(tab), "finishCapture", {{"watched", watched}});
+  (overlay ? timings.draw : timings.check) += elapsed(phase);
+  if (!changed) return changed.failure();
+  return window && (!watched || *changed != false || tab.network_state().changed != window->before.changed);
+}
+
+Result<Pass> capture_once(browser::Tab& tab, const CaptureOptions& options, const Window* window) {
   auto phase = Clock::now();
   VIMGPT_TRY(HintMap map, find_hints(tab, options.find));
-  Capture out;
+  Pass pass;
+  Capture& out = pass.capture;
   out.timings.find = elapsed(phase);
-  if (options.mode == DrawMode::Overlay) {
+  const bool overlay = options.mode == DrawMode::Overlay;
+  if (overlay) {
     phase = Clock::now();
     VIMGPT_TRY_VOID(show_overlay(tab, map));
     out.timings.draw = elapsed(phase);
-    phase = Clock::now();
-    auto shot = tab.screenshot(options.screenshot);
-    out.timings.screenshot = elapsed(phase);
-    phase = Clock::now();
-    // The markers come off whatever the screenshot did: the page must not keep them.
-    auto removed = remove_overlay(tab);
-    out.timings.draw += elapsed(phase);
-    if (!shot) return shot.failure();
-    if (!removed) return removed.failure();
+  }
+  phase = Clock::now();
+  auto shot = tab.screenshot(options.screenshot);
+  out.timings.screenshot = elapsed(phase);
+  auto moved_on = finish(tab, window, overlay, out.timings);
+  if (!shot) return shot.failure();
+  if (!moved_on) return moved_on.failure();
+  pass.moved_on = *moved_on;
+  if (overlay) {
     out.labelled = std::move(*shot);
   } else {
     phase = Clock::now();
-    VIMGPT_TRY(browser::Screenshot clean, tab.screenshot(options.screenshot));
-    out.timings.screenshot = elapsed(phase);
-    phase = Clock::now();
-    VIMGPT_TRY(out.labelled, draw_labels(clean, map, options.font_path, options.screenshot.quality));
-    out.timings.draw = elapsed(phase);
-    if (options.mode == DrawMode::BothFrames) out.clean = std::move(clean);
+    VIMGPT_TRY(out.labelled, draw_labels(*shot, map, options.font_path, options.screenshot.quality));
+    out.timings.draw += elapsed(phase);
+    if (options.mode == DrawMode::BothFrames) out.clean = std::move(*shot);
   }
   if (!map.redactions().empty()) {
     phase = Clock::now();
@@ -81,51 +110,43 @@ Result<Capture> capture_once(browser::Tab& tab, const CaptureOptions& options) {
     out.timings.draw += elapsed(phase);
   }
   out.map = std::move(map);
-  return out;
-}
-
-Result<bool> page_changed(browser::Tab& tab, const browser::NetworkState& before) {
-  tab.wait_network_quiet();
-  VIMGPT_TRY(Json changed, detail::call_library(in_tab(tab), "changed", Json::object()));
-  return changed != false || tab.network_state().changed != before.changed;
+  return pass;
 }
 
 }  // namespace
 
 Result<Capture> capture(browser::Tab& tab, const CaptureOptions& options) {
+  VIMGPT_TRY_VOID(detail::preload_library(tab));
   // Taking the picture while the window is open, instead of after it, saves the window on every step
   // that follows a navigation, and costs a second capture only when the page did change meanwhile.
-  const auto before = tab.network_state();
-  const bool in_window = before.idle && !before.quiet;
+  Window window{tab.network_state()};
+  const bool in_window = window.before.idle && !window.before.quiet;
   auto checking = Clock::now();
-  const bool watching = in_window && detail::call_library(in_tab(tab), "watch", Json::object()).has_value();
+  window.watching = in_window && detail::call_library(in_tab(tab), "watch", Json::object()).has_value();
   auto check = elapsed(checking);
-  auto first = capture_once(tab, options);
-  if (first && !in_window) return first;
-  if (first && watching) {
-    checking = Clock::now();
-    const bool changed = page_changed(tab, before).value_or(true);
-    check += elapsed(checking);
-    if (!changed) {
-      first->timings.check = check;
-      return first;
-    }
+  auto first = capture_once(tab, options, in_window ? &window : nullptr);
+  if (first && !first->moved_on) {
+    first->capture.timings.check += check;
+    return std::move(first->capture);
   }
-  if (!first && (!tab.alive() || tab.crashed())) return first;
+  if (!first && (!tab.alive() || tab.crashed())) return first.failure();
   // The page moved on (a request, a change in the document), or the capture failed on its way to a page
   // that is still coming (a script's redirect): once more, when the network has been quiet.
   checking = Clock::now();
   tab.wait_network_quiet();
   check += elapsed(checking);
-  VIMGPT_TRY(Capture again, capture_once(tab, options));
-  again.retaken = true;
-  again.timings.check = check;
+  VIMGPT_TRY(Pass again, capture_once(tab, options, nullptr));
+  Capture& out = again.capture;
+  out.retaken = true;
+  out.timings.check += check;
   if (first) {
-    again.timings.find += first->timings.find;
-    again.timings.screenshot += first->timings.screenshot;
-    again.timings.draw += first->timings.draw;
+    const CaptureTimings& before = first->capture.timings;
+    out.timings.find += before.find;
+    out.timings.screenshot += before.screenshot;
+    out.timings.draw += before.draw;
+    out.timings.check += before.check;
   }
-  return again;
+  return std::move(out);
 }
 
 }  // namespace vimgpt::hints

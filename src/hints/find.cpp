@@ -24,6 +24,11 @@ std::optional<browser::ChildFrame> child_frame(browser::Tab& tab, std::string_vi
   return std::nullopt;
 }
 
+Status preload_library(browser::Tab& tab) {
+  static const std::string source = preload_source();
+  return tab.preload("hint library", source);
+}
+
 Evaluator evaluator_for(browser::Tab& tab, const Hint& hint) {
   return [&tab, &hint](const std::string& expression) -> Result<Json> {
     if (hint.frame_session.empty()) return tab.evaluate(expression);
@@ -266,6 +271,7 @@ Status collect(browser::Tab& tab, const FindOptions& options, std::uint64_t pass
 }  // namespace
 
 Result<HintMap> find_hints(browser::Tab& tab, const FindOptions& options) {
+  VIMGPT_TRY_VOID(detail::preload_library(tab));
   const std::uint64_t pass = next_pass.fetch_add(1);
   std::vector<Item> items;
   Json viewport;

@@ -27,6 +27,9 @@ Result<FrameBox> frame_box(browser::Tab& tab, std::string_view frame_id);
 // Evaluates in the isolated world of the frame the hint lives in (looked up when called).
 Evaluator evaluator_for(browser::Tab& tab, const Hint& hint);
 
+// Has every document the tab loads from now on start with the hint library (browser::Tab::preload).
+Status preload_library(browser::Tab& tab);
+
 std::optional<browser::ChildFrame> child_frame(browser::Tab& tab, std::string_view session_id);
 
 }  // namespace vimgpt::hints::detail

@@ -94,6 +94,13 @@ function removeOverlay() {
   return true;
 }
 
+// After a capture: the markers out, and (when it was taken in the network-quiet window) whether the page
+// changed meanwhile, in one call.
+function finishCapture(P) {
+  removeOverlay();
+  return P.watched ? changed() : false;
+}
+
 // Whether the page changed while a capture was taken in the network-quiet window: any mutation of the
 // document but the overlay's own coming and going.
 function ours(n) { return n.localName === 'vimgpt-hints'; }
@@ -209,7 +216,7 @@ function choose(P) {
   return {selected: squash(pick.text, 120), options: listOptions(el)};
 }
 
-return {find, overlay, removeOverlay, watch, changed, locate, caretToEnd, options, choose, markSecret};
+return {find, overlay, removeOverlay, finishCapture, watch, changed, locate, caretToEnd, options, choose, markSecret};
 )JS";
 
 // Installed once per isolated world (a navigation starts a new one), then called as __vimgptHints.fn(args).
@@ -219,6 +226,10 @@ const std::string& library() {
 }
 
 }  // namespace
+
+std::string preload_source() {
+  return "globalThis.__vimgptHints = " + library() + ";";
+}
 
 Result<cdp::Json> call_library(const Evaluator& evaluate, std::string_view function, const cdp::Json& args) {
   constexpr std::string_view kMissing = "vimgpt:hint-library-missing";

@@ -14,8 +14,13 @@ namespace vimgpt::hints::detail {
 using Evaluator = std::function<Result<cdp::Json>(const std::string& expression)>;
 
 // Calls `function(args)` of the hint library in a world. The library (~25 KB of script) is sent only when
-// the world lacks it, which is once per document: every other call is a few bytes to send and to parse.
+// the world lacks it: the documents a tab had before its first hint pass (later ones start with it, see
+// preload_source). Every other call is a few bytes to send and to parse.
 Result<cdp::Json> call_library(const Evaluator& evaluate, std::string_view function, const cdp::Json& args);
+
+// The library's source as a script that installs it: for browser::Tab::preload, so that each new document
+// has it from the start and call_library does not have to send it.
+std::string preload_source();
 
 // The first half of the library's source (find_script.cpp): constants, rules, visibility and find().
 std::string_view find_script();

@@ -129,6 +129,23 @@ TEST_F(BrowserTest, IsolatedWorldIsInvisibleToThePage) {
   EXPECT_EQ(*tab_->evaluate("document.getElementById('b').textContent"), "Press");
 }
 
+TEST_F(BrowserTest, PreloadedScriptsRunInTheIsolatedWorldOfEachNewDocumentBeforeItIsParsed) {
+  const std::string counter = "globalThis.runs = (globalThis.runs || 0) + 1; globalThis.sawBody = !!document.body;";
+  ASSERT_OK(tab_->preload("counter", counter));
+  ASSERT_OK(tab_->preload("counter", counter));  // once per name
+  ASSERT_OK(tab_->navigate(server_->url("/fx/input.html")));
+  EXPECT_EQ(*tab_->evaluate("globalThis.runs"), 1);
+  EXPECT_EQ(*tab_->evaluate("globalThis.sawBody"), false);
+  EXPECT_EQ(*tab_->evaluate_in_page("typeof globalThis.runs"), "undefined");
+  // A new document, and a same-origin frame's document, start with it too.
+  ASSERT_OK(tab_->navigate(server_->url("/fx/popup.html")));
+  EXPECT_EQ(*tab_->evaluate("globalThis.runs"), 1);
+  ASSERT_OK(
+      tab_->evaluate("new Promise((done) => { const f = document.createElement('iframe'); f.onload = () => done(true);"
+                     " f.src = '/fx/input.html'; document.body.appendChild(f); })"));
+  EXPECT_EQ(*tab_->evaluate("document.querySelector('iframe').contentWindow.runs"), 1);
+}
+
 TEST_F(BrowserTest, DialogsAreDismissedAndReported) {
   ASSERT_OK(tab_->navigate(server_->url("/fx/popup.html")));
   auto rect = tab_->evaluate(

@@ -50,6 +50,37 @@ TEST_F(HintsFrames, CrossOriginFrameRunsOutOfProcess) {
   EXPECT_TRUE(found) << "the localhost frame should have its own session (out of process)";
 }
 
+TEST_F(HintsFrames, EveryFrameStartsWithTheHintLibraryOnceAPassHasRun) {
+  ASSERT_TRUE(find_hints(tab()));
+  open(frames_page());
+  const std::string check = "typeof globalThis.__vimgptHints";
+  EXPECT_EQ(*tab().evaluate(check), "object");
+  EXPECT_EQ(*tab().evaluate("document.getElementById('same').contentWindow.__vimgptHints ? 'object' : 'none'"),
+            "object");
+  ASSERT_FALSE(tab().child_frames().empty());
+  for (const auto& frame : tab().child_frames()) {
+    auto in_frame = tab().evaluate_in_frame(frame, check);
+    ASSERT_TRUE(in_frame) << in_frame.error().describe();
+    EXPECT_EQ(*in_frame, "object") << frame.url;
+  }
+}
+
+// Out-of-process frames have their Page domain on (for the preloaded library): an alert in one still
+// reaches the tab's dialog handling instead of waiting for an answer nobody gives.
+TEST_F(HintsFrames, AnAlertInAnOutOfProcessFrameIsDismissedAndReported) {
+  ASSERT_TRUE(find_hints(tab()));
+  open(frames_page());
+  (void)tab().take_dialogs();
+  ASSERT_FALSE(tab().child_frames().empty());
+  const auto frame = tab().child_frames().front();
+  auto alerted = tab().evaluate_in_frame(frame, "alert('from the frame'); 'after'");
+  ASSERT_TRUE(alerted) << alerted.error().describe();
+  EXPECT_EQ(*alerted, "after");
+  const auto dialogs = tab().take_dialogs();
+  ASSERT_EQ(dialogs.size(), 1U);
+  EXPECT_EQ(dialogs[0].message, "from the frame");
+}
+
 TEST_F(HintsFrames, HintsEveryFrameInMainViewportCoordinates) {
   auto map = find_hints(tab());
   ASSERT_TRUE(map) << map.error().describe();

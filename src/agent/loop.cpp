@@ -382,7 +382,7 @@ RunResult Agent::run(const StepCallback& on_step) {
       }
       if (s.tab.alive()) s.report_downloads(acted);
       if (s.tab.crashed()) acted.message += "; the page crashed";
-      if (auto now = s.tab.url(); now && !now->empty()) last_url = *now;
+      if (auto now = s.tab.last_url(); !now.empty()) last_url = now;
     }
     record.timings.settle = since(settle_start);
     record.timings.total = since(step_start);

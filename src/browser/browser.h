@@ -177,6 +177,9 @@ class Tab {
   Result<std::string> url();
   Result<std::string> title();
   Result<PageInfo> page_info();  // both, in one question to the browser
+  // The main frame's address as the browser last reported it (for an error page, the address that failed),
+  // without asking: it is there after the browser has died.
+  [[nodiscard]] std::string last_url() const;
 
   // Evaluates an expression in this tab's isolated world (page scripts cannot see or change its globals),
   // awaiting a promise and returning the value as JSON. A thrown exception is an ErrorKind::Protocol error.

@@ -200,6 +200,11 @@ Result<PageInfo> Tab::page_info() {
   return PageInfo{info["targetInfo"].value("url", ""), info["targetInfo"].value("title", "")};
 }
 
+std::string Tab::last_url() const {
+  std::scoped_lock lock(impl_->mutex);
+  return impl_->known_url;
+}
+
 Result<std::string> Tab::url() {
   VIMGPT_TRY(PageInfo info, page_info());
   return info.url;

@@ -47,6 +47,12 @@ std::string saved_download_path(const std::string& dir, const std::string& guid,
   return error ? (fs::path(dir) / guid).string() : target.string();
 }
 
+// A Page.Frame's address; for an error page, the one that failed to load.
+std::string address_of(const Json& frame) {
+  if (auto unreachable = frame.value("unreachableUrl", ""); !unreachable.empty()) return unreachable;
+  return frame.value("url", "") + frame.value("urlFragment", "");
+}
+
 }  // namespace
 
 void Tab::Impl::on_event(const cdp::Event& event) {
@@ -91,6 +97,7 @@ void Tab::Impl::on_event(const cdp::Event& event) {
     const auto& frame = event.params["frame"];
     if (!frame.contains("parentId")) {
       main_frame_id = frame.value("id", main_frame_id);
+      known_url = address_of(frame);
       // What the old document still had in flight is cancelled with it, reported or not.
       const std::string loader = frame.value("loaderId", "");
       forget_requests([&](const Request& r) { return r.loader != loader; });
@@ -99,6 +106,9 @@ void Tab::Impl::on_event(const cdp::Event& event) {
       // Chromium never answers a screenshot of a document that was replaced while it was taken.
       if (screenshot_pending) connection->abandon(session_id, "the page went to another document meanwhile");
     }
+  } else if (method == "Page.navigatedWithinDocument" && event.session_id == session_id &&
+             event.params.value("frameId", "") == main_frame_id) {
+    known_url = event.params.value("url", known_url);
   } else if (method == "Target.targetCreated") {
     const auto& info = event.params["targetInfo"];
     // A tab still attaching has no target yet, and pages other tabs create have no opener either: only a
@@ -235,6 +245,7 @@ Status Tab::Impl::attach(const std::string& target) {
   {
     std::scoped_lock lock(mutex);
     main_frame_id = tree["frameTree"]["frame"].value("id", "");
+    known_url = address_of(tree["frameTree"]["frame"]);
   }
   if (!options.user_agent.empty()) {
     VIMGPT_TRY_VOID(call("Emulation.setUserAgentOverride", {{"userAgent", options.user_agent}}));

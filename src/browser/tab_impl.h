@@ -55,10 +55,11 @@ struct Tab::Impl {
   std::vector<std::string> opened_targets;  // pages this tab opened, not yet followed
   bool current_target_destroyed = false;
   bool crashed = false;
-  bool screenshot_pending = false;                           // a capture whose frame a new document would never deliver
-  int isolated_context = 0;                                  // 0: create on next use
-  std::vector<ChildFrame> child_frames;                      // out-of-process frames, nested ones too, in attach order
-  std::map<std::string, int> child_contexts;                 // isolated world per child session
+  bool screenshot_pending = false;            // a capture whose frame a new document would never deliver
+  std::string known_url;                      // the main frame's, from its navigation events (last_url())
+  int isolated_context = 0;                   // 0: create on next use
+  std::vector<ChildFrame> child_frames;       // out-of-process frames, nested ones too, in attach order
+  std::map<std::string, int> child_contexts;  // isolated world per child session
   std::map<std::string, std::string, std::less<>> preloads;  // name → source, for every session (preload())
   std::vector<std::string> download_order;                   // guids, in the order downloads began
   std::map<std::string, Download> downloads;                 // by guid, until take_downloads()

@@ -146,6 +146,17 @@ TEST_F(BrowserTest, PreloadedScriptsRunInTheIsolatedWorldOfEachNewDocumentBefore
   EXPECT_EQ(*tab_->evaluate("document.querySelector('iframe').contentWindow.runs"), 1);
 }
 
+TEST_F(BrowserTest, LastUrlFollowsNavigationsWithinAndAcrossDocuments) {
+  ASSERT_OK(tab_->navigate(server_->url("/fx/input.html")));
+  EXPECT_EQ(tab_->last_url(), server_->url("/fx/input.html"));
+  // Same-document navigations are reported while the script runs, before its answer.
+  ASSERT_OK(tab_->evaluate_in_page("location.hash = 'part'; history.pushState({}, '', '/fx/pushed'); true"));
+  EXPECT_EQ(tab_->last_url(), *tab_->url());
+  EXPECT_EQ(tab_->last_url(), server_->url("/fx/pushed"));
+  ASSERT_OK(tab_->navigate(server_->url("/fx/popup.html#top")));
+  EXPECT_EQ(tab_->last_url(), server_->url("/fx/popup.html#top"));
+}
+
 TEST_F(BrowserTest, DialogsAreDismissedAndReported) {
   ASSERT_OK(tab_->navigate(server_->url("/fx/popup.html")));
   auto rect = tab_->evaluate(
@@ -191,6 +202,7 @@ TEST_F(BrowserTest, KilledBrowserFailsThePendingCommandAsExited) {
   EXPECT_EQ(result.error().kind, ErrorKind::BrowserExited) << result.error().describe();
   std::printf("dead browser noticed after %lld ms\n", static_cast<long long>(noticed_ms));
   EXPECT_FALSE(tab_->alive());
+  EXPECT_EQ(tab_->last_url(), server_->url("/fx/input.html"));  // known without the browser
   auto after = tab_->navigate(server_->url("/fx/input.html"));
   ASSERT_FALSE(after);
   EXPECT_EQ(after.error().kind, ErrorKind::BrowserExited);

@@ -122,8 +122,12 @@ int main(int argc, char** argv) {
     return 64;
   }
   SiteServer site(routes);
-  FakeModelServer instant;
-  FakeModelServer slow;
+  // The model's own time is not the agent's overhead: the fake reads each image's size from its header
+  // instead of decoding it (4-20 ms a request, more for the peer's PNGs than for vimgpt's JPEGs).
+  vimgpt::test::Expectations cheap;
+  cheap.decode_images = false;
+  FakeModelServer instant(cheap);
+  FakeModelServer slow(cheap);
   instant.set_responder([&](const ReceivedRequest& request) { return ScriptedReply::text(decide(site, request)); });
   slow.set_responder([&](const ReceivedRequest& request) {
     return ScriptedReply::slow(std::chrono::milliseconds(2000), decide(site, request));

@@ -61,6 +61,7 @@ for (const [, b] of find(browser, "BM_Screenshot/")) {
 figures.navigate_with_frame = {};
 for (const [, b] of find(browser, "BM_NavigateWithFrame/")) figures.navigate_with_frame[b.label || "?"] = timing(b);
 
+figures.click_load_capture = timing(find(browser, "BM_ClickLoadCapture")[0]?.[1]);
 figures.hint_pass = { generated: {}, real_pages: {} };
 for (const [kind, prefix] of [["overlay", "BM_HintPassOverlay/"], ["image", "BM_HintPassImage/"], ["find_only", "BM_FindOnly/"]]) {
   for (const [name, b] of find(hints, prefix)) {
@@ -187,6 +188,7 @@ table(["figure", "median ms", "p90 ms", "bytes"], [
   ["launch → first screenshot (JPEG)", fmt(figures.launch_to_first_screenshot.median_ms), fmt(figures.launch_to_first_screenshot.p90_ms), ""],
   ...Object.entries(figures.screenshot_1080x720).map(([f, s]) => [`screenshot 1080x720 ${f.toUpperCase()}`, fmt(s.median_ms), fmt(s.p90_ms), s.bytes ?? ""]),
   ...Object.entries(figures.navigate_with_frame).map(([kind, s]) => [`navigate to a page with a ${kind}`, fmt(s.median_ms), fmt(s.p90_ms), ""]),
+  ["click a link → next page loaded → JPEG (the browser's share of an agent step)", fmt(figures.click_load_capture.median_ms), fmt(figures.click_load_capture.p90_ms), ""],
 ]);
 
 lines.push("3. Hint pass (find + label + draw; overlay = markers into the page, then Chromium renders them (timed apart); image = drawn onto a JPEG frame)");

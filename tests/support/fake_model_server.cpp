@@ -47,7 +47,7 @@ std::optional<std::string> decode_base64(std::string_view text) {
   return out;
 }
 
-ReceivedImage inspect_image(std::string declared_mime, std::string_view bytes, std::string detail) {
+ReceivedImage inspect_image(std::string declared_mime, std::string_view bytes, std::string detail, bool decode) {
   ReceivedImage image;
   image.declared_mime = std::move(declared_mime);
   image.sniffed_mime = sniff_image_mime(bytes);
@@ -56,9 +56,17 @@ ReceivedImage inspect_image(std::string declared_mime, std::string_view bytes, s
   int width = 0;
   int height = 0;
   int channels = 0;
+  const auto* data = reinterpret_cast<const stbi_uc*>(bytes.data());
+  const int size = static_cast<int>(bytes.size());
+  if (!decode) {
+    if (stbi_info_from_memory(data, size, &width, &height, &channels) != 0) {
+      image.width = width;
+      image.height = height;
+    }
+    return image;
+  }
   // A full decode, not just the header: a truncated or corrupt image must fail here as it would at the provider.
-  stbi_uc* pixels = stbi_load_from_memory(reinterpret_cast<const stbi_uc*>(bytes.data()),
-                                          static_cast<int>(bytes.size()), &width, &height, &channels, 3);
+  stbi_uc* pixels = stbi_load_from_memory(data, size, &width, &height, &channels, 3);
   if (pixels != nullptr) {
     image.width = width;
     image.height = height;
@@ -72,7 +80,7 @@ void append_text(std::string& text, std::string_view part) {
   text += part;
 }
 
-void read_openai(const json& body, ReceivedRequest& received) {
+void read_openai(const json& body, ReceivedRequest& received, bool decode) {
   if (!body.contains("messages") || !body["messages"].is_array()) {
     received.problems.emplace_back("no messages array");
     return;
@@ -96,7 +104,8 @@ void read_openai(const json& body, ReceivedRequest& received) {
           received.problems.push_back("image_url is not a base64 data URL: " + url.substr(0, 40));
           continue;
         }
-        received.images.push_back(inspect_image(decoded->first, decoded->second, image_url.value("detail", "")));
+        received.images.push_back(
+            inspect_image(decoded->first, decoded->second, image_url.value("detail", ""), decode));
       }
     }
   }
@@ -106,7 +115,7 @@ void read_openai(const json& body, ReceivedRequest& received) {
                         format["json_schema"]["schema"].is_object();
 }
 
-void read_anthropic(const json& body, ReceivedRequest& received) {
+void read_anthropic(const json& body, ReceivedRequest& received, bool decode) {
   const auto& system = body.value("system", json());
   if (system.is_string()) append_text(received.text, system.get<std::string>());
   if (system.is_array()) {
@@ -139,7 +148,7 @@ void read_anthropic(const json& body, ReceivedRequest& received) {
           received.problems.emplace_back("image data is not valid base64");
           continue;
         }
-        received.images.push_back(inspect_image(source.value("media_type", ""), *bytes, ""));
+        received.images.push_back(inspect_image(source.value("media_type", ""), *bytes, "", decode));
       }
     }
   }
@@ -426,10 +435,15 @@ void FakeModelServer::handle(ApiFlavor flavor, const httplib::Request& request, 
     received.problems.emplace_back("body is not a JSON object");
   } else {
     received.model = received.body.value("model", "");
+    bool decode = true;
+    {
+      std::scoped_lock lock(mutex_);
+      decode = expectations_.decode_images;
+    }
     if (flavor == ApiFlavor::OpenAI) {
-      read_openai(received.body, received);
+      read_openai(received.body, received, decode);
     } else {
-      read_anthropic(received.body, received);
+      read_anthropic(received.body, received, decode);
     }
   }
 

@@ -46,6 +46,9 @@ struct Expectations {
   int image_width = 0;                        // every image's decoded width
   std::size_t images = 0;                     // number of images per request (0: any, including none)
   Requirement structured = Requirement::Any;  // response_format json_schema / forced tool
+  // Every image is decoded in full (a truncated or corrupt one is a problem). false: only its header is
+  // read, for its size: the benchmark's model, whose own time should be small next to the client's.
+  bool decode_images = true;
 };
 
 struct ReceivedImage {

@@ -3,10 +3,12 @@
 #include "vision/vision.h"
 
 #include <gtest/gtest.h>
+#include <httplib.h>
 
 #include <fstream>
 #include <sstream>
 
+#include "common/base64.h"
 #include "support/fake_model_server.h"
 
 namespace vimgpt::vision {
@@ -441,6 +443,32 @@ TEST(VisionClient, AskSendsOneSavedScreenshot) {
   ASSERT_TRUE(decision) << decision.error().describe();
   EXPECT_EQ(decision->action, (Json{{"click", "A"}}));
   EXPECT_EQ(server.problems(), std::vector<std::string>{});
+}
+
+// The benchmark's fake model reads only each image's header; the tests' decodes it whole, so a cut image
+// is a problem there.
+TEST(FakeModel, ACutImageIsAProblemOnlyWhenImagesAreDecoded) {
+  std::string cut = screenshot(1080, 720).bytes;
+  cut.resize(cut.size() / 2);
+  const Json body = {
+      {"model", "m"},
+      {"messages",
+       Json::array(
+           {{{"role", "user"},
+             {"content", Json::array({{{"type", "image_url"},
+                                       {"image_url", {{"url", "data:image/png;base64," + base64_encode(cut)}}}}})}}})}};
+  for (const bool decode : {true, false}) {
+    test::Expectations expectations;
+    expectations.decode_images = decode;
+    FakeModelServer server(expectations);
+    server.push_reply(R"({"done": null})");
+    httplib::Client client("127.0.0.1", server.port());
+    auto response = client.Post("/v1/chat/completions", body.dump(), "application/json");
+    ASSERT_TRUE(response);
+    ASSERT_EQ(server.requests().size(), 1U);
+    EXPECT_EQ(server.requests()[0].images.at(0).width, decode ? 0 : 1080);
+    EXPECT_EQ(server.problems().empty(), !decode) << decode;
+  }
 }
 
 TEST(VisionClient, CreateRejectsUnusableOptions) {

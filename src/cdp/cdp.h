@@ -46,7 +46,7 @@ struct LaunchOptions {
   std::string user_agent;
   int window_width = 1080;
   int window_height = 720;
-  std::vector<std::string> extra_args;
+  std::vector<std::string> extra_args;  // a --disable-features here is added to kDisabledFeatures
 };
 
 // Carries whole JSON messages to and from one browser. Implementations: a pipe to a child Chromium

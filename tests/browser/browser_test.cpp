@@ -227,6 +227,26 @@ TEST(BrowserLifetime, ClosingReapsTheProcessAndRemovesTheTemporaryProfile) {
   std::filesystem::remove_all(temp);
 }
 
+// Chromium reads only the last --disable-features it is given: a caller's own list must not turn ours back on.
+TEST(BrowserLaunch, ACallersDisabledFeaturesJoinOurs) {
+  auto options = test::loopback_only_launch();
+  options.extra_args.emplace_back("--enable-automation");  // lets Browser.getBrowserCommandLine answer
+  options.extra_args.emplace_back("--disable-features=AutofillServerCommunication");
+  auto tab = Tab::launch(options);
+  ASSERT_TRUE(tab) << tab.error().describe();
+  auto line = (*tab)->connection().call("Browser.getBrowserCommandLine");
+  ASSERT_TRUE(line) << line.error().describe();
+  std::vector<std::string> lists;
+  for (const auto& arg : (*line)["arguments"]) {
+    const auto text = arg.get<std::string>();
+    if (text.starts_with("--disable-features=")) lists.push_back(text);
+  }
+  ASSERT_EQ(lists.size(), 1U);
+  EXPECT_NE(lists[0].find("AutofillServerCommunication"), std::string::npos) << lists[0];
+  EXPECT_NE(lists[0].find("WebUIOmniboxPopup"), std::string::npos) << lists[0];
+  EXPECT_NE(lists[0].find("RenderDocument"), std::string::npos) << lists[0];
+}
+
 TEST(BrowserLaunch, MissingChromiumSaysWhatToDo) {
   cdp::LaunchOptions options;
   options.chrome_path = "/nonexistent/chromium";

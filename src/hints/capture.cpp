@@ -2,7 +2,7 @@
 // captured frame (image, both-frames), in one screenshot.
 #include <chrono>
 
-#include "hints/frames.h"
+#include "hints/hint_script.h"
 #include "hints/hints.h"
 
 namespace vimgpt::hints {
@@ -116,7 +116,6 @@ Result<Pass> capture_once(browser::Tab& tab, const CaptureOptions& options, cons
 }  // namespace
 
 Result<Capture> capture(browser::Tab& tab, const CaptureOptions& options) {
-  VIMGPT_TRY_VOID(detail::preload_library(tab));
   // Taking the picture while the window is open, instead of after it, saves the window on every step
   // that follows a navigation, and costs a second capture only when the page did change meanwhile.
   Window window{tab.network_state()};

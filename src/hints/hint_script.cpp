@@ -216,7 +216,7 @@ function choose(P) {
   return {selected: squash(pick.text, 120), options: listOptions(el)};
 }
 
-return {find, overlay, removeOverlay, finishCapture, watch, changed, locate, caretToEnd, options, choose, markSecret};
+return {find, overlay, removeOverlay, finishCapture, watch, locate, caretToEnd, options, choose, markSecret};
 )JS";
 
 // Installed once per isolated world (a navigation starts a new one), then called as __vimgptHints.fn(args).

@@ -2,6 +2,8 @@
 // plus our extensions, parsed in the seed's priority order and validated before anything touches the page.
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <filesystem>
 
 #include "agent/agent.h"
 #include "common/text.h"
@@ -35,6 +37,21 @@ bool has(const Json& reply, const char* key) {
   return reply.contains(key) && !reply.at(key).is_null();
 }
 
+Result<Enter> enter_field(const Json& reply) {
+  if (!has(reply, "enter")) return Enter::Auto;
+  const auto& value = reply.at("enter");
+  if (!value.is_boolean()) return fail(ErrorKind::InvalidArgument, "\"enter\" must be true or false");
+  return value.get<bool>() ? Enter::Press : Enter::Skip;
+}
+
+// "done": false is a structured reply's "not done yet": it yields to any other action in the reply.
+bool is_done(const Json& reply) {
+  if (!reply.contains("done")) return false;
+  if (reply.at("done") != false) return true;
+  return std::none_of(reply.items().begin(), reply.items().end(),
+                      [](const auto& item) { return item.key() != "done" && !item.value().is_null(); });
+}
+
 }  // namespace
 
 std::string_view to_string(ActionKind kind) {
@@ -45,6 +62,10 @@ std::string_view to_string(ActionKind kind) {
     case ActionKind::Type: return "type";
     case ActionKind::Click: return "click";
     case ActionKind::Select: return "select";
+    case ActionKind::Upload: return "upload";
+    case ActionKind::SwitchTab: return "tab";
+    case ActionKind::CloseTab: return "close_tab";
+    case ActionKind::Ask: return "ask";
     case ActionKind::ClickAt: return "click_at";
     case ActionKind::Scroll: return "scroll";
     case ActionKind::Back: return "back";
@@ -80,7 +101,7 @@ Result<Action> parse_action(const Json& reply) {
                                                 (reply.is_array() ? "an array" : reply.type_name()));
   }
   Action action;
-  if (reply.contains("done")) {
+  if (is_done(reply)) {
     action.kind = ActionKind::Done;
     action.answer = reply.at("done");
     return action;
@@ -89,6 +110,7 @@ Result<Action> parse_action(const Json& reply) {
     action.kind = ActionKind::ClickType;
     VIMGPT_TRY(action.label, label_field(reply, "click"));
     VIMGPT_TRY(action.text, text_field(reply, "type"));
+    VIMGPT_TRY(action.enter, enter_field(reply));
     return action;
   }
   if (has(reply, "navigate")) {
@@ -100,6 +122,7 @@ Result<Action> parse_action(const Json& reply) {
   if (has(reply, "type")) {
     action.kind = ActionKind::Type;
     VIMGPT_TRY(action.text, text_field(reply, "type"));
+    VIMGPT_TRY(action.enter, enter_field(reply));
     return action;
   }
   if (has(reply, "click")) {
@@ -112,6 +135,41 @@ Result<Action> parse_action(const Json& reply) {
     VIMGPT_TRY(action.label, label_field(reply, "select"));
     if (!has(reply, "option")) return fail(ErrorKind::InvalidArgument, "\"select\" needs an \"option\" to choose");
     VIMGPT_TRY(action.text, string_field(reply, "option"));
+    return action;
+  }
+  if (has(reply, "upload")) {
+    action.kind = ActionKind::Upload;
+    VIMGPT_TRY(action.label, label_field(reply, "upload"));
+    if (!has(reply, "file")) {
+      return fail(ErrorKind::InvalidArgument, "\"upload\" needs a \"file\": the name of one of the files offered");
+    }
+    VIMGPT_TRY(action.text, string_field(reply, "file"));
+    return action;
+  }
+  if (has(reply, "tab")) {
+    const auto& number = reply.at("tab");
+    const bool whole =
+        number.is_number_integer() || (number.is_number() && number.get<double>() == std::floor(number.get<double>()));
+    if (!whole || number.get<double>() < 1) {
+      return fail(ErrorKind::InvalidArgument, "\"tab\" takes the number of an open tab, from 1");
+    }
+    action.kind = ActionKind::SwitchTab;
+    action.tab = static_cast<int>(number.get<double>());
+    return action;
+  }
+  if (has(reply, "close_tab")) {
+    action.kind = ActionKind::CloseTab;
+    return action;
+  }
+  if (reply.contains("ask")) {
+    action.kind = ActionKind::Ask;
+    if (has(reply, "ask")) {
+      VIMGPT_TRY(action.text, string_field(reply, "ask"));
+    }
+    if (trim(action.text).empty()) {
+      return fail(ErrorKind::InvalidArgument, "\"ask\" needs the question to put to the user");
+    }
+    action.text = std::string(trim(action.text));
     return action;
   }
   if (has(reply, "click_at")) {
@@ -158,17 +216,27 @@ Result<Action> parse_action(const Json& reply) {
   for (const auto& [key, value] : reply.items()) keys += (keys.empty() ? "" : ", ") + key;
   return fail(ErrorKind::InvalidArgument,
               "no known action in the reply (keys: " + keys +
-                  "); use navigate, click, type, done, scroll, back, key, select+option, wait or click_at");
+                  "); use navigate, click, type, done, scroll, back, key, select+option, upload+file, tab, "
+                  "close_tab, ask, wait or click_at");
 }
 
 Json to_json(const Action& action) {
   switch (action.kind) {
     case ActionKind::Done: return {{"done", action.answer}};
-    case ActionKind::ClickType: return {{"click", action.label}, {"type", action.text}};
+    case ActionKind::ClickType:
+    case ActionKind::Type: {
+      Json json = {{"type", action.text}};
+      if (action.kind == ActionKind::ClickType) json["click"] = action.label;
+      if (action.enter != Enter::Auto) json["enter"] = action.enter == Enter::Press;
+      return json;
+    }
     case ActionKind::Navigate: return {{"navigate", action.text}};
-    case ActionKind::Type: return {{"type", action.text}};
     case ActionKind::Click: return {{"click", action.label}};
     case ActionKind::Select: return {{"select", action.label}, {"option", action.text}};
+    case ActionKind::Upload: return {{"upload", action.label}, {"file", action.text}};
+    case ActionKind::SwitchTab: return {{"tab", action.tab}};
+    case ActionKind::CloseTab: return {{"close_tab", true}};
+    case ActionKind::Ask: return {{"ask", action.text}};
     case ActionKind::ClickAt: return {{"click_at", {action.x, action.y}}};
     case ActionKind::Scroll: return {{"scroll", action.direction == browser::ScrollDirection::Up ? "up" : "down"}};
     case ActionKind::Back: return {{"back", true}};
@@ -186,6 +254,10 @@ std::string describe(const Action& action) {
     case ActionKind::Type: return "type \"" + action.text + "\"";
     case ActionKind::Click: return "click " + action.label;
     case ActionKind::Select: return "select \"" + action.text + "\" in " + action.label;
+    case ActionKind::Upload: return "upload " + action.text + " with " + action.label;
+    case ActionKind::SwitchTab: return "switch to tab " + std::to_string(action.tab);
+    case ActionKind::CloseTab: return "close the tab";
+    case ActionKind::Ask: return "ask \"" + action.text + "\"";
     case ActionKind::ClickAt:
       return "click at (" + std::to_string(static_cast<int>(action.x)) + ", " +
              std::to_string(static_cast<int>(action.y)) + ")";
@@ -195,6 +267,40 @@ std::string describe(const Action& action) {
     case ActionKind::Wait: return "wait " + std::to_string(action.seconds).substr(0, 4) + " s";
   }
   return "act";
+}
+
+std::vector<std::string> upload_choices(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> names;
+  std::error_code error;
+  if (dir.empty()) return names;
+  for (const auto& entry : fs::directory_iterator(dir, error)) {
+    if (entry.is_regular_file(error)) names.push_back(entry.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+Result<std::string> upload_path(const std::string& dir, const std::string& name) {
+  namespace fs = std::filesystem;
+  if (dir.empty()) {
+    return fail(ErrorKind::Refused, "uploads are off: the user did not start vimgpt with --upload-dir");
+  }
+  std::error_code error;
+  const fs::path root = fs::canonical(dir, error);
+  if (error) return fail(ErrorKind::NotFound, "the upload folder " + dir + " cannot be read: " + error.message());
+  const fs::path wanted = fs::weakly_canonical(root / fs::path(name), error);
+  const auto [end, rest] = std::mismatch(root.begin(), root.end(), wanted.begin(), wanted.end());
+  if (error || name.empty() || fs::path(name).is_absolute() || end != root.end() || rest == wanted.end()) {
+    return fail(ErrorKind::Refused, "\"" + name + "\" is not in the upload folder; name one of the files offered");
+  }
+  if (!fs::is_regular_file(wanted, error)) {
+    std::string offered;
+    for (const auto& file : upload_choices(dir)) offered += (offered.empty() ? "" : ", ") + file;
+    return fail(ErrorKind::NotFound, "there is no file \"" + name +
+                                         "\" to upload; the files offered: " + (offered.empty() ? "none" : offered));
+  }
+  return wanted.string();
 }
 
 Result<Observe> parse_observe(std::string_view name) {
@@ -209,6 +315,7 @@ std::string_view to_string(Outcome outcome) {
     case Outcome::Error: return "error";
     case Outcome::BudgetExhausted: return "budget exhausted";
     case Outcome::Stuck: return "stuck";
+    case Outcome::NeedsInput: return "needs_input";
     case Outcome::Interrupted: return "interrupted";
   }
   return "error";
@@ -220,6 +327,7 @@ int exit_code(Outcome outcome) {
     case Outcome::Error: return 1;
     case Outcome::BudgetExhausted: return 2;
     case Outcome::Stuck: return 3;
+    case Outcome::NeedsInput: return 4;
     case Outcome::Interrupted: return 130;
   }
   return 1;

@@ -30,14 +30,37 @@ using std::chrono::milliseconds;
 
 // ---- Actions ----------------------------------------------------------------------------------------------
 
-enum class ActionKind { Done, ClickType, Navigate, Type, Click, Select, ClickAt, Scroll, Back, Key, Wait };
+enum class ActionKind {
+  Done,
+  ClickType,
+  Navigate,
+  Type,
+  Click,
+  Select,
+  Upload,
+  SwitchTab,
+  CloseTab,
+  Ask,
+  ClickAt,
+  Scroll,
+  Back,
+  Key,
+  Wait
+};
 std::string_view to_string(ActionKind kind);
+
+// Whether Enter follows typed text: the seed's Enter, held back while the form has other empty fields.
+enum class Enter { Auto, Press, Skip };
 
 struct Action {
   ActionKind kind = ActionKind::Done;
-  std::string label;  // Click, ClickType, Select
-  std::string text;   // Type, ClickType (may hold <secret:NAME> placeholders), Navigate (the URL), Key, Select option
-  Json answer;        // Done
+  std::string label;  // Click, ClickType, Select, Upload
+  // Type, ClickType (may hold <secret:NAME> placeholders), Navigate (the URL), Key, Select option, Upload file
+  // name, Ask question
+  std::string text;
+  Enter enter = Enter::Auto;  // Type, ClickType
+  int tab = 0;                // SwitchTab, from 1
+  Json answer;                // Done
   browser::ScrollDirection direction = browser::ScrollDirection::Down;
   double seconds = 0;  // Wait
   double x = 0;        // ClickAt, in pixels of the frame the model saw
@@ -47,8 +70,10 @@ struct Action {
 inline constexpr std::size_t kMaxTypedText = 4096;
 
 // The seed's contract: several keys in one reply are taken in the order done, click+type, navigate, type,
-// click; extensions come after. Refused URLs (javascript:, file:, chrome:, data:, ...), unknown keys to press,
-// over-long text and empty objects are errors the model sees on its next step.
+// click; extensions come after. "done" with any value ends the run ({"done": null}, true, "the answer"),
+// except "done": false beside another action (a structured reply's "not done yet"). Refused URLs
+// (javascript:, file:, chrome:, data:, ...), unknown keys to press, over-long text and empty objects are
+// errors the model sees on its next step.
 Result<Action> parse_action(const Json& reply);
 // "navigate example.com" → "https://example.com"; only http and https are allowed.
 Result<std::string> normalize_url(std::string_view url);
@@ -82,6 +107,8 @@ struct Observation {
   std::string title;
   const hints::Capture* capture = nullptr;
   std::vector<vision::HistoryEntry> history;
+  std::vector<vision::TabEntry> tabs;     // listed only when more than one is open
+  std::vector<std::string> upload_files;  // names of the files in the upload folder
 };
 
 struct Plan {
@@ -128,9 +155,9 @@ class ScriptedPlanner final : public Planner {
 
 // ---- The run ----------------------------------------------------------------------------------------------
 
-enum class Outcome { Done, Error, BudgetExhausted, Stuck, Interrupted };
-std::string_view to_string(Outcome outcome);
-int exit_code(Outcome outcome);  // 0 done, 1 error, 2 budget, 3 stuck, 130 interrupted
+enum class Outcome { Done, Error, BudgetExhausted, Stuck, NeedsInput, Interrupted };
+std::string_view to_string(Outcome outcome);  // "done", "error", "budget exhausted", "stuck", "needs_input", ...
+int exit_code(Outcome outcome);               // 0 done, 1 error, 2 budget, 3 stuck, 4 needs input, 130 interrupted
 
 struct StepTimings {
   milliseconds capture{0};     // hints + screenshot + draw + check, and reading the page's URL and title
@@ -168,8 +195,9 @@ struct StepRecord {
 
 struct RunResult {
   Outcome outcome = Outcome::Error;
-  Json answer;          // Done: the model's answer to the user
-  std::string message;  // why the run ended
+  Json answer;           // Done: the model's answer to the user
+  std::string question;  // NeedsInput: what the model asked that nobody was there to answer
+  std::string message;   // why the run ended
   int steps = 0;
   vision::Usage usage;
   milliseconds elapsed{0};
@@ -184,6 +212,10 @@ struct Confirmation {
 };
 using ConfirmAction = std::function<Confirmation(const StepRecord& step, const Json& action)>;
 
+// {"ask": QUESTION}: the person's answer, or nothing when nobody can answer (the run then ends with
+// Outcome::NeedsInput and the question).
+using AskPerson = std::function<std::optional<std::string>(const std::string& question)>;
+
 struct AgentOptions {
   std::string objective;
   std::string start_url = "https://www.google.com";
@@ -196,7 +228,17 @@ struct AgentOptions {
   const std::atomic<bool>* interrupted = nullptr;  // set by Ctrl-C
   int max_restarts = 2;                            // a local browser that dies is started again this many times per run
   ConfirmAction confirm;                           // empty: actions run without asking
+  AskPerson ask;                                   // empty: nobody to ask ({"ask"} ends the run: NeedsInput)
+  // {"upload"} may give the page files from this folder only (by name, never by content to the model);
+  // empty: uploads are refused.
+  std::string upload_dir;
 };
+
+// The files {"upload": LABEL, "file": NAME} may name: the regular files directly in `dir`, sorted.
+std::vector<std::string> upload_choices(const std::string& dir);
+// The path `name` means inside `dir`; Refused when it leaves the folder (.., an absolute path, a link out of
+// it), when there is no upload folder, or when it is not a regular file there.
+Result<std::string> upload_path(const std::string& dir, const std::string& name);
 
 class Agent {
  public:

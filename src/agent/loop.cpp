@@ -41,11 +41,12 @@ Result<std::string> with_secrets(std::string text, const std::map<std::string, s
   return text;
 }
 
-constexpr const char* kFocusedEditable =
-    "(() => { let e = document.activeElement;"
-    "  while (e && e.shadowRoot && e.shadowRoot.activeElement) e = e.shadowRoot.activeElement;"
-    "  return !!e && (e.isContentEditable || e.tagName === 'IFRAME' ||"
-    "    (/^(INPUT|TEXTAREA)$/.test(e.tagName) && !e.disabled && !e.readOnly)); })()";
+// How long a click that should open a file chooser may take to open one.
+constexpr milliseconds kFileChooserCap{3000};
+
+std::string count_text(std::size_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
 
 }  // namespace
 
@@ -111,12 +112,31 @@ struct Agent::Impl {
     }
   }
 
+  // The open tabs for the prompt, when there is more than one (asking costs nothing when there is one).
+  std::vector<vision::TabEntry> open_tabs() {
+    std::vector<vision::TabEntry> listed;
+    auto pages = tab.pages();
+    if (!pages || pages->size() < 2) return listed;
+    for (const auto& page : *pages) listed.push_back({page.number, page.title, url_host(page.url), page.current});
+    return listed;
+  }
+
   bool interrupted() const { return options.interrupted != nullptr && options.interrupted->load(); }
 
-  ActResult type_into_focus(const std::string& text) {
-    auto editable = tab.evaluate(kFocusedEditable);
-    if (!editable) return failed(editable.error());
-    if (*editable != true) return {false, "nothing focused to type into: click a text field first", std::nullopt};
+  // Types into what has the focus, then presses Enter as the seed does, unless the form would be submitted
+  // with other fields still empty (a person fills the password first) or the model said otherwise. A focused
+  // drop-down gets the option the text names instead.
+  ActResult type_into_focus(const std::string& text, Enter enter) {
+    auto field = hints::focused_field(tab);
+    if (!field) return failed(field.error());
+    if (field->kind == hints::FocusKind::Choice) {
+      auto chosen = hints::select_focused_option(tab, text);
+      if (!chosen) return failed(chosen.error());
+      return {true, "selected \"" + chosen->selected + "\"", std::nullopt};
+    }
+    if (field->kind == hints::FocusKind::None) {
+      return {false, "nothing focused to type into: click a text field first", std::nullopt};
+    }
     auto value = with_secrets(text, options.secrets);
     if (!value) return failed(value.error());
     if (*value != text) {
@@ -124,13 +144,31 @@ struct Agent::Impl {
       if (auto marked = hints::mark_secret_field(tab); !marked) return failed(marked.error());
     }
     if (auto typed = tab.type_text(*value); !typed) return failed(typed.error());
+    std::string message = "typed " + count_text(text.size(), "character", "characters");
+    const auto& empty = field->empty_fields;
+    if (enter == Enter::Skip) return {true, message + "; did not press Enter (\"enter\": false)", std::nullopt};
+    if (enter == Enter::Auto && !empty.empty()) {
+      std::string names;
+      for (const auto& name : empty) names += (names.empty() ? "" : ", ") + name;
+      return {true,
+              message + "; did not press Enter: " + count_text(empty.size(), "empty field", "empty fields") +
+                  " left in this form (" + names + ")",
+              std::nullopt};
+    }
     if (auto entered = tab.press_key(browser::Key::Enter); !entered) return failed(entered.error());
-    return {true, "typed " + std::to_string(text.size()) + " characters and pressed Enter", std::nullopt};
+    return {true, message + " and pressed Enter", std::nullopt};
   }
 
-  ActResult click(const hints::HintMap& map, const std::string& label) {
+  // {"ask"}: the person's answer goes into the next step; nobody to ask ends the run (the caller's part).
+  std::optional<std::string> ask_person(const std::string& question) {
+    if (!options.ask) return std::nullopt;
+    return options.ask(question);
+  }
+
+  ActResult click(const hints::HintMap& map, const std::string& label, hints::Effect* effect = nullptr) {
     auto outcome = hints::click_label(tab, map, label);
     if (!outcome) return failed(outcome.error());
+    if (effect != nullptr) *effect = outcome->effect;
     std::string message = "clicked " + outcome->hint.role + " \"" + outcome->hint.text + "\"";
     if (outcome->effect == hints::Effect::OptionsListed) {
       message += "; its options are:";
@@ -140,29 +178,52 @@ struct Agent::Impl {
     return {true, message, outcome->hint.rect};
   }
 
+  ActResult select(const hints::HintMap& map, const std::string& label, const std::string& option) {
+    auto chosen = hints::select_option(tab, map, label, option);
+    if (!chosen) return failed(chosen.error());
+    return {true, "selected \"" + chosen->selected + "\"", chosen->hint.rect};
+  }
+
   ActResult act(const Action& action, const hints::Capture& capture) {
     switch (action.kind) {
       case ActionKind::Done: return {true, "done", std::nullopt};
       case ActionKind::Click: return click(capture.map, action.label);
       case ActionKind::ClickType: {
-        // Click, then type, then Enter, once (the seed typed the text twice).
-        ActResult clicked = click(capture.map, action.label);
+        // Click, then type, then Enter, once (the seed typed the text twice). Typing into a drop-down
+        // chooses the option it names, as it does for a person.
+        hints::Effect effect = hints::Effect::Clicked;
+        ActResult clicked = click(capture.map, action.label, &effect);
         if (!clicked.ok) return clicked;
-        ActResult typed = type_into_focus(action.text);
+        if (effect == hints::Effect::OptionsListed) return select(capture.map, action.label, action.text);
+        ActResult typed = type_into_focus(action.text, action.enter);
         typed.message = clicked.message + ", then " + typed.message;
         typed.target = clicked.target;
         return typed;
       }
-      case ActionKind::Type: return type_into_focus(action.text);
+      case ActionKind::Type: return type_into_focus(action.text, action.enter);
       case ActionKind::Navigate: {
         if (auto loaded = tab.navigate(action.text); !loaded) return failed(loaded.error());
         return {true, "loaded " + action.text, std::nullopt};
       }
-      case ActionKind::Select: {
-        auto chosen = hints::select_option(tab, capture.map, action.label, action.text);
-        if (!chosen) return failed(chosen.error());
-        return {true, "selected \"" + chosen->selected + "\"", chosen->hint.rect};
+      case ActionKind::Select: return select(capture.map, action.label, action.text);
+      case ActionKind::Upload: {
+        auto path = upload_path(options.upload_dir, action.text);
+        if (!path) return failed(path.error());
+        auto uploaded = hints::upload_files(tab, capture.map, action.label, {*path}, kFileChooserCap);
+        if (!uploaded) return failed(uploaded.error());
+        return {true,
+                "chose the file " + action.text + " with " + uploaded->hint.role + " \"" + uploaded->hint.text + "\"",
+                uploaded->hint.rect};
       }
+      case ActionKind::SwitchTab: {
+        if (auto switched = tab.switch_page(action.tab); !switched) return failed(switched.error());
+        return {true, "switched to tab " + std::to_string(action.tab), std::nullopt};
+      }
+      case ActionKind::CloseTab: {
+        if (auto closed = tab.close_page(); !closed) return failed(closed.error());
+        return {true, "closed the tab; back in the one before it", std::nullopt};
+      }
+      case ActionKind::Ask: return {false, "the question was not put to anyone", std::nullopt};  // run() asks
       case ActionKind::ClickAt: {
         // The model points in pixels of the frame it saw; the page wants viewport CSS pixels.
         const double scale = capture.labelled.width > 0 ? capture.map.viewport_width() / capture.labelled.width : 1.0;
@@ -286,7 +347,13 @@ RunResult Agent::run(const StepCallback& on_step) {
     record.timings.check = capture->timings.check;
 
     const auto model_start = Clock::now();
-    Observation observation{s.options.objective, record.url, record.title, &*capture, s.history};
+    Observation observation{s.options.objective,
+                            record.url,
+                            record.title,
+                            &*capture,
+                            s.history,
+                            s.open_tabs(),
+                            upload_choices(s.options.upload_dir)};
     auto plan = s.planner->next(observation);
     record.timings.model = since(model_start);
     if (plan) {
@@ -310,7 +377,8 @@ RunResult Agent::run(const StepCallback& on_step) {
     auto action = parse_action(plan->action);
     ActResult acted;
     bool skipped = false;
-    if (action && action->kind != ActionKind::Done && s.options.confirm) {
+    const bool acts_on_page = action && action->kind != ActionKind::Done && action->kind != ActionKind::Ask;
+    if (acts_on_page && s.options.confirm) {
       const Confirmation answer = s.options.confirm(record, plan->action);
       if (answer.verdict == Verdict::Quit) {
         record.ok = false;
@@ -337,6 +405,19 @@ RunResult Agent::run(const StepCallback& on_step) {
       acted = failed(action.error());
     } else if (action->kind == ActionKind::Done) {
       acted = {true, "done", std::nullopt};
+    } else if (action->kind == ActionKind::Ask) {
+      const auto answer = s.ask_person(action->text);
+      if (!answer) {
+        record.ok = false;
+        record.result = "nobody is there to answer the question";
+        if (s.recorder) s.recorder->add_step(record, *capture);
+        if (on_step) on_step(record);
+        result.outcome = Outcome::NeedsInput;
+        result.question = action->text;
+        result.message = "the model needs an answer: " + action->text;
+        return s.finish(result, started, step);
+      }
+      acted = {true, "the user answered: \"" + *answer + "\"", std::nullopt};
     } else {
       // The same action on an unchanged page: warn the model once, then end the run.
       const std::string signature = to_json(*action).dump() + "@" + record.url + "#" + capture->map.to_text();
@@ -360,7 +441,7 @@ RunResult Agent::run(const StepCallback& on_step) {
     }
     record.timings.act = since(act_start);
     const auto settle_start = Clock::now();
-    if (action && action->kind != ActionKind::Done && !skipped) {
+    if (acts_on_page && !skipped) {
       // navigate and back waited for their page already. The network-quiet window is left to the next
       // capture, which is taken in it (hints::capture).
       const bool navigated = action->kind == ActionKind::Navigate || action->kind == ActionKind::Back;

@@ -22,6 +22,8 @@ Result<Plan> ModelPlanner::next(const Observation& observation) {
   request.history = observation.history;
   request.current_url = observation.url;
   request.secret_names = secret_names_;
+  request.tabs = observation.tabs;
+  request.upload_files = observation.upload_files;
   if (observation.capture != nullptr) {
     if (observation.capture->clean) {
       VIMGPT_TRY(auto clean, to_encoded(*observation.capture->clean));

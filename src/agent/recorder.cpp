@@ -114,6 +114,7 @@ void Recorder::finish(const RunResult& result) {
   run_["finished"] = timestamp();
   run_["outcome"] = to_string(result.outcome);
   run_["answer"] = result.answer;
+  if (!result.question.empty()) run_["question"] = result.question;
   run_["message"] = result.message;
   run_["steps"] = result.steps;
   run_["elapsed_ms"] = result.elapsed.count();

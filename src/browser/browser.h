@@ -105,6 +105,14 @@ struct PageInfo {
   std::string title;
 };
 
+// One of the tabs a Tab works across: its first page and the tabs its pages opened.
+struct PageSummary {
+  int number = 0;  // from 1, in the order the tabs opened
+  std::string url;
+  std::string title;
+  bool current = false;  // the one the Tab works in
+};
+
 struct BlockedNavigation {
   std::string url;
   std::string reason;
@@ -173,6 +181,19 @@ class Tab {
   Status type_text(std::string_view text);
   Status press_key(Key key);
   Status scroll(ScrollDirection direction);
+
+  // Clicks `point` as a person opening a file dialog would (an <input type=file>, its label, a button that
+  // opens one) and answers the dialog with `files` (paths on this machine) instead of showing it. NotFound
+  // when no file chooser opens within `cap`; InvalidArgument for several files where the input takes one.
+  Status click_to_choose_files(Point point, const std::vector<std::string>& files, milliseconds cap);
+
+  // The open tabs, in the order they opened (a link with target=_blank or window.open adds one, and the Tab
+  // moves to it). Asking costs a round trip only when there is more than one.
+  Result<std::vector<PageSummary>> pages();
+  // Works in tab `number` (as pages() numbers them) from now on.
+  Status switch_page(int number);
+  // Closes the tab worked in and goes back to the one worked in before it. Refused for the last tab.
+  Status close_page();
 
   Result<std::string> url();
   Result<std::string> title();

@@ -148,6 +148,31 @@ Status Tab::click(Point point) {
   return ok();
 }
 
+Status Tab::click_to_choose_files(Point point, const std::vector<std::string>& files, milliseconds cap) {
+  VIMGPT_TRY_VOID(impl_->prepare_action());
+  const std::string session = impl_->session_id;
+  cdp::EventQueue choosers(*impl_->connection, [session](const cdp::Event& event) {
+    return event.session_id == session && event.method == "Page.fileChooserOpened";
+  });
+  // While intercepted, a file dialog the page opens is reported here instead of shown.
+  VIMGPT_TRY_VOID(impl_->call("Page.setInterceptFileChooserDialog", {{"enabled", true}}));
+  auto clicked = click(point);
+  Result<cdp::Event> opened = clicked ? choosers.wait([](const cdp::Event&) { return true; }, cap) : clicked.failure();
+  [[maybe_unused]] auto restored = impl_->call("Page.setInterceptFileChooserDialog", {{"enabled", false}});
+  if (!opened) {
+    if (opened.error().kind != ErrorKind::Timeout) return opened.failure();
+    return fail(ErrorKind::NotFound,
+                "clicking there opened no file chooser: give the label of a file input, or of "
+                "the button that opens one");
+  }
+  if (opened->params.value("mode", "") == "selectSingle" && files.size() > 1) {
+    return fail(ErrorKind::InvalidArgument, "this file input takes one file, not " + std::to_string(files.size()));
+  }
+  VIMGPT_TRY_VOID(impl_->call("DOM.setFileInputFiles",
+                              {{"files", files}, {"backendNodeId", opened->params.value("backendNodeId", 0)}}));
+  return ok();
+}
+
 Status Tab::type_text(std::string_view text) {
   VIMGPT_TRY_VOID(impl_->prepare_action());
   VIMGPT_TRY_VOID(impl_->call("Input.insertText", {{"text", text}}));

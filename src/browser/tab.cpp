@@ -119,7 +119,9 @@ void Tab::Impl::on_event(const cdp::Event& event) {
       opened_targets.push_back(info.value("targetId", ""));
     }
   } else if (method == "Target.targetDestroyed") {
-    if (event.params.value("targetId", "") == target_id) current_target_destroyed = true;
+    const std::string target = event.params.value("targetId", "");
+    if (target == target_id) current_target_destroyed = true;
+    std::erase(pages, target);
   } else if (method.rfind("Browser.download", 0) == 0) {
     on_download(event);
   } else if (method == "Inspector.targetCrashed" && event.session_id == session_id) {
@@ -279,6 +281,10 @@ Status Tab::Impl::follow_new_tabs() {
     destroyed = current_target_destroyed;
   }
   if (!opened.empty()) {
+    {
+      std::scoped_lock lock(mutex);
+      pages.insert(pages.end(), opened.begin(), opened.end());
+    }
     if (!destroyed) previous_targets.push_back(target_id);
     VIMGPT_TRY_VOID(attach(opened.back()));
     return wait_for_new_tab_load();
@@ -338,6 +344,10 @@ Status Tab::Impl::start_local() {
     VIMGPT_TRY(Json created, connection->call("Target.createTarget", {{"url", "about:blank"}}));
     first_page = created.value("targetId", "");
   }
+  {
+    std::scoped_lock lock(mutex);
+    pages = {first_page};
+  }
   return attach(first_page);
 }
 
@@ -363,6 +373,7 @@ Status Tab::relaunch() {
     old = std::move(impl_->connection);
     impl_->previous_targets.clear();
     impl_->opened_targets.clear();
+    impl_->pages.clear();
   }
   impl_->page_events.reset();
   if (old) {
@@ -405,6 +416,7 @@ Result<std::unique_ptr<Tab>> Tab::open(const std::shared_ptr<cdp::Connection>& c
   impl->browser_context_id = context.value("browserContextId", "");
   VIMGPT_TRY(Json created, connection->call("Target.createTarget",
                                             {{"url", "about:blank"}, {"browserContextId", impl->browser_context_id}}));
+  impl->pages = {created.value("targetId", "")};
   std::unique_ptr<Tab> tab(new Tab(std::move(impl)));
   tab->impl_->subscription = connection->subscribe([raw = tab->impl_.get()](const cdp::Event& e) { raw->on_event(e); });
   VIMGPT_TRY_VOID(tab->impl_->attach(created.value("targetId", "")));

@@ -27,6 +27,7 @@ struct Tab::Impl {
   std::string session_id;
   std::string main_frame_id;
   std::vector<std::string> previous_targets;  // to return to when a popup closes itself
+  std::vector<std::string> pages;             // every open tab of ours, in the order they opened (pages())
 
   // Everything below is written by event handlers on the connection's reader thread.
   mutable std::mutex mutex;

@@ -87,6 +87,35 @@ agent::Confirmation confirm_on_terminal(const agent::StepRecord& step, const nlo
   }
 }
 
+// {"ask"}: the question on the terminal (or spoken, and the answer heard, in voice mode). Nothing when
+// nobody can answer: --no-ask, --json without a terminal, the end of standard input.
+agent::AskPerson person_to_ask(const Options& o, const Config& config) {
+  const bool terminal = ::isatty(STDIN_FILENO) != 0;
+  if (o.no_ask || (o.json && !terminal)) return {};
+  if (o.voice && o.voice_file.empty()) {
+    return [o, config](const std::string& question) -> std::optional<std::string> {
+      std::cerr << "the agent asks: " << question << "\n";
+      [[maybe_unused]] auto spoken = voice::speak(question);
+      auto heard = objective_from_voice(o, config);
+      std::cerr << "\n";
+      if (!heard) {
+        std::cerr << "vimgpt: " << heard.error().message << "\n";
+        return std::nullopt;
+      }
+      std::cerr << "heard: \"" << *heard << "\"\n";
+      return *heard;
+    };
+  }
+  return [](const std::string& question) -> std::optional<std::string> {
+    std::string line;
+    do {
+      std::cerr << "the agent asks: " << question << "\n  your answer: " << std::flush;
+      if (!std::getline(std::cin, line)) return std::nullopt;
+    } while (trim(line).empty());
+    return std::string(trim(line));
+  };
+}
+
 }  // namespace
 
 int run_command(Options o) {
@@ -108,6 +137,7 @@ int run_command(Options o) {
   if (o.max_listen <= 0 || o.max_listen > 120) return usage("--max-listen takes 1 to 120 seconds");
   if (o.max_restarts < 0 || o.max_restarts > 10) return usage("--max-restarts takes 0 to 10");
   if (auto stt = voice::parse_stt_backend(o.stt); !stt) return usage("--stt takes local or openai");
+  if (auto uploads = check_upload_dir(o); !uploads) return usage(uploads.error().message);
   std::unique_ptr<agent::ScriptedPlanner> script;
   std::optional<vision::ClientOptions> model;
   if (!o.actions_file.empty()) {
@@ -177,6 +207,8 @@ int run_command(Options o) {
   options.interrupted = &g_interrupted;
   options.max_restarts = o.max_restarts;
   if (o.confirm) options.confirm = confirm_on_terminal;
+  options.ask = person_to_ask(o, config);
+  options.upload_dir = o.upload_dir;
   agent::Agent agent(options, **tab, std::move(planner));
 
   auto result = agent.run([&](const agent::StepRecord& step) {
@@ -214,6 +246,7 @@ int run_command(Options o) {
     std::cout << nlohmann::json{{"event", "end"},
                                 {"outcome", agent::to_string(result.outcome)},
                                 {"answer", result.answer},
+                                {"question", result.question},
                                 {"message", result.message},
                                 {"steps", result.steps},
                                 {"prompt_tokens", result.usage.prompt_tokens},
@@ -245,7 +278,8 @@ int run_command(Options o) {
 int main(int argc, char** argv) {
   CLI::App app{
       "vimgpt: a web-browsing agent that sees pages through Vimium-style hints and a vision model.\n"
-      "Exit codes: 0 done, 1 error, 2 step/time budget exhausted, 3 stuck, 130 interrupted, 64 usage."};
+      "Exit codes: 0 done, 1 error, 2 step/time budget exhausted, 3 stuck, 4 needs input (the model asked a question "
+      "nobody could answer), 130 interrupted, 64 usage."};
   app.set_version_flag("--version", VIMGPT_VERSION);
   Options options;
   add_run_flags(app, options);
@@ -298,6 +332,7 @@ int main(int argc, char** argv) {
   batch->add_option("--max-steps", options.max_steps, "Step budget of tasks that name none (default 30)");
   batch->add_option("--timeout", options.timeout_seconds, "Time budget per task in seconds (default: none)");
   batch->add_option("--settle-ms", options.settle_ms, "Longest wait for a page to settle (default 3000)");
+  batch->add_option("--upload-dir", options.upload_dir, "Files tasks may upload, only from this folder");
 
   auto* devices = app.add_subcommand("devices", "List audio input devices (for --mic)");
   app.require_subcommand(0, 1);

@@ -212,6 +212,7 @@ nlohmann::json run_task(const TaskSettings& s, const BatchTask& task, Endpoint& 
   if (!s.record_root.empty()) options.record_dir = s.record_root + "/" + folder_name(task.id);
   options.secrets = s.secrets;
   options.interrupted = &g_batch_interrupted;
+  options.upload_dir = s.options->upload_dir;  // nobody answers {"ask"} in a batch: such a task ends needs_input
   agent::Agent agent(options, **tab, std::make_unique<agent::ModelPlanner>(**client, s.observe, names));
   const auto result = agent.run();
   (*tab)->close();  // disposes of the task's browser context
@@ -224,6 +225,7 @@ nlohmann::json run_task(const TaskSettings& s, const BatchTask& task, Endpoint& 
   line["tokens"] = result.usage.prompt_tokens + result.usage.completion_tokens;
   line["cost_usd"] = result.usage.cost_known ? nlohmann::json(result.usage.cost_usd) : nlohmann::json(nullptr);
   line["record_dir"] = result.record_dir;
+  if (!result.question.empty()) line["question"] = result.question;
   if (task.answer) line["match"] = match_answer(*task.answer, result.answer);
   return finish(agent::to_string(result.outcome), result.message);
 }
@@ -315,6 +317,7 @@ int batch_command(const Options& o, const BatchFlags& flags) {
   auto secret_values = secrets(o);
   if (!secret_values) return usage_error(secret_values.error().message);
   settings.secrets = *secret_values;
+  if (auto uploads = check_upload_dir(o); !uploads) return usage_error(uploads.error().message);
   auto launch = launch_options(o, config);
   if (!launch) return usage_error(launch.error().message);
 

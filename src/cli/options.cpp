@@ -1,6 +1,7 @@
 #include "cli/options.h"
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 
@@ -70,6 +71,11 @@ void add_run_flags(CLI::App& app, Options& o) {
   app.add_flag("--confirm", o.confirm, "Ask before each action: y(es), n(o), e(dit), q(uit)");
   app.add_option("--max-restarts", o.max_restarts, "Start a crashed local browser again at most N times (default 2)");
   app.add_option("--download-dir", o.download_dir, "Save downloads here (default: DIR/downloads with --record)");
+  app.add_option("--upload-dir", o.upload_dir,
+                 "Files the model may upload ({\"upload\": LABEL, \"file\": NAME}), only from this folder "
+                 "(default: uploads refused)");
+  app.add_flag("--no-ask", o.no_ask,
+               "Never put the model's questions to the person: {\"ask\"} ends the run as needs_input (exit 4)");
   app.add_option("--hint-mode", o.hint_mode, "How labels are drawn: overlay, image, both-frames");
   app.add_option("--observe", o.observe, "What the model gets: vision (the picture) or hybrid (plus the hint list)");
   app.add_flag("--voice", o.voice, "Speak the objective (default microphone)");
@@ -183,6 +189,16 @@ Result<vision::ClientOptions> client_options(const Options& o, const Config& con
   if (o.price_in >= 0) client.price_in = o.price_in;
   if (o.price_out >= 0) client.price_out = o.price_out;
   return client;
+}
+
+Status check_upload_dir(const Options& o) {
+  if (o.upload_dir.empty()) return ok();
+  std::error_code error;
+  if (!std::filesystem::is_directory(o.upload_dir, error)) {
+    return usage_error("--upload-dir " + o.upload_dir +
+                       " is not a folder (create it and put the files to offer in it)");
+  }
+  return ok();
 }
 
 Result<std::map<std::string, std::string>> secrets(const Options& o) {

@@ -34,6 +34,8 @@ struct Options {
   bool confirm = false;
   int max_restarts = 2;
   std::string download_dir;
+  std::string upload_dir;
+  bool no_ask = false;
   // browser
   bool headed = false;
   std::string viewport = "1080x720";
@@ -93,5 +95,7 @@ Result<hints::CaptureOptions> capture_options(const Options& options);
 // is an error naming the three ways to configure one.
 Result<vision::ClientOptions> client_options(const Options& options, const Config& config);
 Result<std::map<std::string, std::string>> secrets(const Options& options);
+// --upload-dir must name a folder that exists (empty: uploads off).
+Status check_upload_dir(const Options& options);
 
 }  // namespace vimgpt::cli

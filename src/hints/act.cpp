@@ -53,16 +53,10 @@ std::vector<SelectOption> options_of(const Json& reply) {
   return out;
 }
 
-// Where the element can be clicked, in main-viewport CSS px. For an element in an out-of-process frame the
-// frame-local point is moved by the owner's box; a frame scrolled out of the main viewport is scrolled in.
-Result<Json> locate(browser::Tab& tab, const HintMap& map, const Hint& hint, browser::Point& point) {
-  VIMGPT_TRY(Json where, detail::call_library(detail::evaluator_for(tab, hint), "locate", element_args(map, hint)));
-  VIMGPT_TRY_VOID(check_reply(where, hint));
-  if (where["x"].is_null())
-    return fail(ErrorKind::NotFound,
-                "the element labelled " + hint.label + " is covered or not visible, even after scrolling it into view");
-  point = {where["x"].get<double>(), where["y"].get<double>()};
-  if (hint.frame_session.empty()) return where;
+// A point of the frame the hint lives in, in main-viewport CSS px: an out-of-process frame's point is moved
+// by its owner's box; a frame scrolled out of the main viewport is scrolled in first (`scrolled`).
+Result<browser::Point> in_main_viewport(browser::Tab& tab, const Hint& hint, browser::Point point, bool& scrolled) {
+  if (hint.frame_session.empty()) return point;
   VIMGPT_TRY(detail::FrameBox box, detail::frame_box(tab, hint.frame_id));
   const auto& viewport = tab.viewport();
   auto inside = [&](const detail::FrameBox& b) {
@@ -70,15 +64,72 @@ Result<Json> locate(browser::Tab& tab, const HintMap& map, const Hint& hint, bro
     return x >= 0 && y >= 0 && x < viewport.width && y < viewport.height;
   };
   if (!inside(box)) {
-    auto& connection = tab.connection();
-    VIMGPT_TRY(Json scrolled, connection.call("DOM.scrollIntoViewIfNeeded", {{"backendNodeId", box.owner_backend_node}},
-                                              box.owner_session.empty() ? tab.session_id() : box.owner_session));
-    (void)scrolled;
+    VIMGPT_TRY_VOID(detail::scroll_into_view(tab, box));
     VIMGPT_TRY(box, detail::frame_box(tab, hint.frame_id));
-    where["scrolled"] = true;
+    scrolled = true;
   }
-  point = {point.x + box.x, point.y + box.y};
+  return browser::Point{point.x + box.x, point.y + box.y};
+}
+
+// Where the element can be clicked, in main-viewport CSS px.
+Result<Json> locate(browser::Tab& tab, const HintMap& map, const Hint& hint, browser::Point& point) {
+  VIMGPT_TRY(Json where, detail::call_library(detail::evaluator_for(tab, hint), "locate", element_args(map, hint)));
+  VIMGPT_TRY_VOID(check_reply(where, hint));
+  if (where["x"].is_null())
+    return fail(ErrorKind::NotFound,
+                "the element labelled " + hint.label + " is covered or not visible, even after scrolling it into view");
+  bool scrolled = where.value("scrolled", false);
+  VIMGPT_TRY(point, in_main_viewport(tab, hint, {where["x"].get<double>(), where["y"].get<double>()}, scrolled));
+  where["scrolled"] = scrolled;
   return where;
+}
+
+// How long an ARIA drop-down that was just clicked may take to show its options.
+constexpr int kOptionsWaitMs = 1500;
+
+std::string quoted_list(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "\"" : ", \"") + item + "\"";
+  return out;
+}
+
+// A choose() answer: the option chosen (a <select>'s), to be clicked (an ARIA one's), or why none was.
+Result<ActionOutcome> chosen_option(browser::Tab& tab, const Json& chosen, const Hint* hint,
+                                    std::string_view option_text) {
+  ActionOutcome outcome;
+  if (hint != nullptr) outcome.hint = *hint;
+  outcome.options = options_of(chosen);
+  const std::string error = chosen.value("error", "");
+  const std::string where = hint != nullptr ? "the drop-down labelled " + hint->label : "the focused drop-down";
+  std::vector<std::string> texts;
+  for (const auto& o : outcome.options) texts.push_back(o.text);
+  if (error == "no-option") {
+    return fail(ErrorKind::NotFound,
+                where + " has no option \"" + std::string(option_text) + "\"; its options: " + quoted_list(texts));
+  }
+  if (error == "ambiguous") {
+    return fail(ErrorKind::NotFound, "several options of " + where + " match \"" + std::string(option_text) +
+                                         "\": " + quoted_list(chosen.value("candidates", std::vector<std::string>{})) +
+                                         "; give the whole text of one");
+  }
+  if (error == "no-options") return fail(ErrorKind::NotFound, where + " shows no options, even after a click");
+  if (error == "covered") {
+    return fail(ErrorKind::NotFound,
+                "the option \"" + chosen.value("selected", "") + "\" of " + where + " is covered or not visible");
+  }
+  if (error == "not-select") return fail(ErrorKind::InvalidArgument, where + " is not a drop-down");
+  if (chosen.contains("x")) {
+    bool scrolled = false;
+    browser::Point point{chosen["x"].get<double>(), chosen["y"].get<double>()};
+    if (hint != nullptr) {
+      VIMGPT_TRY(point, in_main_viewport(tab, *hint, point, scrolled));
+    }
+    VIMGPT_TRY_VOID(tab.click(point));
+    outcome.point = point;
+  }
+  outcome.effect = Effect::OptionSelected;
+  outcome.selected = chosen.value("selected", "");
+  return outcome;
 }
 
 }  // namespace
@@ -90,10 +141,13 @@ Result<ActionOutcome> click_label(browser::Tab& tab, const HintMap& map, std::st
   VIMGPT_TRY(Json where, locate(tab, map, *hint, outcome.point));
   outcome.scrolled = where.value("scrolled", false);
   const std::string kind = where.value("kind", "click");
-  if (kind == "select") {
-    // A click would open Chromium's native popup, which swallows the next input; focus and list instead.
-    VIMGPT_TRY(Json listed,
-               detail::call_library(detail::evaluator_for(tab, *hint), "options", element_args(map, *hint)));
+  if (kind == "select" || kind == "choice") {
+    // A click would open Chromium's native popup for a <select>, which swallows the next input: focus it and
+    // list its options instead. An ARIA drop-down is clicked open, as a person would, and its options read.
+    if (kind == "choice") VIMGPT_TRY_VOID(tab.click(outcome.point));
+    Json args = element_args(map, *hint);
+    args["wait"] = kind == "choice" ? kOptionsWaitMs : 0;
+    VIMGPT_TRY(Json listed, detail::call_library(detail::evaluator_for(tab, *hint), "options", args));
     VIMGPT_TRY_VOID(check_reply(listed, *hint));
     outcome.effect = Effect::OptionsListed;
     outcome.options = options_of(listed);
@@ -112,21 +166,57 @@ Result<ActionOutcome> click_label(browser::Tab& tab, const HintMap& map, std::st
 Result<ActionOutcome> select_option(browser::Tab& tab, const HintMap& map, std::string_view label,
                                     std::string_view option_text) {
   VIMGPT_TRY(const Hint* hint, resolve(map, label));
+  const auto evaluate = detail::evaluator_for(tab, *hint);
   Json args = element_args(map, *hint);
   args["option"] = std::string(option_text);
-  VIMGPT_TRY(Json chosen, detail::call_library(detail::evaluator_for(tab, *hint), "choose", args));
+  VIMGPT_TRY(Json chosen, detail::call_library(evaluate, "choose", args));
   VIMGPT_TRY_VOID(check_reply(chosen, *hint));
+  if (chosen.value("error", "") == "no-options") {
+    // A closed ARIA drop-down: open it as a person would, then choose once its options show.
+    browser::Point point;
+    VIMGPT_TRY(Json where, locate(tab, map, *hint, point));
+    (void)where;
+    VIMGPT_TRY_VOID(tab.click(point));
+    args["wait"] = kOptionsWaitMs;
+    VIMGPT_TRY(chosen, detail::call_library(evaluate, "choose", args));
+    VIMGPT_TRY_VOID(check_reply(chosen, *hint));
+  }
+  return chosen_option(tab, chosen, hint, option_text);
+}
+
+Result<ActionOutcome> select_focused_option(browser::Tab& tab, std::string_view option_text) {
+  const detail::Evaluator evaluate = [&tab](const std::string& expression) { return tab.evaluate(expression); };
+  VIMGPT_TRY(Json chosen,
+             detail::call_library(evaluate, "choose", {{"focused", true}, {"option", std::string(option_text)}}));
+  if (!chosen.is_object()) return fail(ErrorKind::Protocol, "the hint script gave no answer for the focused field");
+  return chosen_option(tab, chosen, nullptr, option_text);
+}
+
+Result<FocusedField> focused_field(browser::Tab& tab) {
+  const detail::Evaluator evaluate = [&tab](const std::string& expression) { return tab.evaluate(expression); };
+  VIMGPT_TRY(Json field, detail::call_library(evaluate, "focusedField", Json::object()));
+  if (!field.is_object()) return fail(ErrorKind::Protocol, "the hint script gave no answer for the focused field");
+  FocusedField out;
+  const std::string kind = field.value("kind", "none");
+  out.kind = kind == "text" ? FocusKind::Text : kind == "choice" ? FocusKind::Choice : FocusKind::None;
+  out.empty_fields = field.value("empty", std::vector<std::string>{});
+  return out;
+}
+
+Result<ActionOutcome> upload_files(browser::Tab& tab, const HintMap& map, std::string_view label,
+                                   const std::vector<std::string>& files, std::chrono::milliseconds cap) {
+  VIMGPT_TRY(const Hint* hint, resolve(map, label));
   ActionOutcome outcome;
   outcome.hint = *hint;
-  outcome.options = options_of(chosen);
-  if (chosen.value("error", "") == "no-option") {
-    std::string available;
-    for (const auto& o : outcome.options) available += (available.empty() ? "\"" : ", \"") + o.text + "\"";
-    return fail(ErrorKind::NotFound, "the select labelled " + hint->label + " has no option \"" +
-                                         std::string(option_text) + "\"; its options: " + available);
+  VIMGPT_TRY(Json where, locate(tab, map, *hint, outcome.point));
+  outcome.scrolled = where.value("scrolled", false);
+  if (auto chosen = tab.click_to_choose_files(outcome.point, files, cap); !chosen) {
+    if (chosen.error().kind != ErrorKind::NotFound) return chosen.failure();
+    return fail(ErrorKind::NotFound, "clicking " + hint->label + " (" + hint->role + " \"" + hint->text +
+                                         "\") opened no file chooser: give the label of a file input, or of the "
+                                         "button that opens one");
   }
-  outcome.effect = Effect::OptionSelected;
-  outcome.selected = chosen.value("selected", "");
+  outcome.effect = Effect::FilesChosen;
   return outcome;
 }
 

@@ -80,6 +80,14 @@ Result<FrameBox> frame_box(browser::Tab& tab, std::string_view frame_id) {
   return direct.failure();
 }
 
+Status scroll_into_view(browser::Tab& tab, const FrameBox& box) {
+  VIMGPT_TRY(Json scrolled,
+             tab.connection().call("DOM.scrollIntoViewIfNeeded", {{"backendNodeId", box.owner_backend_node}},
+                                   box.owner_session.empty() ? tab.session_id() : box.owner_session));
+  (void)scrolled;
+  return ok();
+}
+
 }  // namespace detail
 
 namespace {

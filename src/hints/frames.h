@@ -23,6 +23,8 @@ struct FrameBox {
 
 // DOM.getFrameOwner + DOM.getBoxModel, walking up through parent out-of-process frames.
 Result<FrameBox> frame_box(browser::Tab& tab, std::string_view frame_id);
+// Scrolls the frame's owner element into the main viewport.
+Status scroll_into_view(browser::Tab& tab, const FrameBox& box);
 
 // Evaluates in the isolated world of the frame the hint lives in (looked up when called).
 Evaluator evaluator_for(browser::Tab& tab, const Hint& hint);

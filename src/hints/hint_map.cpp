@@ -42,6 +42,7 @@ std::string_view to_string(Effect effect) {
     case Effect::Focused: return "focused";
     case Effect::OptionsListed: return "options-listed";
     case Effect::OptionSelected: return "option-selected";
+    case Effect::FilesChosen: return "files-chosen";
   }
   return "clicked";
 }

@@ -14,6 +14,15 @@ constexpr std::string_view kActScript = R"JS(
 // The field that has the focus (through open shadow roots and same-origin frames) holds a secret from now
 // on: its box is painted over in every frame. Inside a cross-origin frame that is the whole frame.
 function markSecret() {
+  const e = deepActive();
+  if (!e) return false;
+  state.secrets.add(e);
+  return true;
+}
+
+// The element that has the focus, through open shadow roots and same-origin frames (inside a cross-origin
+// frame: that frame's element); null when nothing but the page itself has it.
+function deepActive() {
   let e = document.activeElement;
   for (;;) {
     if (e && e.shadowRoot && e.shadowRoot.activeElement) { e = e.shadowRoot.activeElement; continue; }
@@ -24,9 +33,7 @@ function markSecret() {
     }
     break;
   }
-  if (!e || e === document.body || e === document.documentElement) return false;
-  state.secrets.add(e);
-  return true;
+  return !e || e === document.body || e === document.documentElement ? null : e;
 }
 
 function secretRects() {
@@ -163,7 +170,8 @@ function locate(P) {
     scrolled = true;
     pt = clickPoint(el, frameOf(el), image);
   }
-  const kind = tag === 'select' ? 'select' : isSelectable(el) ? 'text' : 'click';
+  const choice = choiceKind(el);
+  const kind = choice === 'select' ? 'select' : choice ? 'choice' : isSelectable(el) ? 'text' : 'click';
   return {x: pt ? pt[0] : null, y: pt ? pt[1] : null, scrolled, kind, vw: innerWidth, vh: innerHeight};
 }
 
@@ -185,38 +193,171 @@ function caretToEnd(P) {
   return {focused: el.ownerDocument.activeElement === el || el.contains(el.ownerDocument.activeElement)};
 }
 
+// ---- Drop-downs: a <select>, or an ARIA listbox (itself, or the one a combobox controls) -------------------
+
+function roleAttr(el) { return (el.getAttribute('role') || '').toLowerCase(); }
+
+// 'select', 'aria' for a listbox or a combobox one chooses from (not one typed into: that is a text field),
+// or null.
+function choiceKind(el) {
+  if (el.localName === 'select') return 'select';
+  if (isSelectable(el)) return null;
+  const role = roleAttr(el);
+  if (role === 'combobox' || role === 'listbox') return 'aria';
+  return (el.getAttribute('aria-haspopup') || '').toLowerCase() === 'listbox' ? 'aria' : null;
+}
+
 function listOptions(el) {
   return [...el.options].map((o) => ({text: squash(o.text, 120), value: o.value, selected: o.selected,
                                       disabled: o.disabled || (o.parentElement && o.parentElement.disabled) || false}));
 }
 
+// The visible, enabled options of the listboxes an ARIA element shows: itself, those aria-controls or
+// aria-owns name, and those inside it.
+function ariaOptions(el) {
+  const boxes = new Set();
+  if (roleAttr(el) === 'listbox') boxes.add(el);
+  const root = el.getRootNode();
+  for (const attr of ['aria-controls', 'aria-owns']) {
+    for (const id of (el.getAttribute(attr) || '').split(/\s+/)) {
+      const box = id && (root.getElementById ? root.getElementById(id) : el.ownerDocument.getElementById(id));
+      if (box) boxes.add(box);
+    }
+  }
+  for (const box of el.querySelectorAll('[role=listbox]')) boxes.add(box);
+  const out = [];
+  for (const box of boxes) {
+    const opts = roleAttr(box) === 'option' ? [box] : box.querySelectorAll('[role=option]');
+    for (const o of opts) {
+      const off = (o.getAttribute('aria-disabled') || '').toLowerCase() === 'true';
+      if (!off && o.getClientRects().length > 0 && !out.includes(o)) out.push(o);
+    }
+  }
+  return out;
+}
+
+function optionText(o) { return squash(o.localName === 'option' ? o.text : (o.getAttribute('aria-label') || o.textContent), 120); }
+function listAria(opts) { return opts.map((o) => ({text: optionText(o), value: o.getAttribute('data-value') || '',
+  selected: (o.getAttribute('aria-selected') || '') === 'true', disabled: false})); }
+
+// As typing into a focused drop-down does for a person: the option whose text is exactly `want`, else the
+// one that matches case-insensitively (or by value), else the only one that starts with it, else the only
+// one that contains it. Several candidates at the last two stages: ambiguous.
+function pickOption(opts, want, valueOf) {
+  const w = squash(want, 1000), lw = w.toLowerCase();
+  const text = (o) => optionText(o);
+  let found = opts.filter((o) => text(o) === w);
+  if (!found.length) found = opts.filter((o) => text(o).toLowerCase() === lw);
+  if (!found.length) found = opts.filter((o) => (valueOf(o) || '').toLowerCase() === lw && lw !== '');
+  if (found.length) return {pick: found[0]};
+  for (const test of [(t) => t.startsWith(lw), (t) => t.includes(lw)]) {
+    found = opts.filter((o) => test(text(o).toLowerCase()));
+    if (found.length === 1) return {pick: found[0]};
+    if (found.length > 1) return {candidates: found.map(text)};
+  }
+  return {};
+}
+
+// The element a choice acts on: the labelled one, or (P.focused) the one that has the focus.
+function choiceTarget(P) {
+  if (!P.focused) return element(P);
+  const el = deepActive();
+  return el ? {el} : {error: 'not-select'};
+}
+
+// Waits (on mutations, at most `ms`) until the element shows options.
+function optionsShown(el, ms) {
+  if (ariaOptions(el).length) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const seen = new MutationObserver(() => {
+      if (ariaOptions(el).length) { seen.disconnect(); clearTimeout(timer); resolve(true); }
+    });
+    const timer = setTimeout(() => { seen.disconnect(); resolve(false); }, ms);
+    seen.observe(el.ownerDocument, {subtree: true, childList: true, attributes: true});
+  });
+}
+
+// A drop-down's options; a <select> is focused (a click would open Chromium's own popup, which swallows the
+// next input). An ARIA one was just clicked open: its options may take a moment (P.wait ms) to appear.
 function options(P) {
-  const got = element(P);
+  const got = choiceTarget(P);
   if (got.error) return got;
-  if (got.el.localName !== 'select') return {error: 'not-select'};
-  got.el.focus();
-  return {options: listOptions(got.el)};
+  const el = got.el, kind = choiceKind(el);
+  if (kind === 'select') { el.focus(); return {options: listOptions(el)}; }
+  if (kind !== 'aria') return {error: 'not-select'};
+  return optionsShown(el, P.wait || 0).then(() => ({options: listAria(ariaOptions(el))}));
 }
 
 function choose(P) {
-  const got = element(P);
+  const got = choiceTarget(P);
   if (got.error) return got;
-  const el = got.el;
-  if (el.localName !== 'select') return {error: 'not-select'};
-  const want = P.option.trim().toLowerCase();
-  const opts = [...el.options].filter((o) => !o.disabled);
-  const text = (o) => o.text.replace(/\s+/g, ' ').trim().toLowerCase();
-  const pick = opts.find((o) => text(o) === want) || opts.find((o) => o.value.toLowerCase() === want) ||
-               opts.find((o) => text(o).startsWith(want)) || opts.find((o) => text(o).includes(want));
-  if (!pick) return {error: 'no-option', options: listOptions(el)};
-  el.focus();
-  pick.selected = true;
-  el.dispatchEvent(new Event('input', {bubbles: true, composed: true}));
-  el.dispatchEvent(new Event('change', {bubbles: true}));
-  return {selected: squash(pick.text, 120), options: listOptions(el)};
+  const el = got.el, kind = choiceKind(el);
+  if (kind === 'select') {
+    const opts = [...el.options].filter((o) => !o.disabled && !(o.parentElement && o.parentElement.disabled));
+    const found = pickOption(opts, P.option, (o) => o.value);
+    if (!found.pick) return {error: found.candidates ? 'ambiguous' : 'no-option', candidates: found.candidates,
+                             options: listOptions(el)};
+    el.focus();
+    found.pick.selected = true;
+    el.dispatchEvent(new Event('input', {bubbles: true, composed: true}));
+    el.dispatchEvent(new Event('change', {bubbles: true}));
+    return {selected: optionText(found.pick), options: listOptions(el)};
+  }
+  if (kind !== 'aria') return {error: 'not-select'};
+  const chooseShown = () => {
+    const opts = ariaOptions(el);
+    if (!opts.length) return {error: 'no-options'};
+    const found = pickOption(opts, P.option, (o) => o.getAttribute('data-value'));
+    if (!found.pick) return {error: found.candidates ? 'ambiguous' : 'no-option', candidates: found.candidates,
+                             options: listAria(opts)};
+    // A person clicks the option: the page's own handlers decide what choosing means.
+    let pt = clickPoint(found.pick, frameOf(found.pick), null);
+    if (!pt) {
+      found.pick.scrollIntoView({block: 'nearest', inline: 'nearest', behavior: 'instant'});
+      pt = clickPoint(found.pick, frameOf(found.pick), null);
+    }
+    if (!pt) return {error: 'covered', selected: optionText(found.pick)};
+    return {x: pt[0], y: pt[1], selected: optionText(found.pick), options: listAria(opts)};
+  };
+  return P.wait ? optionsShown(el, P.wait).then(chooseShown) : chooseShown();
 }
 
-return {find, overlay, removeOverlay, finishCapture, watch, locate, caretToEnd, options, choose, markSecret};
+// ---- Typing: what has the focus, and whether Enter would submit a form that still has empty fields ----------
+
+const TEXTLIKE = new Set(['text', 'email', 'password', 'tel', 'number', 'search', 'url']);
+
+function fieldName(f) {
+  const labelled = f.labels && f.labels.length ? f.labels[0].textContent : '';
+  return squash(f.getAttribute('aria-label') || labelled || f.placeholder || f.name || f.type, 60);
+}
+
+function shown(f) {
+  if (!f.getClientRects().length) return false;
+  const s = getComputedStyle(f);
+  return s.visibility !== 'hidden' && s.display !== 'none';
+}
+
+// kind: 'text' (a field, contenteditable or a frame's document to type into), 'choice' (a drop-down), or
+// 'none'; empty: the other visible, enabled, empty text-like fields of the same form, by name.
+function focusedField() {
+  const el = deepActive();
+  if (!el) return {kind: 'none', empty: []};
+  if (choiceKind(el)) return {kind: 'choice', empty: []};
+  const tag = el.localName;
+  const typable = tag === 'iframe' || tag === 'frame' || (isSelectable(el) && !el.disabled && !el.readOnly);
+  if (!typable) return {kind: 'none', empty: []};
+  const empty = [];
+  if (el.form) {
+    for (const f of el.form.elements) {
+      if (f === el || f.localName !== 'input' || !TEXTLIKE.has(f.type) || f.disabled || f.readOnly) continue;
+      if (f.value === '' && shown(f)) empty.push(fieldName(f));
+    }
+  }
+  return {kind: 'text', empty};
+}
+
+return {find, overlay, removeOverlay, finishCapture, watch, locate, caretToEnd, options, choose, focusedField,
+        markSecret};
 )JS";
 
 // Installed once per isolated world (a navigation starts a new one), then called as __vimgptHints.fn(args).
@@ -244,15 +385,16 @@ Result<cdp::Json> call_library(const Evaluator& evaluate, std::string_view funct
     if (value.is_discarded()) return fail(ErrorKind::Protocol, "the hint script answered with malformed JSON");
     return value;
   };
-  VIMGPT_TRY(cdp::Json answer, evaluate("globalThis.__vimgptHints ? JSON.stringify(globalThis.__vimgptHints." + call +
-                                        ") : \"" + std::string(kMissing) + "\""));
+  // A function may answer with a promise (a drop-down's options appear a moment after the click): Tab's
+  // evaluate awaits it.
+  const auto stringified = [](const std::string& value) {
+    return "((v) => v instanceof Promise ? v.then((r) => JSON.stringify(r)) : JSON.stringify(v))(" + value + ")";
+  };
+  VIMGPT_TRY(cdp::Json answer,
+             evaluate("globalThis.__vimgptHints ? " + stringified("globalThis.__vimgptHints." + call) + " : \"" +
+                      std::string(kMissing) + "\""));
   if (answer != kMissing) return parsed(answer);
-  std::string install = "JSON.stringify((globalThis.__vimgptHints = ";
-  install += library();
-  install += ").";
-  install += call;
-  install += ")";
-  VIMGPT_TRY(cdp::Json installed, evaluate(install));
+  VIMGPT_TRY(cdp::Json installed, evaluate(stringified("(globalThis.__vimgptHints = " + library() + ")." + call)));
   return parsed(installed);
 }
 

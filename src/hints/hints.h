@@ -186,8 +186,9 @@ Status remove_overlay(browser::Tab& tab);
 enum class Effect {
   Clicked,         // trusted mouse click at `point`
   Focused,         // a text field or contenteditable: clicked, focused, caret at the end
-  OptionsListed,   // a <select>: focused, its options listed so the next step can pick one
+  OptionsListed,   // a drop-down: a <select> focused, or an ARIA one clicked open; its options listed
   OptionSelected,  // select_option chose an option
+  FilesChosen,     // upload_files answered a file chooser
 };
 std::string_view to_string(Effect effect);
 
@@ -211,9 +212,32 @@ struct ActionOutcome {
 // visible, unoccluded point, scrolling it into view first if needed. Unknown label: ErrorKind::NotFound
 // naming the labels near it. Element gone since the pass: ErrorKind::NotFound asking for a new capture.
 Result<ActionOutcome> click_label(browser::Tab& tab, const HintMap& map, std::string_view label);
-// Chooses the option of a <select> whose text (or value) matches `option_text` (case-insensitive, exact
-// first, then prefix, then substring), firing input and change as a user's choice would.
+// Chooses an option of a drop-down as typing its name into it would: the option whose text is exactly
+// `option_text`, else the one equal to it ignoring case (or its value), else the only one that starts with
+// it, else the only one that contains it. A <select> gets the option and its input and change events; an
+// ARIA listbox or combobox (not one typed into) is clicked open if needed and the option clicked. No match,
+// or several: NotFound listing the options.
 Result<ActionOutcome> select_option(browser::Tab& tab, const HintMap& map, std::string_view label,
                                     std::string_view option_text);
+// The same for the drop-down that has the focus (a {"type": ...} after clicking it).
+Result<ActionOutcome> select_focused_option(browser::Tab& tab, std::string_view option_text);
+
+enum class FocusKind {
+  None,    // nothing to type into has the focus
+  Text,    // a text field, a contenteditable element, or a frame whose document has the focus
+  Choice,  // a drop-down (see select_option)
+};
+struct FocusedField {
+  FocusKind kind = FocusKind::None;
+  // The other visible, enabled, empty text-like inputs (text, email, password, tel, number, search, url) of
+  // the focused field's form, by their label, aria-label, placeholder or name: Enter would submit them empty.
+  std::vector<std::string> empty_fields;
+};
+Result<FocusedField> focused_field(browser::Tab& tab);
+
+// Clicks the element `label` names so that it opens a file chooser (an <input type=file>, its <label>, a
+// button that opens one) and answers it with `files`. NotFound when no chooser opens within `cap`.
+Result<ActionOutcome> upload_files(browser::Tab& tab, const HintMap& map, std::string_view label,
+                                   const std::vector<std::string>& files, std::chrono::milliseconds cap);
 
 }  // namespace vimgpt::hints

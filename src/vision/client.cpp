@@ -25,21 +25,6 @@ constexpr std::string_view kFormalizeSystem =
     "You turn an instruction for a web browser into one JSON action object. You answer with the JSON object and "
     "nothing else: no code block, no prose.";
 
-std::string vocabulary_text() {
-  return "Allowed keys: navigate (URL string), click (label string), type (text string), done (the answer, or "
-         "true), scroll (\"down\" or \"up\"), back (true), key (key name), select (label) with option (text), "
-         "wait (seconds, at most 10), click_at ([x, y]). A click and a type may go together.";
-}
-
-// Structured replies list every key, unused ones as null; the action is what is left.
-Json drop_nulls(Json action) {
-  if (!action.is_object()) return action;
-  for (auto it = action.begin(); it != action.end();) {
-    it = it.value().is_null() ? action.erase(it) : std::next(it);
-  }
-  return action;
-}
-
 }  // namespace
 
 struct Client::Impl {
@@ -124,7 +109,7 @@ struct Client::Impl {
 
   Result<ParsedReply> parse(const detail::ChatReply& reply) const {
     auto parsed = parse_reply(reply.text);
-    if (parsed && reply.structured) parsed->action = drop_nulls(std::move(parsed->action));
+    if (parsed && reply.structured) parsed->action = structured_action(std::move(parsed->action));
     return parsed;
   }
 };

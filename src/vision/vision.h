@@ -110,13 +110,19 @@ struct Usage {
 // ---------------------------------------------------------------------------------------------------------------
 // Actions: the vocabulary, its JSON schema, and reply parsing with repair
 
-// Keys the agent accepts: navigate, click, type, done, scroll, back, key, select, option, wait, click_at.
+// Keys the agent accepts: navigate, click, type, enter, done, scroll, back, key, select, option, upload, file,
+// tab, close_tab, ask, wait, click_at.
 const std::vector<std::string>& action_keys();
+// "Allowed keys: navigate (URL string), ...": the vocabulary in one line, for the repair and formalize calls.
+std::string vocabulary_text();
 enum class SchemaStyle {
   Strict,   // OpenAI strict structured output: every key required, unused ones null, no extra keys
   Relaxed,  // Anthropic tool input: optional keys
 };
 const Json& action_schema(SchemaStyle style);
+// A structured reply lists every key, unused ones null: the action is what is left. "done" is false until
+// the task is complete, so a null "done" stays only when nothing else was chosen ({"done": null} alone).
+Json structured_action(Json action);
 // Keys of `action` outside the vocabulary, in order; reported to the user, never silently dropped.
 std::vector<std::string> unknown_keys(const Json& action);
 
@@ -146,6 +152,14 @@ struct HistoryEntry {
   std::string error;   // why it failed, if it did
 };
 
+// An open tab as the prompt lists it (only when there is more than one).
+struct TabEntry {
+  int number = 0;  // what {"tab": N} names, from 1
+  std::string title;
+  std::string host;
+  bool current = false;
+};
+
 struct StepRequest {
   std::string objective;
   // 1 image (labelled), or 2 (clean first, then labelled) for --both-frames.
@@ -154,6 +168,8 @@ struct StepRequest {
   std::string current_url;
   std::string hint_text;                  // --observe hybrid: one line per label (label, role, name, href); empty: none
   std::vector<std::string> secret_names;  // the model may type "<secret:NAME>" for these
+  std::vector<TabEntry> tabs;
+  std::vector<std::string> upload_files;  // names (never contents) of the files --upload-dir offers
 };
 
 enum class PromptStyle {

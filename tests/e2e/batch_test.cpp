@@ -202,5 +202,29 @@ TEST(Batch, WithoutABrowserEachWorkerLaunchesItsOwnChromium) {
   EXPECT_EQ(browsers, (std::set<std::string>{"local-1", "local-2"}));
 }
 
+TEST(Batch, ATaskWhoseModelAsksAQuestionEndsNeedsInputWithTheQuestion) {
+  Site site;
+  FakeModelServer model;
+  model.set_responder([](const test::ReceivedRequest& request) {
+    // Nobody is there to answer in a batch: t1's question ends t1 only.
+    return ScriptedReply::text(request.text.find("task t1") != std::string::npos ? R"({"ask": "Which colour?"})"
+                                                                                 : R"({"done": "fine"})");
+  });
+  BatchDir dir;
+  const auto run = test::run_vimgpt(batch_args(dir.tasks(site.base(), 2), dir.out(), model, 1, {}));
+  const auto results = read_results(dir.out());
+  ASSERT_EQ(results.size(), 2U) << run.err;
+  for (const auto& line : results) {
+    if (line["id"] == "t1") {
+      EXPECT_EQ(line["status"], "needs_input") << line.dump();
+      EXPECT_EQ(line["question"], "Which colour?");
+      EXPECT_EQ(line["steps"], 1);
+    } else {
+      EXPECT_EQ(line["status"], "done") << line.dump();
+      EXPECT_FALSE(line.contains("question"));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace vimgpt

@@ -1,5 +1,9 @@
 // The action vocabulary: the seed's contract, its priority order, and what is refused.
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "agent/agent.h"
 #include "support/assertions.h"
@@ -31,6 +35,26 @@ TEST(AgentActions, SeedContract) {
   EXPECT_EQ(done.kind, ActionKind::Done);
   EXPECT_EQ(done.answer, "the answer is 42");
   EXPECT_EQ(parse(R"({"done": null})").kind, ActionKind::Done);  // the seed's "done with no value"
+}
+
+// Every reply the original's documentation shows as valid (../shared/original/vision-module.md, actions.md).
+TEST(AgentActions, TheOriginalsDocumentedRepliesMeanWhatTheySay) {
+  EXPECT_EQ(parse(R"({"navigate": "https://arxiv.org"})").text, "https://arxiv.org");
+  EXPECT_EQ(parse(R"({"navigate": "github.com"})").text, "https://github.com");
+  const Action search = parse(R"({"click": "F", "type": "quantum computing"})");
+  EXPECT_EQ(search.kind, ActionKind::ClickType);
+  EXPECT_EQ(search.enter, Enter::Auto);
+  EXPECT_EQ(parse(R"({"click": "ab"})").label, "ab");
+  for (const char* done :
+       {R"({"done": null})", R"({"done": true})", R"({"done": ""})", R"({"done": "42"})", R"({"done": false})"}) {
+    EXPECT_EQ(parse(done).kind, ActionKind::Done) << done;  // the key is what matters
+  }
+}
+
+TEST(AgentActions, DoneFalseBesideAnActionIsAStructuredNotDoneYet) {
+  EXPECT_EQ(parse(R"({"done": false, "click": "A"})").kind, ActionKind::Click);
+  EXPECT_EQ(parse(R"({"done": false, "navigate": null, "type": "x"})").kind, ActionKind::Type);
+  EXPECT_EQ(parse(R"({"done": null, "click": "A"})").kind, ActionKind::Done);  // the seed's order
 }
 
 TEST(AgentActions, SeedPriorityWhenSeveralKeysArrive) {
@@ -67,6 +91,26 @@ TEST(AgentActions, ExtensionsParseAndValidate) {
   EXPECT_EQ(at.kind, ActionKind::ClickAt);
   EXPECT_DOUBLE_EQ(at.y, 200.5);
 
+  EXPECT_EQ(parse(R"({"type": "x", "enter": false})").enter, Enter::Skip);
+  EXPECT_EQ(parse(R"({"click": "A", "type": "x", "enter": true})").enter, Enter::Press);
+  const Action upload = parse(R"({"upload": "AB", "file": "cv.pdf"})");
+  EXPECT_EQ(upload.kind, ActionKind::Upload);
+  EXPECT_EQ(upload.label, "AB");
+  EXPECT_EQ(upload.text, "cv.pdf");
+  EXPECT_EQ(parse(R"({"tab": 2})").tab, 2);
+  EXPECT_EQ(parse(R"({"tab": 3.0})").tab, 3);
+  EXPECT_EQ(parse(R"({"close_tab": true})").kind, ActionKind::CloseTab);
+  const Action ask = parse(R"({"ask": "  Which date do you want?  "})");
+  EXPECT_EQ(ask.kind, ActionKind::Ask);
+  EXPECT_EQ(ask.text, "Which date do you want?");
+
+  EXPECT_EQ(refusal(Json::parse(R"({"type": "x", "enter": "yes"})")).kind, ErrorKind::InvalidArgument);
+  EXPECT_NE(refusal(Json::parse(R"({"upload": "AB"})")).message.find("\"file\""), std::string::npos);
+  EXPECT_EQ(refusal(Json::parse(R"({"tab": 0})")).kind, ErrorKind::InvalidArgument);
+  EXPECT_EQ(refusal(Json::parse(R"({"tab": 1.5})")).kind, ErrorKind::InvalidArgument);
+  EXPECT_EQ(refusal(Json::parse(R"({"tab": "2"})")).kind, ErrorKind::InvalidArgument);
+  EXPECT_NE(refusal(Json::parse(R"({"ask": "  "})")).message.find("question"), std::string::npos);
+  EXPECT_NE(refusal(Json::parse(R"({"ask": null})")).message.find("question"), std::string::npos);
   EXPECT_EQ(refusal(Json::parse(R"({"key": "F13"})")).kind, ErrorKind::InvalidArgument);
   EXPECT_EQ(refusal(Json::parse(R"({"wait": 11})")).kind, ErrorKind::InvalidArgument);
   EXPECT_EQ(refusal(Json::parse(R"({"wait": -1})")).kind, ErrorKind::InvalidArgument);
@@ -89,9 +133,11 @@ TEST(AgentActions, BadShapesAreErrorsTheModelCanReadNotCrashes) {
 }
 
 TEST(AgentActions, JsonRoundTripKeepsTheMeaning) {
-  for (const char* reply : {R"({"click": "AB", "type": "x"})", R"({"navigate": "https://a.com/"})",
-                            R"({"select": "C", "option": "Blue"})", R"({"scroll": "up"})", R"({"wait": 1.0})",
-                            R"({"click_at": [3.0, 4.0]})", R"({"key": "Tab"})", R"({"done": "yes"})"}) {
+  for (const char* reply :
+       {R"({"click": "AB", "type": "x"})", R"({"navigate": "https://a.com/"})", R"({"select": "C", "option": "Blue"})",
+        R"({"scroll": "up"})", R"({"wait": 1.0})", R"({"click_at": [3.0, 4.0]})", R"({"key": "Tab"})",
+        R"({"done": "yes"})", R"({"type": "x", "enter": false})", R"({"click": "A", "type": "x", "enter": true})",
+        R"({"upload": "B", "file": "a.txt"})", R"({"tab": 2})", R"({"close_tab": true})", R"({"ask": "Which one?"})"}) {
     const Action action = parse(reply);
     auto again = parse_action(to_json(action));
     ASSERT_OK(again);
@@ -99,11 +145,44 @@ TEST(AgentActions, JsonRoundTripKeepsTheMeaning) {
   }
 }
 
+TEST(AgentUploads, OnlyRegularFilesInsideTheUploadFolder) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / ("vimgpt-uploads-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root / "inside" / "sub");
+  std::ofstream(root / "inside" / "cv.pdf") << "%PDF";
+  std::ofstream(root / "inside" / "sub" / "deep.txt") << "x";
+  std::ofstream(root / "secret.txt") << "no";
+  fs::create_symlink(root / "secret.txt", root / "inside" / "link.txt");
+  const std::string dir = (root / "inside").string();
+
+  EXPECT_EQ(upload_choices(dir), (std::vector<std::string>{"cv.pdf", "link.txt"}));
+  auto found = upload_path(dir, "cv.pdf");
+  ASSERT_OK(found);
+  EXPECT_EQ(*found, fs::canonical(root / "inside" / "cv.pdf").string());
+  EXPECT_TRUE(upload_path(dir, "sub/deep.txt"));
+  for (const std::string& outside : std::vector<std::string>{"../secret.txt", (root / "secret.txt").string(),
+                                                             "link.txt", "sub/../../secret.txt", "", "."}) {
+    auto refused = upload_path(dir, outside);
+    ASSERT_FALSE(refused) << outside;
+    EXPECT_EQ(refused.error().kind, ErrorKind::Refused) << outside << ": " << refused.error().message;
+  }
+  auto missing = upload_path(dir, "photo.jpg");
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message.find("cv.pdf"), std::string::npos) << missing.error().message;  // what there is
+  auto off = upload_path("", "cv.pdf");
+  ASSERT_FALSE(off);
+  EXPECT_NE(off.error().message.find("--upload-dir"), std::string::npos);
+  fs::remove_all(root);
+}
+
 TEST(AgentOutcomes, ExitCodesAreTheDocumentedOnes) {
   EXPECT_EQ(exit_code(Outcome::Done), 0);
   EXPECT_EQ(exit_code(Outcome::Error), 1);
   EXPECT_EQ(exit_code(Outcome::BudgetExhausted), 2);
   EXPECT_EQ(exit_code(Outcome::Stuck), 3);
+  EXPECT_EQ(exit_code(Outcome::NeedsInput), 4);
+  EXPECT_EQ(to_string(Outcome::NeedsInput), "needs_input");
   EXPECT_EQ(exit_code(Outcome::Interrupted), 130);
 }
 

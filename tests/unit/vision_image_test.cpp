@@ -213,10 +213,30 @@ TEST(Prompt, KeepsTheOriginalWithoutItsContradiction) {
   EXPECT_NE(user.find("Do not return the JSON inside a code block"), std::string::npos);
   // The original said the keys must only be navigate, type or click, after asking for done.
   EXPECT_EQ(user.find("must ONLY be one of navigate, type, or click."), std::string::npos);
-  EXPECT_NE(user.find("navigate, type, click, done, scroll, back, key, select, option, wait or click_at"),
-            std::string::npos);
+  // The key list is the whole vocabulary, the seed's keys first.
+  const auto list_at = user.find("must ONLY be one of navigate, click, type, ");
+  ASSERT_NE(list_at, std::string::npos) << user;
+  const std::string list = user.substr(list_at, user.find('.', list_at) - list_at);
+  for (const auto& key : action_keys()) EXPECT_NE(list.find(" " + key), std::string::npos) << key;
+  EXPECT_NE(list.find(" or click_at"), std::string::npos) << list;
   EXPECT_NE(user.find("answer to the user's task"), std::string::npos);
   EXPECT_NE(prompt.system.find("never instructions"), std::string::npos);
+}
+
+TEST(Prompt, ListsOpenTabsOnlyWhenThereAreSeveralAndTheFilesToUpload) {
+  StepRequest step = step_for("compare two offers");
+  step.tabs = {{1, "Offers", "shop.example", false}};
+  EXPECT_EQ(build_prompt(step, PromptStyle::JsonObject).user.find("Open tabs"), std::string::npos);
+  step.tabs.push_back({2, "Offer 7", "deals.example", true});
+  step.upload_files = {"cv.pdf", "photo.jpg"};
+  const std::string user = build_prompt(step, PromptStyle::JsonObject).user;
+  EXPECT_NE(user.find("Open tabs (switch with {\"tab\": N}):\n1. Offers - shop.example\n2. Offer 7 - deals.example "
+                      "(this tab)"),
+            std::string::npos)
+      << user;
+  EXPECT_NE(user.find("Files you can upload with {\"upload\": \"AB\", \"file\": NAME}: cv.pdf photo.jpg."),
+            std::string::npos)
+      << user;
 }
 
 TEST(Prompt, IncludesHistoryHintsSecretsAndFrames) {

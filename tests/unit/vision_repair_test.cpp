@@ -96,7 +96,37 @@ TEST(ActionVocabulary, UnknownKeysListsOnlyKeysOutsideTheVocabulary) {
   const Json action = {{"click", "A"}, {"type", "x"}, {"thought", "..."}, {"scroll", "down"}, {"foo", 1}};
   EXPECT_EQ(unknown_keys(action), (std::vector<std::string>{"foo", "thought"}));
   EXPECT_TRUE(unknown_keys(Json{{"done", nullptr}}).empty());
-  EXPECT_EQ(action_keys().size(), 11U);
+  EXPECT_TRUE(unknown_keys(Json{{"upload", "A"},
+                                {"file", "cv.pdf"},
+                                {"tab", 2},
+                                {"close_tab", true},
+                                {"ask", "Which date?"},
+                                {"type", "x"},
+                                {"enter", false}})
+                  .empty());
+  EXPECT_EQ(action_keys().size(), 17U);
+}
+
+// A strict reply as OpenAI sends it: every key, the unused ones null.
+Json strict_reply(Json chosen) {
+  Json reply = Json::object();
+  for (const auto& key : action_keys()) reply[key] = key == "done" ? Json(false) : Json();
+  reply.update(chosen);
+  return reply;
+}
+
+TEST(ActionVocabulary, AStructuredReplyKeepsWhatWasChosenAndTellsDoneFromNotDone) {
+  EXPECT_EQ(structured_action(strict_reply({{"click", "A"}})), (Json{{"click", "A"}}));
+  EXPECT_EQ(structured_action(strict_reply({{"done", true}})), (Json{{"done", true}}));
+  EXPECT_EQ(structured_action(strict_reply({{"done", "18 degrees"}})), (Json{{"done", "18 degrees"}}));
+  EXPECT_EQ(structured_action(strict_reply(Json::object())), Json::object());  // not done, nothing chosen: no action
+  // A server that fills unused keys with null even for "done": null beside a choice is not a choice, and
+  // {"done": null} alone (the original's completion reply) is done.
+  EXPECT_EQ(structured_action({{"click", "A"}, {"type", "x"}, {"done", nullptr}, {"navigate", nullptr}}),
+            (Json{{"click", "A"}, {"type", "x"}}));
+  EXPECT_EQ(structured_action({{"done", nullptr}, {"navigate", nullptr}, {"click", nullptr}}),
+            (Json{{"done", nullptr}}));
+  EXPECT_EQ(structured_action({{"done", nullptr}}), (Json{{"done", nullptr}}));
 }
 
 TEST(ActionVocabulary, StrictSchemaRequiresEveryKeyAndForbidsOthers) {
@@ -107,8 +137,12 @@ TEST(ActionVocabulary, StrictSchemaRequiresEveryKeyAndForbidsOthers) {
   for (const auto& key : action_keys()) {
     ASSERT_TRUE(schema["properties"].contains(key)) << key;
     const Json& types = schema["properties"][key]["type"];
-    EXPECT_NE(std::find(types.begin(), types.end(), "null"), types.end()) << key << " must be nullable";
+    // Unused keys are null; "done" is false until the run is done, so that a null "done" cannot stand for
+    // both "not done" and "done with no answer".
+    const bool nullable = std::find(types.begin(), types.end(), "null") != types.end();
+    EXPECT_EQ(nullable, key != "done") << key;
   }
+  EXPECT_EQ(schema["properties"]["done"]["type"], (Json{"string", "boolean"}));
   const Json& relaxed = action_schema(SchemaStyle::Relaxed);
   EXPECT_FALSE(relaxed.contains("required"));
   EXPECT_EQ(relaxed["properties"].size(), action_keys().size());

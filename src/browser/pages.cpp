@@ -1,0 +1,76 @@
+// The tabs a Tab works across: listing them, switching between them, closing one.
+#include <algorithm>
+
+#include "browser/tab_impl.h"
+
+namespace vimgpt::browser {
+
+Result<std::vector<PageSummary>> Tab::pages() {
+  VIMGPT_TRY_VOID(impl_->follow_new_tabs());
+  std::vector<std::string> ids;
+  {
+    std::scoped_lock lock(impl_->mutex);
+    ids = impl_->pages;
+  }
+  std::vector<PageSummary> listed;
+  if (ids.size() <= 1) {
+    // One tab: what the caller already knows of it, without asking the browser.
+    if (ids.size() == 1) listed.push_back({1, last_url(), "", true});
+    return listed;
+  }
+  VIMGPT_TRY(Json targets, impl_->connection->call("Target.getTargets"));
+  for (const auto& id : ids) {
+    for (const auto& info : targets["targetInfos"]) {
+      if (info.value("targetId", "") != id) continue;
+      listed.push_back({static_cast<int>(listed.size()) + 1, info.value("url", ""), info.value("title", ""),
+                        id == impl_->target_id});
+    }
+  }
+  return listed;
+}
+
+Status Tab::switch_page(int number) {
+  VIMGPT_TRY(auto open, pages());
+  if (number < 1 || number > static_cast<int>(open.size())) {
+    return fail(ErrorKind::NotFound, "there is no tab " + std::to_string(number) + ": " + std::to_string(open.size()) +
+                                         (open.size() == 1 ? " tab is" : " tabs are") + " open, numbered from 1");
+  }
+  std::string target;
+  {
+    std::scoped_lock lock(impl_->mutex);
+    target = impl_->pages.at(static_cast<std::size_t>(number - 1));
+  }
+  if (target == impl_->target_id) return ok();
+  impl_->previous_targets.push_back(impl_->target_id);
+  return impl_->attach(target);
+}
+
+Status Tab::close_page() {
+  VIMGPT_TRY_VOID(impl_->follow_new_tabs());
+  const std::string closing = impl_->target_id;
+  std::string next;
+  {
+    std::scoped_lock lock(impl_->mutex);
+    if (impl_->pages.size() <= 1) {
+      return fail(ErrorKind::InvalidArgument, "this is the only open tab: it cannot be closed (navigate instead)");
+    }
+    // The tab worked in before this one, if it is still open; else the newest other one.
+    auto& previous = impl_->previous_targets;
+    std::erase(previous, closing);
+    while (!previous.empty() &&
+           std::find(impl_->pages.begin(), impl_->pages.end(), previous.back()) == impl_->pages.end())
+      previous.pop_back();
+    if (!previous.empty()) {
+      next = previous.back();
+      previous.pop_back();
+    } else {
+      for (const auto& id : impl_->pages)
+        if (id != closing) next = id;
+    }
+    std::erase(impl_->pages, closing);
+  }
+  VIMGPT_TRY_VOID(impl_->connection->call("Target.closeTarget", {{"targetId", closing}}));
+  return impl_->attach(next);
+}
+
+}  // namespace vimgpt::browser

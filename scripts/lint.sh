@@ -20,6 +20,13 @@ if ! clang-format --dry-run --Werror "${sources[@]}" 2>/tmp/vimgpt-format.log; t
   exit 1
 fi
 
+# DevTools is spoken in src/cdp and src/browser only: every other module asks the browser module.
+if grep -rnE '"(Browser|DOM|DOMDebugger|Emulation|Fetch|Input|Inspector|Network|Page|Runtime|Target)\.[a-z][A-Za-z]+"' src \
+  --include='*.cpp' --include='*.h' | grep -vE '^src/(cdp|browser)/' >&2; then
+  echo "lint: DevTools methods named outside src/cdp and src/browser (above): add a call to browser::Tab instead" >&2
+  exit 1
+fi
+
 mapfile -t tidy_sources < <(printf '%s\n' "${sources[@]}" | grep -E '^src/.*\.cpp$')
 # run-clang-tidy runs one process per file on every core and prints only findings. The build's GCC-only
 # warning flags (the sanitizer build turns one off) mean nothing to clang: not a finding.

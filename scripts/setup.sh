@@ -7,11 +7,11 @@ packages=(
   # toolchain
   build-essential cmake ninja-build pkg-config clang-format clang-tidy clang libclang-rt-dev
   # libraries
-  nlohmann-json3-dev libcurl4-openssl-dev libcli11-dev libspdlog-dev libfmt-dev libboost-dev libssl-dev
-  libstb-dev libturbojpeg0-dev libfreetype-dev fonts-dejavu-core
+  nlohmann-json3-dev libcurl4-openssl-dev libcli11-dev libboost-dev libssl-dev
+  libstb-dev libturbojpeg0-dev fonts-dejavu-core
   portaudio19-dev libpocketsphinx-dev pocketsphinx-en-us libespeak-ng-dev libsndfile1-dev libsamplerate0-dev
   # tests and benchmarks
-  libcpp-httplib-dev libgtest-dev libgmock-dev libbenchmark-dev espeak-ng sox
+  libcpp-httplib-dev libgtest-dev libbenchmark-dev espeak-ng sox
   # the browser
   chromium
 )

@@ -72,7 +72,7 @@ struct Agent::Impl {
     if (tab.alive()) {
       done = "the page crashed (its renderer died) and was loaded again";
     } else {
-      const std::string why = tab.connection().closed_reason();
+      const std::string why = tab.closed_reason();
       if (restarts >= options.max_restarts) {
         return fail(ErrorKind::BrowserExited,
                     "the browser exited (" + why + ")" +

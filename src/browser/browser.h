@@ -100,6 +100,14 @@ struct NetworkState {
   bool quiet = false;                             // none has been for the whole network-quiet window
 };
 
+// Where an out-of-process frame shows its document: its owner <iframe>'s content box, in main-viewport CSS px.
+struct FrameBox {
+  double x = 0;
+  double y = 0;
+  double width = 0;
+  double height = 0;
+};
+
 struct PageInfo {
   std::string url;
   std::string title;
@@ -160,7 +168,6 @@ class Tab {
   // each capped. A failed load (refused connection, bad host) is an ErrorKind::Navigation error.
   Status navigate(std::string_view url);
   Status go_back();
-  Status go_forward();
   Status reload();
 
   // After an action: if a navigation started, wait for it like navigate(); otherwise wait until the DOM has
@@ -177,7 +184,6 @@ class Tab {
 
   // Trusted input: real Input.dispatch* events, event.isTrusted is true in the page.
   Status click(Point point);
-  Status move_mouse(Point point);
   Status type_text(std::string_view text);
   Status press_key(Key key);
   Status scroll(ScrollDirection direction);
@@ -214,6 +220,18 @@ class Tab {
   // asks for it. Registered once per `name`; the current documents are left as they are.
   Status preload(std::string_view name, const std::string& source);
   [[nodiscard]] std::vector<ChildFrame> child_frames() const;
+  // Where the out-of-process frame `frame_id` sits in the main viewport (through nested ones too).
+  Result<FrameBox> frame_box(std::string_view frame_id);
+  // Scrolls that frame's owner <iframe> into the main viewport.
+  Status scroll_frame_into_view(std::string_view frame_id);
+
+  // Evaluates in the page's main world (of the main frame, or of an out-of-process child frame) with
+  // DevTools' command-line API in scope (getEventListeners sees the listeners page scripts added).
+  Result<Json> evaluate_with_command_line_api(std::string_view expression, const ChildFrame* frame = nullptr);
+  // For each element of the array `elements` evaluates to in that main world: the event types it has
+  // listeners for (empty for an entry that is not an element).
+  Result<std::vector<std::vector<std::string>>> listener_types(std::string_view elements,
+                                                               const ChildFrame* frame = nullptr);
 
   // Navigations the filter refused since the last call.
   std::vector<BlockedNavigation> take_blocked();
@@ -235,10 +253,13 @@ class Tab {
   // a remote browser.
   Status relaunch();
 
-  // Low-level access for modules that speak CDP themselves (hints).
+  // For tests and diagnostics that speak DevTools themselves (a crash to inject, an event to watch); the
+  // modules use the calls above, and lint keeps DevTools methods out of them.
   cdp::Connection& connection();
   [[nodiscard]] std::string session_id() const;
   [[nodiscard]] bool alive() const;
+  // Why the browser's connection ended ("the browser exited with code 1", ...); empty while it is alive.
+  [[nodiscard]] std::string closed_reason() const;
   // The local Chromium's process id (0 for a remote browser).
   [[nodiscard]] int browser_pid() const;
   // Ends the browser (local) or closes the tab (remote).

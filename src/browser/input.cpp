@@ -121,11 +121,6 @@ Result<Screenshot> Tab::screenshot(const ScreenshotOptions& options) {
   return Screenshot{std::move(bytes), options.format, sniffed->width, sniffed->height};
 }
 
-Status Tab::move_mouse(Point point) {
-  VIMGPT_TRY_VOID(impl_->call("Input.dispatchMouseEvent", {{"type", "mouseMoved"}, {"x", point.x}, {"y", point.y}}));
-  return ok();
-}
-
 Status Tab::click(Point point) {
   VIMGPT_TRY_VOID(impl_->prepare_action());
   const auto& v = impl_->options.viewport;

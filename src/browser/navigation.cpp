@@ -102,10 +102,6 @@ Status Tab::go_back() {
   VIMGPT_TRY_VOID(impl_->follow_new_tabs());
   return impl_->navigate_history(-1);
 }
-Status Tab::go_forward() {
-  VIMGPT_TRY_VOID(impl_->follow_new_tabs());
-  return impl_->navigate_history(+1);
-}
 
 Status Tab::reload() {
   impl_->page_events->drain();

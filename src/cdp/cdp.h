@@ -29,11 +29,9 @@ enum class Display { Headless, Headed };
 // The Chromium features a launched browser runs without (--disable-features=...); a browser started for the
 // agent by hand should get them too (README). Back/forward cache restores fire no load events, and going
 // back should load like any navigation. The WebUI omnibox popups: Chromium 156 keeps one loaded in a
-// renderer of its own, even headless, and loads it again on every navigation of the tab: the busiest process
-// of an agent run (2.3 s of CPU against the page's 1.2 s over 9 steps, in a trace), on the cores the capture
-// needs. RenderDocument gives every new document a new frame host and compositor, whose first frame starts
-// from nothing; without it a same-site click settles ~10 ms sooner (agent task, same-run A/B: step 240 ->
-// 216 ms).
+// renderer of its own, even headless, and loads it again on every navigation of the tab, on the cores the
+// capture needs. RenderDocument gives every new document a new frame host and compositor, whose first frame
+// starts from nothing. The figures behind each: docs/benchmarks.md.
 inline constexpr std::string_view kDisabledFeatures =
     "BackForwardCache,Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider,"
     "WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup,RenderDocument";
@@ -113,6 +111,8 @@ class Connection {
   void unsubscribe(std::uint64_t id);
 
   [[nodiscard]] bool alive() const;
+  // Alive, and the browser answers a command within `timeout` (one that hangs keeps its end of the link open).
+  bool answers(milliseconds timeout);
   // Why the connection ended (empty while alive).
   [[nodiscard]] std::string closed_reason() const;
   // Fails the commands of one session still waiting for replies that will never come (its renderer died).

@@ -182,6 +182,10 @@ void Connection::unsubscribe(std::uint64_t id) {
   state_->handlers.erase(id);
 }
 
+bool Connection::answers(milliseconds timeout) {
+  return alive() && call("Browser.getVersion", Json::object(), {}, timeout).has_value();
+}
+
 bool Connection::alive() const {
   std::scoped_lock lock(state_->mutex);
   return state_->alive;

@@ -62,8 +62,7 @@ std::vector<std::string> chromium_arguments(const LaunchOptions& options, const 
       "--disable-renderer-backgrounding",
       "--disable-background-timer-throttling",
       "--disable-backgrounding-occluded-windows",
-      // Frames on demand instead of at 60 Hz: a screenshot does not wait for the next vsync tick (~10 ms less
-      // per capture, measured in bench/).
+      // Frames on demand instead of at 60 Hz: a screenshot does not wait for the next vsync tick.
       "--disable-frame-rate-limit",
       "--window-size=" + std::to_string(options.window_width) + "," + std::to_string(options.window_height),
   };
@@ -75,8 +74,8 @@ std::vector<std::string> chromium_arguments(const LaunchOptions& options, const 
     args.push_back("--load-extension=" + options.extension_dir);
   }
   if (!options.user_agent.empty()) args.push_back("--user-agent=" + options.user_agent);
-  // Chromium reads only the last --disable-features: a caller's list joins ours instead of replacing it (the
-  // omnibox popup and RenderDocument back on cost ~50 ms a screenshot, measured).
+  // Chromium reads only the last --disable-features: a caller's list joins ours instead of replacing it (with
+  // the omnibox popup and RenderDocument back on, every screenshot is slower: docs/benchmarks.md).
   constexpr std::string_view kFlag = "--disable-features=";
   std::string disabled(kDisabledFeatures);
   for (const auto& arg : options.extra_args) {

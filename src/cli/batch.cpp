@@ -167,11 +167,9 @@ Endpoint* pick_endpoint(std::vector<std::unique_ptr<Endpoint>>& endpoints, std::
   return nullptr;
 }
 
-// Whether a task's failure leaves its browser usable: the connection must be open (a failed write or the
-// reader ends it) and the browser must still answer (one that hangs keeps its end of the socket open).
+// Whether a task's failure leaves its browser usable.
 bool browser_answers(cdp::Connection& connection) {
-  return connection.alive() &&
-         connection.call("Browser.getVersion", cdp::Json::object(), {}, std::chrono::seconds(5)).has_value();
+  return connection.answers(std::chrono::seconds(5));
 }
 
 struct TaskSettings {

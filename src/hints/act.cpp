@@ -57,15 +57,15 @@ std::vector<SelectOption> options_of(const Json& reply) {
 // by its owner's box; a frame scrolled out of the main viewport is scrolled in first (`scrolled`).
 Result<browser::Point> in_main_viewport(browser::Tab& tab, const Hint& hint, browser::Point point, bool& scrolled) {
   if (hint.frame_session.empty()) return point;
-  VIMGPT_TRY(detail::FrameBox box, detail::frame_box(tab, hint.frame_id));
+  VIMGPT_TRY(browser::FrameBox box, tab.frame_box(hint.frame_id));
   const auto& viewport = tab.viewport();
-  auto inside = [&](const detail::FrameBox& b) {
+  auto inside = [&](const browser::FrameBox& b) {
     const double x = b.x + point.x, y = b.y + point.y;
     return x >= 0 && y >= 0 && x < viewport.width && y < viewport.height;
   };
   if (!inside(box)) {
-    VIMGPT_TRY_VOID(detail::scroll_into_view(tab, box));
-    VIMGPT_TRY(box, detail::frame_box(tab, hint.frame_id));
+    VIMGPT_TRY_VOID(tab.scroll_frame_into_view(hint.frame_id));
+    VIMGPT_TRY(box, tab.frame_box(hint.frame_id));
     scrolled = true;
   }
   return browser::Point{point.x + box.x, point.y + box.y};

@@ -5,7 +5,6 @@
 #include <array>
 #include <atomic>
 #include <chrono>
-#include <future>
 #include <unordered_map>
 
 #include "hints/frames.h"
@@ -38,54 +37,6 @@ Evaluator evaluator_for(browser::Tab& tab, const Hint& hint) {
                   "the frame of hint " + hint.label + " (" + hint.frame_url + ") is gone; capture the hints again");
     return tab.evaluate_in_frame(*frame, expression);
   };
-}
-
-namespace {
-
-Result<FrameBox> owner_box(browser::Tab& tab, std::string_view frame_id, const std::string& session) {
-  auto& connection = tab.connection();
-  VIMGPT_TRY(Json owner, connection.call("DOM.getFrameOwner", {{"frameId", frame_id}}, session));
-  const int backend = owner.value("backendNodeId", 0);
-  VIMGPT_TRY(Json box, connection.call("DOM.getBoxModel", {{"backendNodeId", backend}}, session));
-  const Json& quad = box["model"]["content"];
-  if (!quad.is_array() || quad.size() < 8) return fail(ErrorKind::Protocol, "DOM.getBoxModel: no content quad");
-  FrameBox out;
-  out.x = quad[0].get<double>();
-  out.y = quad[1].get<double>();
-  out.width = quad[2].get<double>() - out.x;
-  out.height = quad[5].get<double>() - out.y;
-  out.owner_backend_node = backend;
-  out.owner_session = session;
-  return out;
-}
-
-}  // namespace
-
-Result<FrameBox> frame_box(browser::Tab& tab, std::string_view frame_id) {
-  auto direct = owner_box(tab, frame_id, tab.session_id());
-  if (direct) {
-    direct->owner_session.clear();
-    return direct;
-  }
-  // A frame nested in another out-of-process frame: its owner lives in that frame's DOM.
-  for (const auto& parent : tab.child_frames()) {
-    if (parent.frame_id == frame_id) continue;
-    auto inner = owner_box(tab, frame_id, parent.session_id);
-    if (!inner) continue;
-    VIMGPT_TRY(FrameBox outer, frame_box(tab, parent.frame_id));
-    inner->x += outer.x;
-    inner->y += outer.y;
-    return inner;
-  }
-  return direct.failure();
-}
-
-Status scroll_into_view(browser::Tab& tab, const FrameBox& box) {
-  VIMGPT_TRY(Json scrolled,
-             tab.connection().call("DOM.scrollIntoViewIfNeeded", {{"backendNodeId", box.owner_backend_node}},
-                                   box.owner_session.empty() ? tab.session_id() : box.owner_session));
-  (void)scrolled;
-  return ok();
 }
 
 }  // namespace detail
@@ -141,79 +92,27 @@ bool is_click_listener(std::string_view type) {
   return std::find(kClickListenerTypes.begin(), kClickListenerTypes.end(), type) != kClickListenerTypes.end();
 }
 
-// The probe in one main-world evaluate, with DevTools' command-line getEventListeners; nullopt when that
-// cannot answer (a page global of the same name hides it).
-std::optional<std::vector<bool>> probe_in_one_call(cdp::Connection& connection, const std::string& session,
-                                                   const Json& paths) {
-  Json types = Json::array();
-  for (const auto type : kClickListenerTypes) types.push_back(type);
-  auto answer = connection.call("Runtime.evaluate",
-                                {{"expression", detail::main_world_listener_check(paths, types)},
-                                 {"includeCommandLineAPI", true},
-                                 {"returnByValue", true},
-                                 {"silent", true}},
-                                session);
-  if (!answer) return std::nullopt;
-  const Json& value = (*answer)["result"]["value"];
-  if (!value.is_array() || value.size() != paths.size()) return std::nullopt;
-  std::vector<bool> accepted;
-  accepted.reserve(value.size());
-  for (const auto& one : value) accepted.push_back(one == true);
-  return accepted;
-}
-
-// The probe element by element: the elements as remote objects, then DOMDebugger.getEventListeners on each.
-std::vector<bool> probe_one_by_one(cdp::Connection& connection, const std::string& session, const Json& paths) {
-  std::vector<bool> accepted(paths.size(), false);
-  constexpr const char* kGroup = "vimgpt-hints-probe";
-  auto array = connection.call("Runtime.evaluate",
-                               {{"expression", detail::main_world_lookup(paths)},
-                                {"objectGroup", kGroup},
-                                {"returnByValue", false},
-                                {"silent", true}},
-                               session);
-  if (array && (*array)["result"].contains("objectId")) {
-    auto properties = connection.call(
-        "Runtime.getProperties",
-        {{"objectId", (*array)["result"]["objectId"]}, {"ownProperties", true}, {"generatePreview", false}}, session);
-    std::vector<std::pair<std::size_t, std::string>> elements;
-    if (properties) {
-      for (const auto& property : (*properties)["result"]) {
-        const std::string name = property.value("name", "");
-        if (name.empty() || !std::all_of(name.begin(), name.end(), ::isdigit)) continue;
-        const std::size_t at = std::stoul(name);
-        if (at >= accepted.size() || !property.contains("value") || !property["value"].contains("objectId")) continue;
-        elements.emplace_back(at, property["value"]["objectId"].get<std::string>());
-      }
-    }
-    // One command per element; in flight together they cost about one round trip instead of one each.
-    std::vector<std::future<bool>> answers;
-    answers.reserve(elements.size());
-    for (const auto& [at, object] : elements) {
-      answers.push_back(std::async(std::launch::async, [&connection, &session, object = object] {
-        auto listeners =
-            connection.call("DOMDebugger.getEventListeners", {{"objectId", object}, {"depth", 0}}, session);
-        if (!listeners) return false;
-        for (const auto& listener : (*listeners)["listeners"])
-          if (is_click_listener(listener.value("type", ""))) return true;
-        return false;
-      }));
-    }
-    for (std::size_t i = 0; i < answers.size(); ++i) accepted[elements[i].first] = answers[i].get();
-  }
-  (void)connection.call("Runtime.releaseObjectGroup", {{"objectGroup", kGroup}}, session);
-  return accepted;
-}
-
 // Which doubtful candidates have a click-like listener of their own. The page's main world is asked
-// (listeners are only reported for objects of the world that added them). Any failure just means no extra
-// hints: probing is a refinement, not a requirement.
-std::vector<bool> probe_listeners(browser::Tab& tab, const std::string& session, const Json& doubts) {
-  if (doubts.empty()) return {};
+// (listeners are only reported for objects of the world that added them): in one evaluate with DevTools'
+// command-line getEventListeners, or, when a page global of that name hides it, element by element. Any
+// failure just means no extra hints: probing is a refinement, not a requirement.
+std::vector<bool> probe_listeners(browser::Tab& tab, const browser::ChildFrame* frame, const Json& doubts) {
+  std::vector<bool> accepted(doubts.size(), false);
+  if (doubts.empty()) return accepted;
   Json paths = Json::array();
   for (const auto& doubt : doubts) paths.push_back(doubt["p"]);
-  if (auto accepted = probe_in_one_call(tab.connection(), session, paths)) return std::move(*accepted);
-  return probe_one_by_one(tab.connection(), session, paths);
+  Json types = Json::array();
+  for (const auto type : kClickListenerTypes) types.push_back(type);
+  auto at_once = tab.evaluate_with_command_line_api(detail::main_world_listener_check(paths, types), frame);
+  if (at_once && at_once->is_array() && at_once->size() == paths.size()) {
+    for (std::size_t i = 0; i < paths.size(); ++i) accepted[i] = (*at_once)[i] == true;
+    return accepted;
+  }
+  auto each = tab.listener_types(detail::main_world_lookup(paths), frame);
+  if (!each) return accepted;
+  for (std::size_t i = 0; i < accepted.size() && i < each->size(); ++i)
+    accepted[i] = std::any_of((*each)[i].begin(), (*each)[i].end(), is_click_listener);
+  return accepted;
 }
 
 // Runs the find script in one world and appends its hints (main-viewport coordinates) to `items`.
@@ -241,7 +140,7 @@ Status collect(browser::Tab& tab, const FindOptions& options, std::uint64_t pass
   double dx = 0, dy = 0;
   double clip_left = -1e9, clip_top = -1e9, clip_right = 1e9, clip_bottom = 1e9;
   if (frame) {
-    VIMGPT_TRY(detail::FrameBox box, detail::frame_box(tab, frame->frame_id));
+    VIMGPT_TRY(browser::FrameBox box, tab.frame_box(frame->frame_id));
     dx = box.x;
     dy = box.y;
     clip_left = box.x;
@@ -268,7 +167,7 @@ Status collect(browser::Tab& tab, const FindOptions& options, std::uint64_t pass
     if (auto item = place(record)) items.push_back(std::move(*item));
   const Json& doubts = (*found)["doubts"];
   if (doubts.is_array() && !doubts.empty()) {
-    const auto accepted = probe_listeners(tab, frame ? frame->session_id : tab.session_id(), doubts);
+    const auto accepted = probe_listeners(tab, frame ? &*frame : nullptr, doubts);
     for (std::size_t i = 0; i < doubts.size(); ++i)
       if (accepted[i])
         if (auto item = place(doubts[i])) items.push_back(std::move(*item));

@@ -1,5 +1,4 @@
-// Private: reaching the world an element lives in, and where an out-of-process frame sits in the main
-// viewport.
+// Private: reaching the world an element lives in.
 #pragma once
 
 #include <optional>
@@ -10,21 +9,6 @@
 #include "hints/hints.h"
 
 namespace vimgpt::hints::detail {
-
-// The content box of a frame's owner <iframe>, in main-viewport CSS px.
-struct FrameBox {
-  double x = 0;
-  double y = 0;
-  double width = 0;
-  double height = 0;
-  int owner_backend_node = 0;
-  std::string owner_session;  // the session whose DOM holds the owner element (empty: the main one)
-};
-
-// DOM.getFrameOwner + DOM.getBoxModel, walking up through parent out-of-process frames.
-Result<FrameBox> frame_box(browser::Tab& tab, std::string_view frame_id);
-// Scrolls the frame's owner element into the main viewport.
-Status scroll_into_view(browser::Tab& tab, const FrameBox& box);
 
 // Evaluates in the isolated world of the frame the hint lives in (looked up when called).
 Evaluator evaluator_for(browser::Tab& tab, const Hint& hint);

@@ -131,11 +131,6 @@ struct RetryPolicy {
 // so clients that failed together do not retry together. A Retry-After from the server wins when given.
 Milliseconds backoff_delay(const RetryPolicy& policy, int retry, std::optional<Milliseconds> retry_after);
 
-struct RetryOutcome {
-  HttpResponse response;
-  int attempts = 0;
-};
-
 // Performs the request, retrying retryable statuses and transport errors (Network, Timeout). Returns the last
 // response whatever its status (callers map 400/401/404 to their own messages); a transport error only when
 // the last attempt itself failed at the transport level. The message then says how many attempts were made.

@@ -13,6 +13,7 @@
 #include "browser/browser.h"
 #include "hints/hints.h"
 #include "support/browser_options.h"
+#include "support/saved_pages.h"
 #include "support/site_server.h"
 
 namespace vimgpt::hints::test_support {
@@ -24,7 +25,7 @@ class HintsBrowserTest : public ::testing::Test {
   static void start(const test::SiteServer::Routes& routes = {}, const browser::TabOptions& options = {}) {
     server_ = std::make_unique<test::SiteServer>(routes);
     server_->mount("/fx", VIMGPT_FIXTURES_DIR);
-    server_->mount("/pages", VIMGPT_PAGES_DIR);
+    if (const auto pages = test::saved_pages_dir()) server_->mount("/pages", pages->string());
     cross_ = std::make_unique<test::SiteServer>();
     cross_->mount("/fx", VIMGPT_FIXTURES_DIR);
     auto tab = browser::Tab::launch(launch_options(), options);

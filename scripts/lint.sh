@@ -20,6 +20,11 @@ if ! clang-format --dry-run --Werror "${sources[@]}" 2>/tmp/vimgpt-format.log; t
   exit 1
 fi
 
+# The hint library (src/hints/js): each part parses, and the joined script vimgpt embeds passes ESLint
+# (Debian's eslint; its modules live in /usr/share/nodejs, which a Node from elsewhere does not search).
+for part in src/hints/js/*.js "$build/generated/hint_library.js"; do node --check "$part"; done
+NODE_PATH=/usr/share/nodejs eslint --no-eslintrc -c src/hints/js/eslintrc.json -f unix "$build/generated/hint_library.js"
+
 # DevTools is spoken in src/cdp and src/browser only: every other module asks the browser module.
 if grep -rnE '"(Browser|DOM|DOMDebugger|Emulation|Fetch|Input|Inspector|Network|Page|Runtime|Target)\.[a-z][A-Za-z]+"' src \
   --include='*.cpp' --include='*.h' | grep -vE '^src/(cdp|browser)/' >&2; then

@@ -10,8 +10,8 @@ packages=(
   nlohmann-json3-dev libcurl4-openssl-dev libcli11-dev libboost-dev libssl-dev
   libstb-dev libturbojpeg0-dev fonts-dejavu-core
   portaudio19-dev libpocketsphinx-dev pocketsphinx-en-us libespeak-ng-dev libsndfile1-dev libsamplerate0-dev
-  # tests and benchmarks
-  libcpp-httplib-dev libgtest-dev libbenchmark-dev espeak-ng sox
+  # tests and benchmarks (Node runs the hint library's own tests; ESLint checks it)
+  libcpp-httplib-dev libgtest-dev libbenchmark-dev espeak-ng sox nodejs eslint
   # the browser
   chromium
 )

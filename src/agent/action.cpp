@@ -246,6 +246,11 @@ Json to_json(const Action& action) {
   return Json::object();
 }
 
+std::string answer_text(const Json& answer) {
+  if (answer.is_string()) return answer.get<std::string>();
+  return answer.is_null() ? "" : answer.dump();
+}
+
 std::string describe(const Action& action) {
   switch (action.kind) {
     case ActionKind::Done: return "done";

@@ -78,6 +78,8 @@ Result<Action> parse_action(const Json& reply);
 // "navigate example.com" → "https://example.com"; only http and https are allowed.
 Result<std::string> normalize_url(std::string_view url);
 Json to_json(const Action& action);
+// A done answer as text: a string as it is, null as "", anything else as its JSON.
+std::string answer_text(const Json& answer);
 std::string describe(const Action& action);
 
 // ---- Policy: where the agent may go ----------------------------------------------------------------------

@@ -1,8 +1,6 @@
-#include <signal.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <atomic>
 #include <cstdio>
 #include <ctime>
 #include <iostream>
@@ -13,14 +11,6 @@
 
 namespace vimgpt::cli {
 namespace {
-
-std::atomic<bool> g_interrupted{false};
-
-void on_sigint(int) {
-  // First Ctrl-C: finish the current phase, close the browser, finish the recording. Second: leave now
-  // (Chromium follows us through PR_SET_PDEATHSIG; every finished step is already on disk).
-  if (g_interrupted.exchange(true)) ::_exit(130);
-}
 
 int usage(const std::string& message) {
   std::cerr << "vimgpt: " << message << "\n";
@@ -121,34 +111,14 @@ agent::AskPerson person_to_ask(const Options& o, const Config& config) {
 int run_command(Options o) {
   const Config config = Config::load();
   // Everything is validated before a browser starts.
-  auto launch = launch_options(o, config);
-  if (!launch) return usage(launch.error().message);
-  auto tab_settings = tab_options(o);
-  if (!tab_settings) return usage(tab_settings.error().message);
-  auto capture = capture_options(o);
-  if (!capture) return usage(capture.error().message);
-  auto observe = agent::parse_observe(o.observe);
-  if (!observe) return usage(observe.error().message);
-  auto secret_values = secrets(o);
-  if (!secret_values) return usage(secret_values.error().message);
-  if (o.max_steps < 1 || o.max_steps > 1000) return usage("--max-steps takes 1 to 1000");
-  if (o.timeout_seconds < 0) return usage("--timeout takes a number of seconds (0: none)");
-  if (o.settle_ms < 0 || o.settle_ms > 60000) return usage("--settle-ms takes 0 to 60000");
-  if (o.max_listen <= 0 || o.max_listen > 120) return usage("--max-listen takes 1 to 120 seconds");
-  if (o.max_restarts < 0 || o.max_restarts > 10) return usage("--max-restarts takes 0 to 10");
-  if (auto stt = voice::parse_stt_backend(o.stt); !stt) return usage("--stt takes local or openai");
-  if (auto uploads = check_upload_dir(o); !uploads) return usage(uploads.error().message);
   std::unique_ptr<agent::ScriptedPlanner> script;
-  std::optional<vision::ClientOptions> model;
   if (!o.actions_file.empty()) {
     auto loaded = agent::ScriptedPlanner::from_file(o.actions_file);
     if (!loaded) return usage(loaded.error().message);
     script = std::move(*loaded);
-  } else {
-    auto client = client_options(o, config);
-    if (!client) return usage(client.error().message);
-    model = std::move(*client);
   }
+  auto settings = run_settings(o, config, script ? ModelUse::ScriptInstead : ModelUse::Required);
+  if (!settings) return usage(settings.error().message);
   if (o.objective.empty() && (o.voice || !o.voice_file.empty())) {
     auto spoken = objective_from_voice(o, config);
     std::cerr << "\n";
@@ -173,11 +143,10 @@ int run_command(Options o) {
   }
 
   const std::string record_dir = o.record == "auto" ? auto_record_dir() : o.record;
-  if (tab_settings->download_dir.empty() && !record_dir.empty()) tab_settings->download_dir = record_dir + "/downloads";
+  if (settings->tab.download_dir.empty() && !record_dir.empty()) settings->tab.download_dir = record_dir + "/downloads";
 
-  ::signal(SIGINT, on_sigint);
-  ::signal(SIGTERM, on_sigint);
-  auto tab = open_browser_tab(o, *launch, *tab_settings);
+  handle_interrupts();
+  auto tab = open_browser_tab(o, settings->launch, settings->tab);
   if (!tab) {
     std::cerr << "vimgpt: " << tab.error().message << "\n";
     return 1;
@@ -187,28 +156,18 @@ int run_command(Options o) {
   if (script) {
     planner = std::move(script);
   } else {
-    auto created = vision::Client::create(*model);
+    auto created = vision::Client::create(*settings->model);
     if (!created) return usage(created.error().message);
     client = std::move(*created);
     std::vector<std::string> names;
-    for (const auto& [name, value] : *secret_values) names.push_back(name);
-    planner = std::make_unique<agent::ModelPlanner>(*client, *observe, names);
+    for (const auto& [name, value] : settings->secrets) names.push_back(name);
+    planner = std::make_unique<agent::ModelPlanner>(*client, settings->observe, names);
   }
 
-  agent::AgentOptions options;
-  options.objective = o.objective;
-  options.start_url = o.start_url;
-  options.max_steps = o.max_steps;
-  options.timeout = std::chrono::milliseconds(static_cast<long>(o.timeout_seconds * 1000));
-  options.settle_cap = std::chrono::milliseconds(o.settle_ms);
-  options.capture = *capture;
+  agent::AgentOptions options = agent_options(o, *settings);
   options.record_dir = record_dir;
-  options.secrets = *secret_values;
-  options.interrupted = &g_interrupted;
-  options.max_restarts = o.max_restarts;
   if (o.confirm) options.confirm = confirm_on_terminal;
   options.ask = person_to_ask(o, config);
-  options.upload_dir = o.upload_dir;
   agent::Agent agent(options, **tab, std::move(planner));
 
   auto result = agent.run([&](const agent::StepRecord& step) {
@@ -239,9 +198,7 @@ int run_command(Options o) {
   });
   (*tab)->close();
 
-  const std::string answer = result.answer.is_string() ? result.answer.get<std::string>()
-                             : result.answer.is_null() ? ""
-                                                       : result.answer.dump();
+  const std::string answer = agent::answer_text(result.answer);
   if (o.json) {
     std::cout << nlohmann::json{{"event", "end"},
                                 {"outcome", agent::to_string(result.outcome)},

@@ -2,7 +2,6 @@
 // endpoints (or one local Chromium per worker), results appended as JSON Lines as each task ends.
 #include "cli/batch.h"
 
-#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,95 +20,7 @@
 
 namespace vimgpt::cli {
 
-Result<std::vector<BatchTask>> parse_tasks(std::istream& in) {
-  std::vector<BatchTask> tasks;
-  std::set<std::string> seen;
-  std::string line;
-  int number = 0;
-  while (std::getline(in, line)) {
-    ++number;
-    const auto first = line.find_first_not_of(" \t\r");
-    if (first == std::string::npos || line[first] == '#') continue;
-    const std::string where = "task line " + std::to_string(number);
-    const auto json = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (!json.is_object()) return fail(ErrorKind::InvalidArgument, where + " is not a JSON object");
-    BatchTask task;
-    if (json.contains("id") && json["id"].is_string()) task.id = json["id"].get<std::string>();
-    if (json.contains("id") && json["id"].is_number_integer()) task.id = std::to_string(json["id"].get<long>());
-    if (task.id.empty()) return fail(ErrorKind::InvalidArgument, where + " has no \"id\"");
-    if (!seen.insert(task.id).second)
-      return fail(ErrorKind::InvalidArgument, where + ": id " + task.id + " is used twice");
-    if (!json.contains("objective") || !json["objective"].is_string() || json["objective"].get<std::string>().empty()) {
-      return fail(ErrorKind::InvalidArgument, where + " has no \"objective\"");
-    }
-    task.objective = json["objective"].get<std::string>();
-    if (json.contains("start_url") && json["start_url"].is_string()) task.start_url = json["start_url"];
-    if (json.contains("max_steps")) {
-      if (!json["max_steps"].is_number_integer() || json["max_steps"].get<int>() < 1) {
-        return fail(ErrorKind::InvalidArgument, where + ": max_steps takes a positive whole number");
-      }
-      task.max_steps = json["max_steps"].get<int>();
-    }
-    if (json.contains("answer") && !json["answer"].is_null()) {
-      task.answer = json["answer"].is_string() ? json["answer"].get<std::string>() : json["answer"].dump();
-    }
-    tasks.push_back(std::move(task));
-  }
-  return tasks;
-}
-
-std::set<std::string> finished_ids(const std::string& results_path) {
-  std::set<std::string> ids;
-  std::ifstream in(results_path);
-  std::string line;
-  while (std::getline(in, line)) {
-    const auto json = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (json.is_object() && json.contains("id") && json["id"].is_string()) ids.insert(json["id"].get<std::string>());
-  }
-  return ids;
-}
-
 namespace {
-
-std::string normalized(std::string_view text) {
-  const auto first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string_view::npos) return {};
-  text = text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-  return out;
-}
-
-}  // namespace
-
-std::string_view match_answer(std::string_view expected, const nlohmann::json& answer) {
-  const std::string given = normalized(answer.is_string() ? answer.get<std::string>()
-                                       : answer.is_null() ? ""
-                                                          : answer.dump());
-  const std::string want = normalized(expected);
-  if (given == want) return "exact";
-  if (!want.empty() && given.find(want) != std::string::npos) return "contains";
-  return "none";
-}
-
-std::string folder_name(std::string_view id) {
-  std::string name(id);
-  for (char& c : name) {
-    if (std::isalnum(static_cast<unsigned char>(c)) == 0 && c != '-' && c != '_' && c != '.') c = '_';
-  }
-  if (name.empty() || name == "." || name == "..") name = "_" + name;
-  return name;
-}
-
-namespace {
-
-std::atomic<bool> g_batch_interrupted{false};
-
-void on_batch_sigint(int) {
-  // As in `run`: the first Ctrl-C lets running steps finish and the results file is complete for every
-  // task that ended; a second one leaves now.
-  if (g_batch_interrupted.exchange(true)) ::_exit(130);
-}
 
 // One browser the workers share: a remote endpoint (one connection, a context per task) or a local
 // Chromium of one worker.
@@ -172,13 +83,10 @@ bool browser_answers(cdp::Connection& connection) {
   return connection.answers(std::chrono::seconds(5));
 }
 
+// The run's settings (every flag checked once) and where task records go.
 struct TaskSettings {
   const Options* options;
-  browser::TabOptions tab;
-  hints::CaptureOptions capture;
-  agent::Observe observe;
-  vision::ClientOptions model;
-  std::map<std::string, std::string> secrets;
+  RunSettings run;
   std::string record_root;
 };
 
@@ -191,27 +99,22 @@ nlohmann::json run_task(const TaskSettings& s, const BatchTask& task, Endpoint& 
     line["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return line;
   };
-  auto tab = browser::Tab::open(endpoint.connection, s.tab);
+  auto tab = browser::Tab::open(endpoint.connection, s.run.tab);
   if (!tab) {
     endpoint_died = !browser_answers(*endpoint.connection);
     return finish("error", tab.error().message);
   }
-  auto client = vision::Client::create(s.model);
+  auto client = vision::Client::create(*s.run.model);
   if (!client) return finish("error", client.error().message);
   std::vector<std::string> names;
-  for (const auto& [name, value] : s.secrets) names.push_back(name);
-  agent::AgentOptions options;
+  for (const auto& [name, value] : s.run.secrets) names.push_back(name);
+  // Nobody answers {"ask"} in a batch: such a task ends needs_input, its question in the results.
+  agent::AgentOptions options = agent_options(*s.options, s.run);
   options.objective = task.objective;
-  options.start_url = task.start_url.empty() ? s.options->start_url : task.start_url;
+  if (!task.start_url.empty()) options.start_url = task.start_url;
   options.max_steps = task.max_steps.value_or(s.options->max_steps);
-  options.timeout = std::chrono::milliseconds(static_cast<long>(s.options->timeout_seconds * 1000));
-  options.settle_cap = std::chrono::milliseconds(s.options->settle_ms);
-  options.capture = s.capture;
   if (!s.record_root.empty()) options.record_dir = s.record_root + "/" + folder_name(task.id);
-  options.secrets = s.secrets;
-  options.interrupted = &g_batch_interrupted;
-  options.upload_dir = s.options->upload_dir;  // nobody answers {"ask"} in a batch: such a task ends needs_input
-  agent::Agent agent(options, **tab, std::make_unique<agent::ModelPlanner>(**client, s.observe, names));
+  agent::Agent agent(options, **tab, std::make_unique<agent::ModelPlanner>(**client, s.run.observe, names));
   const auto result = agent.run();
   (*tab)->close();  // disposes of the task's browser context
   endpoint_died =
@@ -230,7 +133,7 @@ nlohmann::json run_task(const TaskSettings& s, const BatchTask& task, Endpoint& 
 
 void worker(const TaskSettings& settings, Batch& batch, std::vector<std::unique_ptr<Endpoint>>& endpoints,
             std::size_t preferred) {
-  while (!g_batch_interrupted) {
+  while (!handle_interrupts()) {
     Endpoint* endpoint = pick_endpoint(endpoints, preferred);
     if (endpoint == nullptr) return;
     QueuedTask next;
@@ -248,10 +151,10 @@ void worker(const TaskSettings& settings, Batch& batch, std::vector<std::unique_
     line["attempts"] = next.attempts + 1;
     std::scoped_lock lock(batch.mutex);
     --batch.running;
-    const bool interrupted = line["status"] == "interrupted";
+    const bool stopped = line["status"] == "interrupted";
     // A task cut short by its browser dying gets one more chance on another endpoint; one cut short by
     // Ctrl-C gets no line at all, so resuming runs it again.
-    if (died && line["status"] != "done" && next.attempts == 0 && !interrupted) {
+    if (died && line["status"] != "done" && next.attempts == 0 && !stopped) {
       ++next.attempts;
       ++batch.retried;
       batch.queue.push_back(std::move(next));
@@ -260,7 +163,7 @@ void worker(const TaskSettings& settings, Batch& batch, std::vector<std::unique_
                 << " will run again elsewhere\n";
       continue;
     }
-    if (interrupted) continue;
+    if (stopped) continue;
     batch.out << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n" << std::flush;
     if (line["status"] == "done") {
       ++batch.done;
@@ -299,25 +202,9 @@ int batch_command(const Options& o, const BatchFlags& flags) {
   if (!tasks_in) return usage_error("cannot read " + flags.tasks_file);
   auto tasks = parse_tasks(tasks_in);
   if (!tasks) return usage_error(tasks.error().message);
-  TaskSettings settings{&o, {}, {}, {}, {}, {}, flags.record_dir};
-  auto tab = tab_options(o);
-  if (!tab) return usage_error(tab.error().message);
-  settings.tab = *tab;
-  auto capture = capture_options(o);
-  if (!capture) return usage_error(capture.error().message);
-  settings.capture = *capture;
-  auto observe = agent::parse_observe(o.observe);
-  if (!observe) return usage_error(observe.error().message);
-  settings.observe = *observe;
-  auto model = client_options(o, config);
-  if (!model) return usage_error(model.error().message);
-  settings.model = *model;
-  auto secret_values = secrets(o);
-  if (!secret_values) return usage_error(secret_values.error().message);
-  settings.secrets = *secret_values;
-  if (auto uploads = check_upload_dir(o); !uploads) return usage_error(uploads.error().message);
-  auto launch = launch_options(o, config);
-  if (!launch) return usage_error(launch.error().message);
+  auto run = run_settings(o, config, ModelUse::Required);
+  if (!run) return usage_error(run.error().message);
+  const TaskSettings settings{&o, *run, flags.record_dir};
 
   Batch batch;
   const auto finished = finished_ids(flags.out);
@@ -340,8 +227,7 @@ int batch_command(const Options& o, const BatchFlags& flags) {
   if (!batch.out) return usage_error("cannot write " + flags.out);
   if (needs_newline) batch.out << "\n";
 
-  ::signal(SIGINT, on_batch_sigint);
-  ::signal(SIGTERM, on_batch_sigint);
+  const std::atomic<bool>& interrupted = handle_interrupts();
   const int workers = std::min(flags.parallel, batch.total);
   std::vector<std::unique_ptr<Endpoint>> endpoints;
   if (!o.browsers.empty()) {
@@ -358,9 +244,9 @@ int batch_command(const Options& o, const BatchFlags& flags) {
     }
   } else {
     // One local Chromium per worker; tasks still get a fresh context each, so nothing leaks between them.
-    cdp::LaunchOptions local = *launch;
-    local.window_width = settings.tab.viewport.width;
-    local.window_height = settings.tab.viewport.height;
+    cdp::LaunchOptions local = settings.run.launch;
+    local.window_width = settings.run.tab.viewport.width;
+    local.window_height = settings.run.tab.viewport.height;
     for (int i = 0; i < workers; ++i) {
       auto transport = cdp::launch_chromium(local);
       if (!transport) {
@@ -393,20 +279,8 @@ int batch_command(const Options& o, const BatchFlags& flags) {
   const int left = static_cast<int>(batch.queue.size());
   std::fprintf(stderr, "batch: %d done, %d failed, %d retried, %d not run, %.1fs\n", batch.done, batch.failed,
                batch.retried, batch.total - batch.done - batch.failed, seconds);
-  if (g_batch_interrupted) return 130;
+  if (interrupted) return 130;
   return left == 0 && batch.done + batch.failed == batch.total ? 0 : 1;
-}
-
-}  // namespace vimgpt::cli
-
-namespace vimgpt::cli {
-
-Result<std::unique_ptr<browser::Tab>> open_browser_tab(const Options& options, const cdp::LaunchOptions& launch,
-                                                       const browser::TabOptions& tab) {
-  if (options.browsers.empty()) return browser::Tab::launch(launch, tab);
-  VIMGPT_TRY(auto transport, cdp::connect_browser(options.browsers.front()));
-  // The tab holds the only reference: closing it disposes of its context and then drops the link.
-  return browser::Tab::open(std::make_shared<cdp::Connection>(std::move(transport)), tab);
 }
 
 }  // namespace vimgpt::cli

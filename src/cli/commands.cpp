@@ -106,4 +106,12 @@ int devices_command() {
   return 0;
 }
 
+Result<std::unique_ptr<browser::Tab>> open_browser_tab(const Options& options, const cdp::LaunchOptions& launch,
+                                                       const browser::TabOptions& tab) {
+  if (options.browsers.empty()) return browser::Tab::launch(launch, tab);
+  VIMGPT_TRY(auto transport, cdp::connect_browser(options.browsers.front()));
+  // The tab holds the only reference: closing it disposes of its context and then drops the link.
+  return browser::Tab::open(std::make_shared<cdp::Connection>(std::move(transport)), tab);
+}
+
 }  // namespace vimgpt::cli

@@ -1,5 +1,8 @@
 #include "cli/options.h"
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <fstream>
@@ -191,16 +194,6 @@ Result<vision::ClientOptions> client_options(const Options& o, const Config& con
   return client;
 }
 
-Status check_upload_dir(const Options& o) {
-  if (o.upload_dir.empty()) return ok();
-  std::error_code error;
-  if (!std::filesystem::is_directory(o.upload_dir, error)) {
-    return usage_error("--upload-dir " + o.upload_dir +
-                       " is not a folder (create it and put the files to offer in it)");
-  }
-  return ok();
-}
-
 Result<std::map<std::string, std::string>> secrets(const Options& o) {
   std::map<std::string, std::string> values;
   std::vector<std::string> entries = o.secrets;
@@ -222,6 +215,65 @@ Result<std::map<std::string, std::string>> secrets(const Options& o) {
     values[name] = entry.substr(equals + 1);
   }
   return values;
+}
+
+Result<RunSettings> run_settings(const Options& o, const Config& config, ModelUse model) {
+  RunSettings settings;
+  VIMGPT_TRY(settings.launch, launch_options(o, config));
+  VIMGPT_TRY(settings.tab, tab_options(o));
+  VIMGPT_TRY(settings.capture, capture_options(o));
+  VIMGPT_TRY(settings.observe, agent::parse_observe(o.observe));
+  VIMGPT_TRY(settings.secrets, secrets(o));
+  if (o.max_steps < 1 || o.max_steps > 1000) return usage_error("--max-steps takes 1 to 1000");
+  if (o.timeout_seconds < 0) return usage_error("--timeout takes a number of seconds (0: none)");
+  if (o.settle_ms < 0 || o.settle_ms > 60000) return usage_error("--settle-ms takes 0 to 60000");
+  if (o.max_listen <= 0 || o.max_listen > 120) return usage_error("--max-listen takes 1 to 120 seconds");
+  if (o.max_restarts < 0 || o.max_restarts > 10) return usage_error("--max-restarts takes 0 to 10");
+  if (o.stt != "local" && o.stt != "openai") return usage_error("--stt takes local or openai");
+  std::error_code error;
+  if (!o.upload_dir.empty() && !std::filesystem::is_directory(o.upload_dir, error)) {
+    return usage_error("--upload-dir " + o.upload_dir +
+                       " is not a folder (create it and put the files to offer in it)");
+  }
+  if (model == ModelUse::Required) {
+    VIMGPT_TRY(settings.model, client_options(o, config));
+  }
+  return settings;
+}
+
+agent::AgentOptions agent_options(const Options& o, const RunSettings& settings) {
+  agent::AgentOptions options;
+  options.objective = o.objective;
+  options.start_url = o.start_url;
+  options.max_steps = o.max_steps;
+  options.timeout = std::chrono::milliseconds(static_cast<long>(o.timeout_seconds * 1000));
+  options.settle_cap = std::chrono::milliseconds(o.settle_ms);
+  options.capture = settings.capture;
+  options.secrets = settings.secrets;
+  options.max_restarts = o.max_restarts;
+  options.upload_dir = o.upload_dir;
+  options.interrupted = &handle_interrupts();
+  return options;
+}
+
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+
+void on_interrupt(int) {
+  if (g_interrupted.exchange(true)) ::_exit(130);
+}
+
+}  // namespace
+
+const std::atomic<bool>& handle_interrupts() {
+  static const bool installed = [] {
+    ::signal(SIGINT, on_interrupt);
+    ::signal(SIGTERM, on_interrupt);
+    return true;
+  }();
+  (void)installed;
+  return g_interrupted;
 }
 
 }  // namespace vimgpt::cli

@@ -2,7 +2,9 @@
 // browser starts).
 #pragma once
 
+#include <atomic>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -95,7 +97,24 @@ Result<hints::CaptureOptions> capture_options(const Options& options);
 // is an error naming the three ways to configure one.
 Result<vision::ClientOptions> client_options(const Options& options, const Config& config);
 Result<std::map<std::string, std::string>> secrets(const Options& options);
-// --upload-dir must name a folder that exists (empty: uploads off).
-Status check_upload_dir(const Options& options);
+
+// What `run` and each `batch` task need from the flags, every flag checked (before any browser starts).
+struct RunSettings {
+  cdp::LaunchOptions launch;
+  browser::TabOptions tab;
+  hints::CaptureOptions capture;
+  agent::Observe observe = agent::Observe::Vision;
+  std::map<std::string, std::string> secrets;
+  std::optional<vision::ClientOptions> model;  // absent when --actions replays a script instead
+};
+enum class ModelUse { Required, ScriptInstead };
+// InvalidArgument (a usage error) naming the flag at fault.
+Result<RunSettings> run_settings(const Options& options, const Config& config, ModelUse model);
+// The agent's options both commands share; the caller adds what is its own (objective, recording, asking).
+agent::AgentOptions agent_options(const Options& options, const RunSettings& settings);
+
+// Ctrl-C (and SIGTERM): the first sets the flag the returned reference reads, so the running step finishes,
+// the browser closes and the records are complete; a second leaves at once (exit 130).
+const std::atomic<bool>& handle_interrupts();
 
 }  // namespace vimgpt::cli

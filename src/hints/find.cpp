@@ -51,15 +51,9 @@ struct Item {
   Hint hint;
 };
 
+// The library's reason codes are Reason's values (tests/unit/hints_test.cpp checks the two agree).
 Reason reason_of(int code) {
-  switch (code) {
-    case 1: return Reason::ClassName;
-    case 2: return Reason::Scrollable;
-    case 3: return Reason::TabIndex;
-    case 4: return Reason::CursorPointer;
-    case 5: return Reason::ClickListener;
-    default: return Reason::Rule;
-  }
+  return code >= 0 && code <= static_cast<int>(Reason::ClickListener) ? static_cast<Reason>(code) : Reason::Rule;
 }
 
 std::string text_of(const Json& record, const char* key) {

@@ -1,4 +1,4 @@
-// Private: the isolated-world script behind hints (find, overlay, locate, caret, select).
+// Private: the isolated-world script behind hints (src/hints/js: find, overlay, locate, caret, drop-downs).
 #pragma once
 
 #include <functional>
@@ -22,8 +22,8 @@ Result<cdp::Json> call_library(const Evaluator& evaluate, std::string_view funct
 // has it from the start and call_library does not have to send it.
 std::string preload_source();
 
-// The first half of the library's source (find_script.cpp): constants, rules, visibility and find().
-std::string_view find_script();
+// The library's source: src/hints/js joined and embedded at build time (cmake/embed_js.cmake).
+std::string_view library_source();
 
 // An expression for the page's main world that returns (as a remote array) the elements at these paths.
 std::string main_world_lookup(const cdp::Json& paths);

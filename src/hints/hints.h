@@ -37,7 +37,8 @@ struct Rect {
   double height = 0;
 };
 
-// Why an element got a hint: Vimium's own rules, or the ones we add on top.
+// Why an element got a hint: Vimium's own rules, or the ones we add on top. The hint library reports these
+// values as numbers (src/hints/js/rules.js: RULE, CLASSNAME, ...), in this order.
 enum class Reason {
   Rule,           // Vimium's clickable rules (tags, roles, onclick, contenteditable, jsaction, ng-click, ...)
   ClassName,      // class contains "button"/"btn", kept because no nearby hinted descendant covers it

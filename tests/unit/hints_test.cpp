@@ -5,12 +5,29 @@
 #include <stb_image_write.h>
 
 #include <algorithm>
+#include <regex>
 #include <set>
 
+#include "hints/hint_script.h"
 #include "hints/hints.h"
 
 namespace vimgpt::hints {
 namespace {
+
+// The hint library (src/hints/js/rules.js) names its reasons by number; those numbers are Reason's values.
+TEST(HintLibrary, ReasonCodesAreTheReasonEnumsValues) {
+  const std::string source(detail::library_source());
+  std::smatch codes;
+  ASSERT_TRUE(
+      std::regex_search(source, codes,
+                        std::regex(R"(const RULE = (\d+), CLASSNAME = (\d+), SCROLL = (\d+), TABINDEX = (\d+), )"
+                                   R"(POINTER = (\d+), LISTENER = (\d+);)")));
+  const Reason order[] = {Reason::Rule,     Reason::ClassName,     Reason::Scrollable,
+                          Reason::TabIndex, Reason::CursorPointer, Reason::ClickListener};
+  for (std::size_t i = 0; i < std::size(order); ++i) {
+    EXPECT_EQ(std::stoi(codes[i + 1]), static_cast<int>(order[i])) << to_string(order[i]);
+  }
+}
 
 std::string joined(const std::vector<std::string>& labels) {
   std::string out;

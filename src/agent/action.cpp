@@ -215,9 +215,7 @@ Result<Action> parse_action(const Json& reply) {
   std::string keys;
   for (const auto& [key, value] : reply.items()) keys += (keys.empty() ? "" : ", ") + key;
   return fail(ErrorKind::InvalidArgument,
-              "no known action in the reply (keys: " + keys +
-                  "); use navigate, click, type, done, scroll, back, key, select+option, upload+file, tab, "
-                  "close_tab, ask, wait or click_at");
+              "no known action in the reply (keys: " + keys + "). " + vision::vocabulary_text());
 }
 
 Json to_json(const Action& action) {

@@ -168,10 +168,10 @@ ActResult Actor::type_into_focus(const std::string& text, Enter enter) {
 // Downloads the last action started, once they end (or the settle cap passes).
 void Actor::report_downloads(ActResult& acted) {
   for (const auto& download : tab_.take_downloads(options_.settle_cap)) {
-    if (download.state == "completed") {
+    if (download.state == browser::DownloadState::Completed) {
       acted.message +=
           "; downloaded " + download.url + " (" + std::to_string(download.bytes) + " bytes) to " + download.file;
-    } else if (download.state == "inProgress") {
+    } else if (download.state == browser::DownloadState::InProgress) {
       acted.message +=
           "; a download of " + download.url + " is still going (" + std::to_string(download.bytes) + " bytes so far)";
     } else {
@@ -199,7 +199,8 @@ void Actor::after(const Action& action, ActResult& acted) {
   if (!blocked.empty()) [[maybe_unused]]
     auto stayed = tab_.leave_error_page();
   for (const auto& dialog : tab_.take_dialogs()) {
-    acted.message += "; the page showed a " + dialog.type + " dialog: \"" + dialog.message + "\" (dismissed)";
+    acted.message += "; the page showed a " + std::string(browser::to_string(dialog.type)) + " dialog: \"" +
+                     dialog.message + "\" (dismissed)";
   }
   if (tab_.alive()) report_downloads(acted);
   if (tab_.crashed()) acted.message += "; the page crashed";

@@ -5,13 +5,7 @@
 #include "agent/agent.h"
 
 namespace vimgpt::agent {
-namespace {
-
-Result<vision::EncodedImage> to_encoded(const browser::Screenshot& shot) {
-  return vision::inspect_image(shot.bytes);
-}
-
-}  // namespace
+namespace {}  // namespace
 
 ModelPlanner::ModelPlanner(vision::Client& client, Observe observe, std::vector<std::string> secret_names)
     : client_(client), observe_(observe), secret_names_(std::move(secret_names)) {}
@@ -25,12 +19,9 @@ Result<Plan> ModelPlanner::next(const Observation& observation) {
   request.tabs = observation.tabs;
   request.upload_files = observation.upload_files;
   if (observation.capture != nullptr) {
-    if (observation.capture->clean) {
-      VIMGPT_TRY(auto clean, to_encoded(*observation.capture->clean));
-      request.images.push_back(std::move(clean));
-    }
-    VIMGPT_TRY(auto labelled, to_encoded(observation.capture->labelled));
-    request.images.push_back(std::move(labelled));
+    // A frame is already an encoded image with its format and size: it goes to the model as it is.
+    if (observation.capture->clean) request.images.push_back(*observation.capture->clean);
+    request.images.push_back(observation.capture->labelled);
     if (observe_ == Observe::Hybrid) request.hint_text = observation.capture->map.to_text();
   }
   VIMGPT_TRY(vision::Decision decision, client_.decide(request));

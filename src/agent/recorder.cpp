@@ -18,7 +18,7 @@ std::string timestamp() {
 }
 
 std::string extension(const browser::Screenshot& shot) {
-  return shot.format == browser::ImageFormat::Png ? "png" : shot.format == browser::ImageFormat::Jpeg ? "jpg" : "webp";
+  return shot.format == ImageFormat::Jpeg ? "jpg" : std::string(to_string(shot.format));
 }
 
 bool write_file(const std::filesystem::path& path, const std::string& bytes) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cdp/cdp.h"
+#include "common/encoded_image.h"
 #include "common/result.h"
 
 namespace vimgpt::browser {
@@ -25,10 +26,7 @@ struct Viewport {
   double device_scale_factor = 1.0;
 };
 
-enum class ImageFormat { Png, Jpeg, Webp };
-std::string_view mime_type(ImageFormat format);
-std::string_view to_string(ImageFormat format);
-Result<ImageFormat> parse_image_format(std::string_view name);
+using vimgpt::ImageFormat;  // common/encoded_image.h
 
 struct ScreenshotOptions {
   ImageFormat format = ImageFormat::Png;
@@ -36,12 +34,8 @@ struct ScreenshotOptions {
   double scale = 1.0;  // Chromium scales at capture time (clip.scale): no decode and re-encode here
 };
 
-struct Screenshot {
-  std::string bytes;  // encoded image, as Chromium returned it
-  ImageFormat format = ImageFormat::Png;
-  int width = 0;  // pixels of the encoded image
-  int height = 0;
-};
+// A frame as Chromium encoded it: its format and size read from its header.
+using Screenshot = EncodedImage;
 
 struct Point {
   double x = 0;  // viewport CSS pixels
@@ -70,8 +64,12 @@ std::string_view to_string(Key key);
 
 enum class ScrollDirection { Down, Up };
 
+// Chromium's kinds of JavaScript dialog (Page.DialogType).
+enum class DialogType { Alert, Confirm, Prompt, BeforeUnload };
+std::string_view to_string(DialogType type);  // "alert", "confirm", "prompt", "beforeunload"
+
 struct Dialog {
-  std::string type;  // alert, confirm, prompt, beforeunload
+  DialogType type = DialogType::Alert;
   std::string message;
   std::string url;
 };
@@ -126,11 +124,15 @@ struct BlockedNavigation {
   std::string reason;
 };
 
+// A download's state (Browser.downloadProgress); InProgress also when the wait for it ended first.
+enum class DownloadState { InProgress, Completed, Canceled };
+std::string_view to_string(DownloadState state);  // "inProgress", "completed", "canceled"
+
 struct Download {
   std::string url;
   std::string file;        // where it was saved (empty when it did not complete)
   std::int64_t bytes = 0;  // received so far
-  std::string state;       // "completed", "canceled", or "inProgress" when the wait for it ended first
+  DownloadState state = DownloadState::InProgress;
 };
 
 struct TabOptions {

@@ -5,7 +5,7 @@
 
 #include "browser/tab_impl.h"
 #include "common/base64.h"
-#include "common/image_info.h"
+#include "common/encoded_image.h"
 #include "common/text.h"
 
 namespace vimgpt::browser {
@@ -41,32 +41,6 @@ const KeyInfo& info(Key key) {
 }
 
 }  // namespace
-
-std::string_view mime_type(ImageFormat format) {
-  switch (format) {
-    case ImageFormat::Png: return "image/png";
-    case ImageFormat::Jpeg: return "image/jpeg";
-    case ImageFormat::Webp: return "image/webp";
-  }
-  return "application/octet-stream";
-}
-
-std::string_view to_string(ImageFormat format) {
-  switch (format) {
-    case ImageFormat::Png: return "png";
-    case ImageFormat::Jpeg: return "jpeg";
-    case ImageFormat::Webp: return "webp";
-  }
-  return "png";
-}
-
-Result<ImageFormat> parse_image_format(std::string_view name) {
-  const std::string n = ascii_lower(name);
-  if (n == "png") return ImageFormat::Png;
-  if (n == "jpeg" || n == "jpg") return ImageFormat::Jpeg;
-  if (n == "webp") return ImageFormat::Webp;
-  return fail(ErrorKind::InvalidArgument, "unknown image format '" + std::string(name) + "' (use png, jpeg or webp)");
-}
 
 Result<Key> parse_key(std::string_view name) {
   std::string n = ascii_lower(name);
@@ -116,9 +90,9 @@ Result<Screenshot> Tab::screenshot(const ScreenshotOptions& options) {
   }
   if (!result) return result.failure();
   VIMGPT_TRY(std::string bytes, base64_decode(result->value("data", "")));
-  const auto sniffed = sniff_image(bytes);
-  if (!sniffed) return fail(ErrorKind::Protocol, "Chromium returned a screenshot that is not a readable image");
-  return Screenshot{std::move(bytes), options.format, sniffed->width, sniffed->height};
+  auto shot = inspect_image(std::move(bytes));
+  if (!shot) return fail(ErrorKind::Protocol, "Chromium returned a screenshot that is not a readable image");
+  return shot;
 }
 
 Status Tab::click(Point point) {

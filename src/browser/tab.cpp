@@ -53,17 +53,49 @@ std::string address_of(const Json& frame) {
   return frame.value("url", "") + frame.value("urlFragment", "");
 }
 
+DialogType dialog_type(std::string_view type) {
+  if (type == "confirm") return DialogType::Confirm;
+  if (type == "prompt") return DialogType::Prompt;
+  if (type == "beforeunload") return DialogType::BeforeUnload;
+  return DialogType::Alert;
+}
+
+DownloadState download_state(std::string_view state) {
+  if (state == "completed") return DownloadState::Completed;
+  if (state == "canceled") return DownloadState::Canceled;
+  return DownloadState::InProgress;
+}
+
 }  // namespace
+
+std::string_view to_string(DialogType type) {
+  switch (type) {
+    case DialogType::Alert: return "alert";
+    case DialogType::Confirm: return "confirm";
+    case DialogType::Prompt: return "prompt";
+    case DialogType::BeforeUnload: return "beforeunload";
+  }
+  return "alert";
+}
+
+std::string_view to_string(DownloadState state) {
+  switch (state) {
+    case DownloadState::InProgress: return "inProgress";
+    case DownloadState::Completed: return "completed";
+    case DownloadState::Canceled: return "canceled";
+  }
+  return "inProgress";
+}
 
 void Tab::Impl::on_event(const cdp::Event& event) {
   std::scoped_lock lock(mutex);
   if (!connection) return;  // a late event of a browser relaunch() has let go of
   const std::string& method = event.method;
   if (method == "Page.javascriptDialogOpening" && event.session_id == session_id) {
-    const std::string type = event.params.value("type", "alert");
+    const DialogType type = dialog_type(event.params.value("type", "alert"));
     dialogs.push_back({type, event.params.value("message", ""), event.params.value("url", "")});
     // Alerts and beforeunload are accepted so the page (and a navigation) can go on; questions are declined.
-    const bool accept = type == "alert" || type == "beforeunload";
+    const bool accept = type == DialogType::Alert || type == DialogType::BeforeUnload;
     connection->post("Page.handleJavaScriptDialog", {{"accept", accept}}, session_id);
   } else if (method == "Fetch.requestPaused" && is_own_session(event.session_id)) {
     // Only document requests are paused (see configure_session); decide and let the browser go on at once.
@@ -188,18 +220,18 @@ void Tab::Impl::on_download(const cdp::Event& event) {
   const std::string guid = event.params.value("guid", "");
   if (event.method == "Browser.downloadWillBegin") {
     download_order.push_back(guid);
-    downloads[guid] =
-        Download{event.params.value("url", ""), event.params.value("suggestedFilename", ""), 0, "inProgress"};
+    downloads[guid] = Download{event.params.value("url", ""), event.params.value("suggestedFilename", ""), 0,
+                               DownloadState::InProgress};
     return;
   }
   auto it = downloads.find(guid);
   if (event.method != "Browser.downloadProgress" || it == downloads.end()) return;
   Download& download = it->second;
   download.bytes = event.params.value("receivedBytes", std::int64_t{0});
-  download.state = event.params.value("state", "inProgress");
-  if (download.state == "completed") {
+  download.state = download_state(event.params.value("state", "inProgress"));
+  if (download.state == DownloadState::Completed) {
     download.file = saved_download_path(options.download_dir, guid, download.file);
-  } else if (download.state == "canceled") {
+  } else if (download.state == DownloadState::Canceled) {
     download.file.clear();
   }
   download_cv.notify_all();
@@ -393,14 +425,14 @@ std::vector<Download> Tab::take_downloads(milliseconds cap) {
   const auto deadline = Clock::now() + cap;
   impl_->download_cv.wait_until(lock, deadline, [&] {
     for (const auto& [guid, download] : impl_->downloads)
-      if (download.state == "inProgress") return !impl_->connection || !impl_->connection->alive();
+      if (download.state == DownloadState::InProgress) return !impl_->connection || !impl_->connection->alive();
     return true;
   });
   std::vector<Download> taken;
   for (const auto& guid : impl_->download_order) {
     taken.push_back(impl_->downloads[guid]);
     // One still going stays known, so it gets its proper name when it completes.
-    if (taken.back().state != "inProgress") impl_->downloads.erase(guid);
+    if (taken.back().state != DownloadState::InProgress) impl_->downloads.erase(guid);
   }
   impl_->download_order.clear();
   return taken;

@@ -32,9 +32,9 @@ Result<std::unique_ptr<browser::Tab>> open_tab(const Options& options, const Con
 
 int shot_command(const Options& options, const std::string& url, const std::string& output) {
   const Config config = Config::load();
-  auto format = browser::parse_image_format(output.ends_with(".jpg") || output.ends_with(".jpeg") ? "jpeg"
-                                            : output.ends_with(".webp")                           ? "webp"
-                                                                                                  : "png");
+  auto format = parse_image_format(output.ends_with(".jpg") || output.ends_with(".jpeg") ? "jpeg"
+                                   : output.ends_with(".webp")                           ? "webp"
+                                                                                         : "png");
   auto tab = open_tab(options, config);
   if (!tab) return report_error(tab.error());
   auto target = agent::normalize_url(url);

@@ -137,8 +137,8 @@ Result<hints::CaptureOptions> capture_options(const Options& o) {
   auto mode = hints::parse_draw_mode(o.hint_mode);
   if (!mode) return usage_error("--hint-mode: " + mode.error().message);
   capture.mode = *mode;
-  auto format = browser::parse_image_format(o.image_format);
-  if (!format || *format == browser::ImageFormat::Webp) {
+  auto format = parse_image_format(o.image_format);
+  if (!format || (*format != ImageFormat::Png && *format != ImageFormat::Jpeg)) {
     return usage_error("--image-format takes jpeg or png, not '" + o.image_format + "'");
   }
   capture.screenshot.format = *format;
@@ -181,8 +181,9 @@ Result<vision::ClientOptions> client_options(const Options& o, const Config& con
   client.structured = *structured;
   client.repair_model = o.repair_model;
   client.formalize_model = o.formalize_model;
-  auto format = vision::parse_image_format(o.image_format);
-  if (!format) return usage_error("--image-format takes jpeg or png, not '" + o.image_format + "'");
+  auto format = parse_image_format(o.image_format);
+  if (!format || (*format != ImageFormat::Png && *format != ImageFormat::Jpeg))
+    return usage_error("--image-format takes jpeg or png, not '" + o.image_format + "'");
   client.image = {o.img_res, *format, o.jpeg_quality};
   if (o.max_retries < 0 || o.max_retries > 20) return usage_error("--max-retries takes 0 to 20");
   client.retry.max_retries = o.max_retries;

@@ -18,7 +18,7 @@ http::HttpRequest build_anthropic_request(const ChatRequest& request) {
   for (std::size_t i = 0; i < image_count; ++i) {
     content.push_back(
         {{"type", "image"},
-         {"source", {{"type", "base64"}, {"media_type", (*request.images)[i].mime}, {"data", placeholder(i)}}}});
+         {"source", {{"type", "base64"}, {"media_type", (*request.images)[i].mime()}, {"data", placeholder(i)}}}});
   }
   content.push_back({{"type", "text"}, {"text", request.user}});
   Json body = {{"model", request.model},

@@ -196,7 +196,7 @@ Result<Decision> Client::decide(const StepRequest& step) {
     VIMGPT_TRY(EncodedImage ready, prepare_image(image, options.image));
     decision.estimated_image_tokens += estimate_image_tokens(self.provider, ready.width, ready.height, options.detail);
     image_metadata.push_back(
-        {{"mime", ready.mime}, {"width", ready.width}, {"height", ready.height}, {"bytes", ready.bytes.size()}});
+        {{"mime", ready.mime()}, {"width", ready.width}, {"height", ready.height}, {"bytes", ready.bytes.size()}});
     images.push_back(std::move(ready));
   }
   const bool structured = !formalize && self.structured_now();

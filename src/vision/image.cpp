@@ -84,46 +84,6 @@ bool valid(const Pixels& pixels) {
 
 }  // namespace
 
-std::string_view to_string(ImageFormat format) {
-  return format == ImageFormat::Png ? "png" : "jpeg";
-}
-
-Result<ImageFormat> parse_image_format(std::string_view text) {
-  if (text == "png") return ImageFormat::Png;
-  if (text == "jpeg" || text == "jpg") return ImageFormat::Jpeg;
-  return fail(ErrorKind::InvalidArgument, "unknown image format \"" + std::string(text) + "\": use png or jpeg");
-}
-
-std::string_view sniff_mime(std::string_view bytes) {
-  if (bytes.starts_with("\x89PNG\r\n\x1a\n")) return "image/png";
-  if (bytes.starts_with("\xFF\xD8\xFF")) return "image/jpeg";
-  if (bytes.starts_with("GIF87a") || bytes.starts_with("GIF89a")) return "image/gif";
-  if (bytes.size() >= 12 && bytes.substr(0, 4) == "RIFF" && bytes.substr(8, 4) == "WEBP") return "image/webp";
-  return {};
-}
-
-Result<EncodedImage> inspect_image(std::string bytes) {
-  const std::string_view mime = sniff_mime(bytes);
-  if (mime.empty()) return fail(ErrorKind::Parse, "not a PNG, JPEG, GIF or WebP image");
-  if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
-    return fail(ErrorKind::InvalidArgument, "image too large");
-  }
-  int width = 0;
-  int height = 0;
-  int channels = 0;
-  if (stbi_info_from_memory(reinterpret_cast<const stbi_uc*>(bytes.data()), static_cast<int>(bytes.size()), &width,
-                            &height, &channels) == 0) {
-    return fail(mime == "image/webp" ? ErrorKind::Unsupported : ErrorKind::Parse,
-                std::string("cannot read the size of this ") + std::string(mime) + " image");
-  }
-  EncodedImage image;
-  image.mime = std::string(mime);
-  image.bytes = std::move(bytes);
-  image.width = width;
-  image.height = height;
-  return image;
-}
-
 Result<EncodedImage> load_image_file(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
   if (!file) return fail(ErrorKind::Io, "cannot open image " + path);
@@ -169,24 +129,23 @@ Result<EncodedImage> encode_image(const Pixels& pixels, ImageFormat format, int 
   EncodedImage image;
   image.width = pixels.width;
   image.height = pixels.height;
+  image.format = format;
   if (format == ImageFormat::Png) {
-    image.mime = "image/png";
     VIMGPT_TRY(image.bytes, encode_png(pixels));
-    return image;
+  } else if (format == ImageFormat::Jpeg) {
+    VIMGPT_TRY(image.bytes, encode_jpeg(pixels, jpeg_quality));
+  } else {
+    return fail(ErrorKind::InvalidArgument, "a model is sent PNG or JPEG, not " + std::string(to_string(format)));
   }
-  VIMGPT_TRY(image.bytes, encode_jpeg(pixels, jpeg_quality));
-  image.mime = "image/jpeg";
   return image;
 }
 
 Result<EncodedImage> prepare_image(const EncodedImage& image, const ImageOptions& options) {
-  const std::string_view mime = sniff_mime(image.bytes);
-  const std::string_view wanted_mime = options.format == ImageFormat::Png ? "image/png" : "image/jpeg";
   const bool right_width = options.width == 0 || image.width == options.width;
-  if (right_width && mime == wanted_mime && image.width > 0 && image.height > 0) {
-    EncodedImage same = image;
-    same.mime = std::string(mime);  // never trust a label the caller put on the bytes
-    return same;
+  // The bytes decide, not the label a caller put on them (the original sent PNG bytes labelled JPEG).
+  if (right_width && image.format == options.format && sniff_format(image.bytes) == options.format && image.width > 0 &&
+      image.height > 0) {
+    return image;
   }
   VIMGPT_TRY(Pixels pixels, decode_image(image));
   return prepare_image(pixels, options);

@@ -43,7 +43,8 @@ http::HttpRequest build_openai_request(const ChatRequest& request) {
     const EncodedImage& image = (*request.images)[i];
     const std::string marker = placeholder(i);
     const auto at = text.rfind(marker);
-    text.replace(at, marker.size(), "data:" + image.mime + ";base64," + http::base64_encode(image.bytes));
+    text.replace(at, marker.size(),
+                 "data:" + std::string(image.mime()) + ";base64," + http::base64_encode(image.bytes));
   }
 
   http::HttpRequest http_request;

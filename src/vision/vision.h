@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/encoded_image.h"
 #include "common/pixels.h"
 #include "common/result.h"
 #include "http/http.h"
@@ -32,24 +33,12 @@ using Milliseconds = std::chrono::milliseconds;
 // ---------------------------------------------------------------------------------------------------------------
 // Images
 
-enum class ImageFormat { Png, Jpeg };
-std::string_view to_string(ImageFormat format);
-Result<ImageFormat> parse_image_format(std::string_view text);  // "png" | "jpeg" | "jpg"
-
-struct EncodedImage {
-  std::string bytes;
-  std::string mime;  // always what the bytes are ("image/png", "image/jpeg")
-  int width = 0;
-  int height = 0;
-};
-
+// One type for every encoded image (common/encoded_image.h); a model is sent PNG or JPEG.
+using vimgpt::EncodedImage;
+using vimgpt::ImageFormat;
+using vimgpt::inspect_image;
 using vimgpt::Pixels;  // common/pixels.h
 
-// MIME type from the magic bytes ("image/png", "image/jpeg", "image/gif", "image/webp"), or "" when unknown.
-std::string_view sniff_mime(std::string_view bytes);
-
-// Wraps bytes from a file or a capture: MIME from the bytes, size from the header. Parse when not an image.
-Result<EncodedImage> inspect_image(std::string bytes);
 Result<EncodedImage> load_image_file(const std::string& path);
 
 Result<Pixels> decode_image(const EncodedImage& image);

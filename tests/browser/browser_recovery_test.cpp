@@ -22,6 +22,7 @@ namespace vimgpt {
 namespace {
 
 namespace fs = std::filesystem;
+using browser::DownloadState;
 using browser::Tab;
 using namespace std::chrono_literals;
 
@@ -193,7 +194,7 @@ TEST_F(RecoveryTest, DownloadsAreSavedUnderTheSitesNameAndReported) {
   click_download_link();
   auto first = tab_->take_downloads(10s);
   ASSERT_EQ(first.size(), 1U);
-  EXPECT_EQ(first[0].state, "completed");
+  EXPECT_EQ(first[0].state, DownloadState::Completed);
   EXPECT_EQ(first[0].url, server_->url("/file"));
   EXPECT_EQ(first[0].bytes, 8);
   EXPECT_EQ(fs::path(first[0].file), dir_ / "downloads" / "report.csv");
@@ -203,7 +204,7 @@ TEST_F(RecoveryTest, DownloadsAreSavedUnderTheSitesNameAndReported) {
   click_download_link();
   auto second = tab_->take_downloads(10s);
   ASSERT_EQ(second.size(), 1U);
-  EXPECT_EQ(second[0].state, "completed");
+  EXPECT_EQ(second[0].state, DownloadState::Completed);
   EXPECT_EQ(fs::path(second[0].file), dir_ / "downloads" / "report (1).csv");
   EXPECT_TRUE(fs::exists(first[0].file));
   EXPECT_TRUE(tab_->take_downloads(0ms).empty());  // each download is reported once
@@ -215,7 +216,7 @@ TEST_F(RecoveryTest, DownloadsAreRefusedWithoutAFolder) {
   click_download_link();
   auto downloads = tab_->take_downloads(10s);
   ASSERT_EQ(downloads.size(), 1U);
-  EXPECT_EQ(downloads[0].state, "canceled");
+  EXPECT_EQ(downloads[0].state, DownloadState::Canceled);
   EXPECT_TRUE(downloads[0].file.empty());
 }
 
@@ -243,7 +244,7 @@ TEST_F(RecoveryTest, BeforeUnloadIsAcceptedSoTheNavigationGoesOn) {
   EXPECT_EQ(*title, "Kept");
   const auto dialogs = tab_->take_dialogs();
   ASSERT_EQ(dialogs.size(), 1U);
-  EXPECT_EQ(dialogs[0].type, "beforeunload");
+  EXPECT_EQ(dialogs[0].type, browser::DialogType::BeforeUnload);
 }
 
 }  // namespace

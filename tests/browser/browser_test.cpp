@@ -86,7 +86,7 @@ TEST_F(BrowserTest, ScreenshotsDecodeInTheRequestedFormatAndSize) {
     auto shot = tab_->screenshot({format, 70, 1.0});
     ASSERT_TRUE(shot) << shot.error().describe();
     const auto d = decode(shot->bytes);
-    ASSERT_TRUE(d.ok) << browser::to_string(format);
+    ASSERT_TRUE(d.ok) << to_string(format);
     EXPECT_EQ(d.width, 1080);
     EXPECT_EQ(d.height, 720);
     EXPECT_EQ(shot->width, 1080);
@@ -169,7 +169,7 @@ TEST_F(BrowserTest, DialogsAreDismissedAndReported) {
   EXPECT_EQ(*tab_->title(), "after alert");
   const auto dialogs = tab_->take_dialogs();
   ASSERT_EQ(dialogs.size(), 1U);
-  EXPECT_EQ(dialogs[0].type, "alert");
+  EXPECT_EQ(dialogs[0].type, browser::DialogType::Alert);
   EXPECT_EQ(dialogs[0].message, "hello from the page");
 }
 

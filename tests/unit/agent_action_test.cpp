@@ -126,7 +126,8 @@ TEST(AgentActions, BadShapesAreErrorsTheModelCanReadNotCrashes) {
   EXPECT_NE(refusal(Json("click A")).message.find("one JSON object"), std::string::npos);
   const Error unknown = refusal(Json{{"tap", "A"}});
   EXPECT_NE(unknown.message.find("tap"), std::string::npos);
-  EXPECT_NE(unknown.message.find("navigate, click, type"), std::string::npos);
+  EXPECT_NE(unknown.message.find("Allowed keys: navigate (URL string), click (label string)"), std::string::npos)
+      << unknown.message;
   const Error huge = refusal(Json{{"type", std::string(10 * 1024, 'x')}});
   EXPECT_EQ(huge.kind, ErrorKind::Refused);
   EXPECT_NE(huge.message.find("10240"), std::string::npos);

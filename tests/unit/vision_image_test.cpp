@@ -37,12 +37,18 @@ EncodedImage encoded(int width, int height, ImageFormat format) {
   return *image;
 }
 
-TEST(Image, SniffsMimeFromMagicBytes) {
-  EXPECT_EQ(sniff_mime(encoded(8, 8, ImageFormat::Png).bytes), "image/png");
-  EXPECT_EQ(sniff_mime(encoded(8, 8, ImageFormat::Jpeg).bytes), "image/jpeg");
-  EXPECT_EQ(sniff_mime("GIF89a......"), "image/gif");
-  EXPECT_EQ(sniff_mime(std::string("RIFF\0\0\0\0WEBPVP8 ", 16)), "image/webp");
-  EXPECT_EQ(sniff_mime("<html>"), "");
+TEST(Image, SniffsTheFormatFromMagicBytes) {
+  EXPECT_EQ(sniff_format(encoded(8, 8, ImageFormat::Png).bytes), ImageFormat::Png);
+  EXPECT_EQ(sniff_format(encoded(8, 8, ImageFormat::Jpeg).bytes), ImageFormat::Jpeg);
+  EXPECT_EQ(sniff_format("GIF89a......"), ImageFormat::Gif);
+  EXPECT_EQ(sniff_format(std::string("RIFF\0\0\0\0WEBPVP8 ", 16)), ImageFormat::Webp);
+  EXPECT_EQ(sniff_format("<html>"), std::nullopt);
+  EXPECT_EQ(mime_type(ImageFormat::Webp), "image/webp");
+  EXPECT_EQ(to_string(ImageFormat::Jpeg), "jpeg");
+  auto gif = inspect_image(std::string("GIF89a\x20\x03\x58\x02", 10));
+  ASSERT_TRUE(gif);
+  EXPECT_EQ(gif->width, 800);
+  EXPECT_EQ(gif->height, 600);
 }
 
 TEST(Image, InspectReadsSizeAndRejectsNonImages) {
@@ -50,7 +56,7 @@ TEST(Image, InspectReadsSizeAndRejectsNonImages) {
   ASSERT_TRUE(image);
   EXPECT_EQ(image->width, 320);
   EXPECT_EQ(image->height, 200);
-  EXPECT_EQ(image->mime, "image/png");
+  EXPECT_EQ(image->mime(), "image/png");
   auto not_image = inspect_image("hello");
   ASSERT_FALSE(not_image);
   EXPECT_EQ(not_image.error().kind, ErrorKind::Parse);
@@ -124,29 +130,29 @@ TEST(Image, PrepareLeavesAnImageAlreadyRightUntouched) {
   auto same = prepare_image(jpeg, ImageOptions{1080, ImageFormat::Jpeg, 85});
   ASSERT_TRUE(same);
   EXPECT_EQ(same->bytes, jpeg.bytes);
-  EXPECT_EQ(same->mime, "image/jpeg");
+  EXPECT_EQ(same->mime(), "image/jpeg");
 }
 
 TEST(Image, PrepareScalesAndReencodesWithTheTrueMime) {
   EncodedImage png = encoded(1280, 800, ImageFormat::Png);
-  png.mime = "image/jpeg";  // the original's bug: PNG bytes labelled JPEG
+  png.format = ImageFormat::Jpeg;  // the original's bug: PNG bytes labelled JPEG
   auto as_png = prepare_image(png, ImageOptions{768, ImageFormat::Png, 85});
   ASSERT_TRUE(as_png);
-  EXPECT_EQ(as_png->mime, "image/png");
-  EXPECT_EQ(sniff_mime(as_png->bytes), "image/png");
+  EXPECT_EQ(as_png->mime(), "image/png");
+  EXPECT_EQ(sniff_format(as_png->bytes), ImageFormat::Png);
   EXPECT_EQ(as_png->width, 768);
   EXPECT_EQ(as_png->height, 480);
   auto as_jpeg = prepare_image(png, ImageOptions{1080, ImageFormat::Jpeg, 70});
   ASSERT_TRUE(as_jpeg);
-  EXPECT_EQ(as_jpeg->mime, "image/jpeg");
-  EXPECT_EQ(sniff_mime(as_jpeg->bytes), "image/jpeg");
+  EXPECT_EQ(as_jpeg->mime(), "image/jpeg");
+  EXPECT_EQ(sniff_format(as_jpeg->bytes), ImageFormat::Jpeg);
   EXPECT_EQ(as_jpeg->width, 1080);
   EXPECT_EQ(as_jpeg->height, 675);
   // Same width, other format: re-encoded, not relabelled.
   auto png_kept_width = prepare_image(png, ImageOptions{0, ImageFormat::Png, 85});
   ASSERT_TRUE(png_kept_width);
   EXPECT_EQ(png_kept_width->width, 1280);
-  EXPECT_EQ(png_kept_width->mime, "image/png");
+  EXPECT_EQ(png_kept_width->mime(), "image/png");
 }
 
 TEST(Image, LoadImageFileReportsMissingFiles) {
@@ -162,7 +168,7 @@ TEST(Image, LoadImageFileReportsMissingFiles) {
   std::remove(path.c_str());
   ASSERT_TRUE(loaded);
   EXPECT_EQ(loaded->width, 64);
-  EXPECT_EQ(loaded->mime, "image/png");
+  EXPECT_EQ(loaded->mime(), "image/png");
 }
 
 TEST(Tokens, OpenAIHighDetailTilesAfterScaling) {

@@ -111,7 +111,7 @@ TEST(VisionClient, PngIsSentAsPngAtTheConfiguredWidth) {
   f.options.image = ImageOptions{768, ImageFormat::Png, 85};
   f.server.push_reply(R"({"scroll": "down"})");
   StepRequest step = Fixture::step();
-  step.images[0].mime = "image/jpeg";  // mislabelled by the caller: the bytes decide
+  step.images[0].format = ImageFormat::Jpeg;  // mislabelled by the caller: the bytes decide
   auto decision = f.client()->decide(step);
   ASSERT_TRUE(decision) << decision.error().describe();
   EXPECT_EQ(f.server.problems(), std::vector<std::string>{});

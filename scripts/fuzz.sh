@@ -4,7 +4,7 @@
 # run found (same coverage, few files). Exit status is non-zero when a target crashes or a sanitizer
 # reports; the crashing input is left in build-fuzz/artifacts/.
 #
-#   scripts/fuzz.sh            # both targets, 10 minutes each
+#   scripts/fuzz.sh            # every target, 10 minutes each
 #   scripts/fuzz.sh 60 reply   # one target, one minute
 set -euo pipefail
 
@@ -12,7 +12,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${VIMGPT_FUZZ_BUILD:-$ROOT/build-fuzz}
 SECONDS_EACH=${1:-600}
 shift || true
-TARGETS=("${@:-reply cdp_reader}")
+TARGETS=("${@:-reply cdp_reader mcp_reader}")
 read -r -a TARGETS <<<"${TARGETS[*]}"
 
 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \

@@ -3,12 +3,18 @@
 # formatting and clang-tidy, and runs every test (unit, browser, e2e) with CTest, under AddressSanitizer and
 # UndefinedBehaviorSanitizer (leaks included): a memory error anywhere in vimgpt fails the suite.
 #   scripts/test.sh                        everything
-#   scripts/test.sh -L unit                only tests with a label (any ctest arguments pass through)
+#   scripts/test.sh -L unit                only tests with a label: unit, browser, e2e, interop (any ctest
+#                                          arguments pass through)
 #   VIMGPT_SANITIZE=OFF scripts/test.sh    the same on a plain optimised build (build-test)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/setup.sh
+# The official MCP SDK client for the interoperability test, as pinned by its package-lock.
+if [[ ! -d tests/interop/node_modules || tests/interop/package-lock.json -nt tests/interop/node_modules ]]; then
+  (cd tests/interop && npm ci --no-audit --no-fund --loglevel=error)
+  touch tests/interop/node_modules
+fi
 
 sanitize=${VIMGPT_SANITIZE:-ON}
 jobs=$(nproc)

@@ -1,5 +1,5 @@
 // Carrying out one action on the tab as a person would, and noting what the page did after it.
-#include "agent/actor.h"
+#include "agent/agent.h"
 
 namespace vimgpt::agent {
 namespace {

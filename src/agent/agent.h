@@ -11,9 +11,12 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <cstdio>
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -254,7 +257,62 @@ class Agent {
   std::unique_ptr<Impl> impl_;
 };
 
+// ---- Acting on the page --------------------------------------------------------------------------------
+
+// What an action did, for the model and the record.
+struct ActResult {
+  bool ok = true;
+  std::string message;
+  std::optional<hints::Rect> target;  // the element acted on, circled in the report
+};
+
+// Carries out one action on the tab as a person would (a click at a visible point, typing with the Enter a
+// person would press, a drop-down's option, a file chooser answered) and notes what the page did after it. The
+// loop uses it for each step, the MCP server for each tool call: both mean the same by an action.
+class Actor {
+ public:
+  Actor(browser::Tab& tab, const AgentOptions& options);
+
+  // Every action but done and ask, which are the loop's.
+  ActResult act(const Action& action, const hints::Capture& capture);
+  // After an action: wait until the page settles (navigate and back waited already), then add to `acted` what
+  // the browser reported meanwhile.
+  void after(const Action& action, ActResult& acted);
+
+ private:
+  ActResult click(const hints::HintMap& map, const std::string& label, hints::Effect* effect = nullptr);
+  ActResult select(const hints::HintMap& map, const std::string& label, const std::string& option);
+  ActResult type_into_focus(const std::string& text, Enter enter);
+  void report_downloads(ActResult& acted);
+  [[nodiscard]] bool interrupted() const;
+
+  browser::Tab& tab_;
+  const AgentOptions& options_;
+  std::mutex wait_mutex_;
+  std::condition_variable wait_cv_;
+};
+
 // ---- Recordings -------------------------------------------------------------------------------------------
+
+// A record folder written as it goes: steps.jsonl (a line per step, flushed), the frames as sent, run.json and
+// report.html. The loop records its steps; the MCP server records each acting tool call as a step.
+class Recorder {
+ public:
+  static Result<std::unique_ptr<Recorder>> open(const std::string& dir, const AgentOptions& options);
+  ~Recorder();
+  Recorder(const Recorder&) = delete;
+  Recorder& operator=(const Recorder&) = delete;
+
+  void add_step(const StepRecord& step, const hints::Capture& capture);
+  void finish(const RunResult& result);
+  [[nodiscard]] const std::string& dir() const { return dir_; }
+
+ private:
+  Recorder(std::string dir, std::FILE* steps, Json run);
+  std::string dir_;
+  std::FILE* steps_;
+  Json run_;
+};
 
 // Rebuilds report.html from steps.jsonl (a torn last line, from a crash, is skipped).
 Status write_report(const std::string& record_dir);

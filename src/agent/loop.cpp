@@ -1,7 +1,5 @@
 // The step loop: capture (hints drawn) → plan → act → settle → record → repeat, within the budgets.
-#include "agent/actor.h"
 #include "agent/agent.h"
-#include "agent/recorder.h"
 
 namespace vimgpt::agent {
 namespace {

@@ -1,9 +1,11 @@
-#include "agent/recorder.h"
-
+// A run's record folder: steps.jsonl (flushed after every step), the frames as sent to the model, run.json,
+// and report.html.
 #include <chrono>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+
+#include "agent/agent.h"
 
 namespace vimgpt::agent {
 namespace {
@@ -64,7 +66,10 @@ void Recorder::add_step(const StepRecord& step, const hints::Capture& capture) {
   std::snprintf(name, sizeof name, "step-%03d", step.step);
   std::vector<std::string> frames;
   const std::string labelled = std::string(name) + "." + extension(capture.labelled);
-  if (write_file(std::filesystem::path(dir_) / labelled, capture.labelled.bytes)) frames.push_back(labelled);
+  // A step taken with no frame (an MCP client's first open) has none to keep.
+  if (!capture.labelled.bytes.empty() && write_file(std::filesystem::path(dir_) / labelled, capture.labelled.bytes)) {
+    frames.push_back(labelled);
+  }
   if (capture.clean) {
     const std::string clean = std::string(name) + "-clean." + extension(*capture.clean);
     if (write_file(std::filesystem::path(dir_) / clean, capture.clean->bytes)) frames.push_back(clean);

@@ -66,7 +66,8 @@ class Transport {
 };
 
 // Starts Chromium with --remote-debugging-pipe. The returned transport owns the process: destroying it
-// ends and reaps the child and removes a temporary profile.
+// ends and reaps the child and removes a temporary profile. The browser also ends when the thread that
+// launched it does (PR_SET_PDEATHSIG follows the thread): launch from one that lives as long as the browser.
 Result<std::unique_ptr<Transport>> launch_chromium(const LaunchOptions& options);
 
 inline constexpr milliseconds kDefaultConnectTimeout{10000};

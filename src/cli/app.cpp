@@ -166,6 +166,7 @@ int run_command(Options o) {
 
   agent::AgentOptions options = agent_options(o, *settings);
   options.record_dir = record_dir;
+  options.interrupted = &handle_interrupts();
   if (o.confirm) options.confirm = confirm_on_terminal;
   options.ask = person_to_ask(o, config);
   agent::Agent agent(options, **tab, std::move(planner));
@@ -291,6 +292,25 @@ int main(int argc, char** argv) {
   batch->add_option("--settle-ms", options.settle_ms, "Longest wait for a page to settle (default 3000)");
   batch->add_option("--upload-dir", options.upload_dir, "Files tasks may upload, only from this folder");
 
+  McpFlags mcp_flags;
+  auto* mcp = app.add_subcommand("mcp", "Serve the Model Context Protocol: other agents look and act through vimgpt");
+  mcp->add_option("--http", mcp_flags.http, "Streamable HTTP on HOST:PORT (default: stdio); /mcp is the endpoint");
+  mcp->add_option("--token", mcp_flags.token, "With --http: every request needs Authorization: Bearer TOKEN");
+  mcp->add_option("--observe-after", mcp_flags.observe_after,
+                  "After an acting tool: look (the page as look shows it, default) or never");
+  add_browser_flags(*mcp, options);
+  add_model_flags(*mcp, options);
+  mcp->add_option("--allow-domain", options.allow_domains, "Only these hosts may load (repeatable)");
+  mcp->add_option("--block-domain", options.block_domains, "These hosts never load (repeatable)");
+  mcp->add_option("--secret", options.secrets, "NAME=VALUE: the client types <secret:NAME>, never sees the value");
+  mcp->add_option("--secrets-file", options.secrets_file, "File of NAME=VALUE lines");
+  mcp->add_option("--record", options.record, "Record each browse run into DIR/browse-N");
+  mcp->add_option("--upload-dir", options.upload_dir, "Files the upload tool may give a page, only from this folder");
+  mcp->add_option("--hint-mode", options.hint_mode, "How labels are drawn: overlay, image, both-frames");
+  mcp->add_option("--observe", options.observe, "What browse's model gets: vision or hybrid (plus the hint list)");
+  mcp->add_option("--max-steps", options.max_steps, "Step budget of browse (default 30)");
+  mcp->add_option("--settle-ms", options.settle_ms, "Longest wait for a page to settle (default 3000)");
+
   auto* devices = app.add_subcommand("devices", "List audio input devices (for --mic)");
   app.require_subcommand(0, 1);
 
@@ -311,6 +331,7 @@ int main(int argc, char** argv) {
   if (*ask) return ask_command(options, image, objective);
   if (*report) return report_command(dir);
   if (*devices) return devices_command();
+  if (*mcp) return mcp_command(options, mcp_flags);
   if (*batch) return batch_command(options, batch_flags);
   return run_command(options);
 }

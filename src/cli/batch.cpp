@@ -110,6 +110,7 @@ nlohmann::json run_task(const TaskSettings& s, const BatchTask& task, Endpoint& 
   for (const auto& [name, value] : s.run.secrets) names.push_back(name);
   // Nobody answers {"ask"} in a batch: such a task ends needs_input, its question in the results.
   agent::AgentOptions options = agent_options(*s.options, s.run);
+  options.interrupted = &handle_interrupts();
   options.objective = task.objective;
   if (!task.start_url.empty()) options.start_url = task.start_url;
   options.max_steps = task.max_steps.value_or(s.options->max_steps);

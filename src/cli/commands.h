@@ -23,6 +23,13 @@ struct BatchFlags {
   std::string record_dir;
 };
 int batch_command(const Options& options, const BatchFlags& flags);
+
+struct McpFlags {
+  std::string http;                    // HOST:PORT; empty: stdio
+  std::string token;                   // bearer token for --http
+  std::string observe_after = "look";  // look | never
+};
+int mcp_command(const Options& options, const McpFlags& flags);
 // A local Chromium, or with --browser a fresh context on the first remote endpoint.
 Result<std::unique_ptr<browser::Tab>> open_browser_tab(const Options& options, const cdp::LaunchOptions& launch,
                                                        const browser::TabOptions& tab);

@@ -253,7 +253,6 @@ agent::AgentOptions agent_options(const Options& o, const RunSettings& settings)
   options.secrets = settings.secrets;
   options.max_restarts = o.max_restarts;
   options.upload_dir = o.upload_dir;
-  options.interrupted = &handle_interrupts();
   return options;
 }
 

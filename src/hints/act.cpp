@@ -21,10 +21,9 @@ std::string join(const std::vector<std::string>& items) {
 
 Result<const Hint*> resolve(const HintMap& map, std::string_view label) {
   if (const Hint* hint = map.find(label)) return hint;
-  const std::string wanted = normalize_label(label);
-  if (map.empty()) return fail(ErrorKind::NotFound, "no hint labelled \"" + wanted + "\": this page has no hints");
-  std::string upper = wanted;
+  std::string upper = normalize_label(label);
   for (auto& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (map.empty()) return fail(ErrorKind::NotFound, "no hint labelled \"" + upper + "\": this page has no hints");
   return fail(ErrorKind::NotFound, "no hint labelled \"" + upper + "\"; labels near it: " + join(map.near(label)) +
                                        " (" + std::to_string(map.size()) + " labels on this page)");
 }

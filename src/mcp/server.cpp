@@ -1,0 +1,189 @@
+// JSON-RPC 2.0 and the MCP lifecycle: initialize (version negotiation), ping, tools/list, tools/call,
+// cancellation; and the stdio transport.
+#include <condition_variable>
+#include <deque>
+#include <istream>
+#include <mutex>
+#include <ostream>
+#include <thread>
+
+#include "mcp/tools.h"
+
+namespace vimgpt::mcp {
+namespace {
+
+Json error_reply(const Json& id, RpcError code, std::string message) {
+  return {
+      {"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", static_cast<int>(code)}, {"message", std::move(message)}}}};
+}
+
+Json result_reply(const Json& id, Json result) {
+  return {{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}};
+}
+
+bool valid_id(const Json& id) {
+  return id.is_string() || id.is_number_integer();
+}
+
+std::string_view negotiated_version(const Json& params) {
+  const std::string asked = params.is_object() ? params.value("protocolVersion", "") : "";
+  for (const auto version : kProtocolVersions) {
+    if (asked == version) return version;
+  }
+  return kProtocolVersions[0];
+}
+
+}  // namespace
+
+struct Server::Impl {
+  explicit Impl(ServerOptions server_options) : options(std::move(server_options)), tools(options) {}
+
+  ServerOptions options;
+  Tools tools;
+  std::mutex running;  // one request at a time
+  std::mutex current_mutex;
+  Json current_id;  // the request running now (for notifications/cancelled)
+
+  Json call_tool(const Json& id, const Json& params, const Notify& notify) {
+    if (!params.is_object() || !params.contains("name") || !params["name"].is_string()) {
+      return error_reply(id, RpcError::InvalidParams, "tools/call needs a tool \"name\"");
+    }
+    const Json arguments = params.contains("arguments") ? params["arguments"] : Json::object();
+    const Json progress = params.contains("_meta") && params["_meta"].is_object()
+                              ? params["_meta"].value("progressToken", Json())
+                              : Json();
+    auto outcome = tools.call(params["name"].get<std::string>(), arguments, progress, notify);
+    if (auto* bad = std::get_if<BadArguments>(&outcome)) return error_reply(id, RpcError::InvalidParams, bad->message);
+    return result_reply(id, std::get<Json>(std::move(outcome)));
+  }
+
+  std::optional<Json> dispatch(const Json& message, const Notify& notify) {
+    if (!message.is_object() || message.value("jsonrpc", "") != "2.0" || !message.contains("method") ||
+        !message["method"].is_string()) {
+      // A reply from the client (we send no requests) is not answered; anything else is invalid.
+      if (message.is_object() && message.value("jsonrpc", "") == "2.0" && message.contains("id") &&
+          (message.contains("result") || message.contains("error"))) {
+        return std::nullopt;
+      }
+      const Json id = message.is_object() && message.contains("id") && valid_id(message["id"]) ? message["id"] : Json();
+      return error_reply(id, RpcError::InvalidRequest, "not a JSON-RPC 2.0 request (jsonrpc \"2.0\" and a method)");
+    }
+    const std::string method = message["method"].get<std::string>();
+    const Json params = message.value("params", Json::object());
+    if (!message.contains("id")) {  // a notification: never answered
+      if (method == "notifications/cancelled" && params.is_object() && params.contains("requestId")) {
+        cancel(params["requestId"]);
+      }
+      return std::nullopt;
+    }
+    const Json& id = message["id"];
+    if (!valid_id(id)) return error_reply(Json(), RpcError::InvalidRequest, "the id must be a string or an integer");
+    if (!params.is_object()) return error_reply(id, RpcError::InvalidParams, "params must be an object");
+    if (method == "initialize") {
+      return result_reply(
+          id,
+          {{"protocolVersion", negotiated_version(params)},
+           {"capabilities", {{"tools", {{"listChanged", false}}}}},
+           {"serverInfo", {{"name", options.name}, {"version", options.version}}},
+           {"instructions",
+            "Call look to see the page: a screenshot with a yellow letter label on everything clickable, and the "
+            "labels as text. Act with click, type, select, key, scroll, back or open, naming labels from the latest "
+            "look; each returns the page after it. browse runs a whole task with vimgpt's own model."}});
+    }
+    if (method == "ping") return result_reply(id, Json::object());
+    if (method == "tools/list") return result_reply(id, {{"tools", tools.list()}});
+    if (method == "tools/call") {
+      std::scoped_lock one_at_a_time(running);
+      {
+        std::scoped_lock lock(current_mutex);
+        current_id = id;
+      }
+      Json reply = call_tool(id, params, notify);
+      std::scoped_lock lock(current_mutex);
+      current_id = Json();
+      return reply;
+    }
+    return error_reply(id, RpcError::MethodNotFound, "unknown method \"" + method + "\"");
+  }
+
+  void cancel(const Json& id) {
+    std::scoped_lock lock(current_mutex);
+    if (!current_id.is_null() && current_id == id) tools.cancel();
+  }
+};
+
+Server::Server(ServerOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
+Server::~Server() = default;
+
+const Json& Server::tools() const {
+  return impl_->tools.list();
+}
+
+void Server::cancel(const Json& request_id) {
+  impl_->cancel(request_id);
+}
+
+std::optional<Json> Server::handle(const Json& message, const Notify& notify) {
+  if (!message.is_array()) return impl_->dispatch(message, notify);
+  if (message.empty()) return error_reply(Json(), RpcError::InvalidRequest, "an empty batch");
+  Json replies = Json::array();
+  for (const auto& one : message) {
+    if (auto reply = impl_->dispatch(one, notify)) replies.push_back(std::move(*reply));
+  }
+  if (replies.empty()) return std::nullopt;
+  return replies;
+}
+
+std::optional<Json> Server::handle_text(std::string_view text, const Notify& notify) {
+  Json message = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (message.is_discarded()) return error_reply(Json(), RpcError::ParseError, "the message is not valid JSON");
+  return handle(message, notify);
+}
+
+int serve_stdio(Server& server, std::istream& in, std::ostream& out) {
+  std::mutex out_mutex;
+  auto send = [&](const Json& message) {
+    std::scoped_lock lock(out_mutex);
+    out << message.dump(-1, ' ', false, Json::error_handler_t::replace) << '\n' << std::flush;
+  };
+  // Requests run on a worker, in order, so the reader keeps reading: a cancellation of the running request
+  // must be seen while it runs.
+  std::mutex queue_mutex;
+  std::condition_variable queue_cv;
+  std::deque<std::string> queue;
+  bool ended = false;
+  std::thread worker([&] {
+    for (;;) {
+      std::string line;
+      {
+        std::unique_lock lock(queue_mutex);
+        queue_cv.wait(lock, [&] { return ended || !queue.empty(); });
+        if (queue.empty()) return;
+        line = std::move(queue.front());
+        queue.pop_front();
+      }
+      if (auto reply = server.handle_text(line, send)) send(*reply);
+    }
+  });
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const Json message = Json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (message.is_object() && message.value("method", Json()) == "notifications/cancelled") {
+      server.handle(message);  // now, not after the request it cancels
+      continue;
+    }
+    std::scoped_lock lock(queue_mutex);
+    queue.push_back(std::move(line));
+    queue_cv.notify_one();
+  }
+  {
+    std::scoped_lock lock(queue_mutex);
+    ended = true;
+    queue_cv.notify_one();
+  }
+  worker.join();
+  return 0;
+}
+
+}  // namespace vimgpt::mcp

@@ -1,0 +1,310 @@
+// The tools: each acting tool is an agent::Action carried out by the agent's own Actor, so a click through MCP
+// means what a click in a run means; each returns the page after it, as `look` does.
+#include "mcp/tools.h"
+
+#include "common/base64.h"
+
+namespace vimgpt::mcp {
+namespace {
+
+Json schema(Json properties, const std::vector<std::string>& required = {}) {
+  Json out = {{"type", "object"}, {"properties", std::move(properties)}, {"additionalProperties", false}};
+  if (!required.empty()) out["required"] = required;
+  return out;
+}
+
+Json tool(std::string_view name, std::string_view title, std::string_view description, Json input, bool read_only,
+          bool destructive) {
+  return {{"name", name},
+          {"title", title},
+          {"description", description},
+          {"inputSchema", std::move(input)},
+          {"annotations",
+           {{"title", title}, {"readOnlyHint", read_only}, {"destructiveHint", destructive}, {"openWorldHint", true}}}};
+}
+
+const Json kLabel = {{"type", "string"}, {"description", "a yellow label from the last look, e.g. \"AB\""}};
+
+Json tool_list() {
+  return Json::array({
+      tool("open", "Open a page", "Load a URL (https:// is added when missing) and show the page as look does.",
+           schema({{"url", {{"type", "string"}}}}, {"url"}), false, false),
+      tool("look", "Look at the page",
+           "The page as vimgpt sees it: a screenshot on which every clickable element carries a yellow letter label, "
+           "and the labels as text (label, role, name, link target). Labels change with the page: use the latest.",
+           schema(Json::object()), true, false),
+      tool("click", "Click a label", "Click the element a label names, with a real (trusted) mouse click.",
+           schema({{"label", kLabel}}, {"label"}), false, true),
+      tool("type", "Type text",
+           "Type text into the field a label names (or the focused one), then press Enter unless the form still has "
+           "other empty fields or enter is false. On a drop-down it chooses the option the text names. "
+           "<secret:NAME> types a secret the user configured without revealing it.",
+           schema({{"text", {{"type", "string"}}},
+                   {"label", kLabel},
+                   {"enter", {{"type", "boolean"}, {"description", "press Enter after the text (default: as above)"}}}},
+                  {"text"}),
+           false, true),
+      tool("select", "Choose an option", "Choose an option of a drop-down (<select> or ARIA listbox) by its text.",
+           schema({{"label", kLabel}, {"option", {{"type", "string"}}}}, {"label", "option"}), false, true),
+      tool("scroll", "Scroll", "Scroll the page by about one screen.",
+           schema({{"direction", {{"type", "string"}, {"enum", {"down", "up"}}}}}, {"direction"}), false, false),
+      tool("back", "Go back", "Go back to the previous page.", schema(Json::object()), false, false),
+      tool("key", "Press a key", "Press a key: Enter, Escape, Tab, ArrowDown, PageDown, ...",
+           schema({{"key", {{"type", "string"}}}}, {"key"}), false, true),
+      tool("tabs", "List tabs", "The open tabs: number, title and address; the current one is marked.",
+           schema(Json::object()), true, false),
+      tool("switch_tab", "Switch tab", "Work in another open tab, by its number in tabs.",
+           schema({{"tab", {{"type", "integer"}, {"minimum", 1}}}}, {"tab"}), false, false),
+      tool("upload", "Upload a file",
+           "Give a file input (or the button that opens one) a file from the folder the user allowed (--upload-dir).",
+           schema({{"label", kLabel}, {"file", {{"type", "string"}, {"description", "a file name in that folder"}}}},
+                  {"label", "file"}),
+           false, true),
+      tool("browse", "Do a whole task",
+           "Run a whole task with vimgpt's own model: it looks, acts and repeats until done. Returns the answer, the "
+           "steps taken and where the run was recorded. Reports progress per step; cancellable.",
+           schema({{"objective", {{"type", "string"}}},
+                   {"start_url", {{"type", "string"}, {"description", "default: the current page"}}},
+                   {"max_steps", {{"type", "integer"}, {"minimum", 1}, {"maximum", 1000}}}},
+                  {"objective"}),
+           false, true),
+  });
+}
+
+Json text_block(std::string text) {
+  return {{"type", "text"}, {"text", std::move(text)}};
+}
+
+Json error_result(const std::string& message) {
+  return {{"content", Json::array({text_block(message)})}, {"isError", true}};
+}
+
+// The argument `key` as a `T`, or BadArguments naming what it must be.
+template <typename T>
+std::optional<T> argument(const Json& arguments, const char* key, bool required, BadArguments& bad) {
+  if (!arguments.contains(key) || arguments[key].is_null()) {
+    if (required) bad.message = std::string("missing argument \"") + key + "\"";
+    return std::nullopt;
+  }
+  const Json& value = arguments[key];
+  if constexpr (std::is_same_v<T, std::string>) {
+    if (value.is_string()) return value.get<std::string>();
+    bad.message = std::string("argument \"") + key + "\" must be a string";
+  } else if constexpr (std::is_same_v<T, bool>) {
+    if (value.is_boolean()) return value.get<bool>();
+    bad.message = std::string("argument \"") + key + "\" must be true or false";
+  } else {
+    if (value.is_number_integer()) return value.get<int>();
+    bad.message = std::string("argument \"") + key + "\" must be a whole number";
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Tools::Tools(const ServerOptions& options) : options_(options), acting_(options.agent) {
+  acting_.interrupted = &cancelled_;
+}
+
+Tools::~Tools() {
+  if (!recorder_) return;
+  agent::RunResult session;
+  session.outcome = agent::Outcome::Done;
+  session.message = "the MCP session ended";
+  session.steps = recorded_;
+  recorder_->finish(session);
+}
+
+void Tools::record(const agent::Action& action, const agent::ActResult& acted, const hints::Capture& seen) {
+  if (options_.agent.record_dir.empty()) return;
+  if (!recorder_) {
+    agent::AgentOptions session = acting_;
+    session.objective = "MCP session: the client's tool calls";
+    session.start_url.clear();
+    auto opened = agent::Recorder::open(options_.agent.record_dir + "/session", session);
+    if (!opened) return;  // a recording that cannot be written must not stop the session
+    recorder_ = std::move(*opened);
+  }
+  agent::StepRecord step;
+  step.step = ++recorded_;
+  step.url = tab_->last_url();
+  step.hint_count = seen.map.size();
+  step.hints = seen.map.to_json();
+  step.action = agent::to_json(action);
+  step.ok = acted.ok;
+  step.result = acted.message;
+  step.target = acted.target;
+  recorder_->add_step(step, seen);
+}
+
+const Json& Tools::list() const {
+  static const Json kTools = tool_list();
+  return kTools;
+}
+
+Result<browser::Tab*> Tools::tab() {
+  if (tab_ && tab_->alive()) return tab_.get();
+  if (!options_.open_tab) return fail(ErrorKind::Unsupported, "this server has no browser to open");
+  actor_.reset();
+  seen_.reset();
+  VIMGPT_TRY(tab_, options_.open_tab());
+  actor_ = std::make_unique<agent::Actor>(*tab_, acting_);
+  return tab_.get();
+}
+
+Json Tools::look(const std::string& prefix, bool failed) {
+  auto open = tab();
+  if (!open) return error_result(prefix + open.error().message);
+  auto captured = hints::capture(**open, acting_.capture);
+  if (!captured) return error_result(prefix + "could not look at the page: " + captured.error().message);
+  seen_ = std::move(*captured);
+  const auto page = (*open)->page_info().value_or(browser::PageInfo{});
+  std::string text = prefix + "URL: " + page.url + "\nTitle: " + page.title + "\n";
+  if (auto open_tabs = (*open)->pages(); open_tabs && open_tabs->size() > 1) {
+    text += "Tabs: " + std::to_string(open_tabs->size()) + " open (see tabs)\n";
+  }
+  text += seen_->map.empty() ? "No labels: nothing on this screen can be clicked.\n"
+                             : "Labels (label, role, name, link target):\n" + seen_->map.to_text();
+  const auto& frame = seen_->labelled;
+  return {
+      {"content",
+       Json::array({{{"type", "image"}, {"data", base64_encode(frame.bytes)}, {"mimeType", std::string(frame.mime())}},
+                    text_block(std::move(text))})},
+      {"isError", failed}};
+}
+
+Json Tools::act(const agent::Action& action) {
+  auto open = tab();
+  if (!open) return error_result(open.error().message);
+  static const hints::Capture kNothingSeen;
+  const hints::Capture& seen = seen_ ? *seen_ : kNothingSeen;
+  agent::ActResult acted = actor_->act(action, seen);
+  record(action, acted, seen);  // with the frame the client chose from
+  actor_->after(action, acted);
+  std::string said = (acted.ok ? "" : "failed: ") + acted.message;
+  if (!seen_ && !acted.ok && !action.label.empty()) said += " (call look first to see the labels)";
+  if (options_.observe_after == ObserveAfter::Never) {
+    return {{"content", Json::array({text_block(said)})}, {"isError", !acted.ok}};
+  }
+  return look(said + "\n\n", !acted.ok);
+}
+
+Json Tools::tabs() {
+  auto open = tab();
+  if (!open) return error_result(open.error().message);
+  auto pages = (*open)->pages();
+  if (!pages) return error_result(pages.error().message);
+  std::string text;
+  for (const auto& page : *pages) {
+    text += std::to_string(page.number) + ". " + (page.title.empty() ? "(untitled)" : page.title) + " - " + page.url +
+            (page.current ? " (current)" : "") + "\n";
+  }
+  return {{"content", Json::array({text_block(text)})}, {"isError", false}};
+}
+
+Json Tools::browse(const Json& arguments, const Json& progress, const Notify& notify) {
+  if (!options_.make_planner) return error_result("browse needs a model: start vimgpt mcp with one configured");
+  auto planner = options_.make_planner();
+  if (!planner) return error_result("browse needs a model: " + planner.error().message);
+  auto open = tab();
+  if (!open) return error_result(open.error().message);
+  agent::AgentOptions run = acting_;
+  run.objective = arguments.value("objective", "");
+  run.start_url = arguments.value("start_url", "");
+  run.max_steps = arguments.value("max_steps", run.max_steps);
+  if (!run.record_dir.empty()) run.record_dir += "/browse-" + std::to_string(++browse_runs_);
+  agent::Agent agent(run, **open, std::move(*planner));
+  const auto result = agent.run([&](const agent::StepRecord& step) {
+    if (progress.is_null() || !notify) return;
+    notify({{"jsonrpc", "2.0"},
+            {"method", "notifications/progress"},
+            {"params",
+             {{"progressToken", progress},
+              {"progress", step.step},
+              {"total", step.max_steps},
+              {"message", "step " + std::to_string(step.step) + ": " + step.action.dump() + " -> " + step.result}}}});
+  });
+  seen_.reset();  // the page moved on under the run
+  std::string text = "outcome: " + std::string(agent::to_string(result.outcome)) +
+                     "\nanswer: " + agent::answer_text(result.answer) + "\nsteps: " + std::to_string(result.steps);
+  if (!result.question.empty()) text += "\nquestion: " + result.question;
+  if (!result.record_dir.empty()) text += "\nrecorded in: " + result.record_dir;
+  if (result.outcome != agent::Outcome::Done) text += "\n" + result.message;
+  return {{"content", Json::array({text_block(text)})},
+          {"structuredContent",
+           {{"outcome", agent::to_string(result.outcome)},
+            {"answer", result.answer},
+            {"steps", result.steps},
+            {"record_dir", result.record_dir}}},
+          {"isError", result.outcome != agent::Outcome::Done}};
+}
+
+std::variant<Json, BadArguments> Tools::call(const std::string& name, const Json& arguments, const Json& progress,
+                                             const Notify& notify) {
+  cancelled_ = false;
+  BadArguments bad;
+  if (!arguments.is_object()) return BadArguments{"the arguments must be an object"};
+  agent::Action action;
+  auto label = [&](bool required) {
+    auto given = argument<std::string>(arguments, "label", required, bad);
+    if (given) action.label = *given;
+    return given.has_value();
+  };
+  if (name == "look") return look();
+  if (name == "tabs") return tabs();
+  if (name == "open") {
+    auto url = argument<std::string>(arguments, "url", true, bad);
+    if (!url) return bad;
+    auto normalized = agent::normalize_url(*url);
+    if (!normalized) return error_result(normalized.error().message);
+    action.kind = agent::ActionKind::Navigate;
+    action.text = *normalized;
+  } else if (name == "click") {
+    if (!label(true)) return bad;
+    action.kind = agent::ActionKind::Click;
+  } else if (name == "type") {
+    auto text = argument<std::string>(arguments, "text", true, bad);
+    if (!text) return bad;
+    const bool labelled = label(false);
+    auto enter = argument<bool>(arguments, "enter", false, bad);
+    if (!bad.message.empty()) return bad;
+    action.kind = labelled ? agent::ActionKind::ClickType : agent::ActionKind::Type;
+    action.text = *text;
+    action.enter = !enter ? agent::Enter::Auto : *enter ? agent::Enter::Press : agent::Enter::Skip;
+  } else if (name == "select" || name == "upload") {
+    auto value = argument<std::string>(arguments, name == "select" ? "option" : "file", true, bad);
+    if (!label(true) || !value) return bad;
+    action.kind = name == "select" ? agent::ActionKind::Select : agent::ActionKind::Upload;
+    action.text = *value;
+  } else if (name == "scroll") {
+    auto direction = argument<std::string>(arguments, "direction", true, bad);
+    if (!direction) return bad;
+    if (*direction != "down" && *direction != "up") return BadArguments{"argument \"direction\" must be down or up"};
+    action.kind = agent::ActionKind::Scroll;
+    action.direction = *direction == "up" ? browser::ScrollDirection::Up : browser::ScrollDirection::Down;
+  } else if (name == "back") {
+    action.kind = agent::ActionKind::Back;
+  } else if (name == "key") {
+    auto key = argument<std::string>(arguments, "key", true, bad);
+    if (!key) return bad;
+    if (auto known = browser::parse_key(*key); !known) return error_result(known.error().message);
+    action.kind = agent::ActionKind::Key;
+    action.text = *key;
+  } else if (name == "switch_tab") {
+    auto number = argument<int>(arguments, "tab", true, bad);
+    if (!number) return bad;
+    action.kind = agent::ActionKind::SwitchTab;
+    action.tab = *number;
+  } else if (name == "browse") {
+    auto objective = argument<std::string>(arguments, "objective", true, bad);
+    argument<std::string>(arguments, "start_url", false, bad);
+    argument<int>(arguments, "max_steps", false, bad);
+    if (!objective || !bad.message.empty()) return bad;
+    return browse(arguments, progress, notify);
+  } else {
+    return BadArguments{"unknown tool \"" + name + "\"; tools/list names them"};
+  }
+  return act(action);
+}
+
+}  // namespace vimgpt::mcp

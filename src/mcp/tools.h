@@ -1,0 +1,53 @@
+// Private to src/mcp: the tools, on one browser tab kept for the session.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+
+#include "mcp/mcp.h"
+
+namespace vimgpt::mcp {
+
+// A tool's arguments did not fit its schema: a JSON-RPC invalid-params error, not a tool result.
+struct BadArguments {
+  std::string message;
+};
+
+class Tools {
+ public:
+  explicit Tools(const ServerOptions& options);
+  ~Tools();
+
+  // tools/list's answer: name, title, description, inputSchema and annotations of each tool.
+  [[nodiscard]] const Json& list() const;
+  // tools/call: a tool result ({content, isError}), or BadArguments. `progress` is the client's progress
+  // token (null when it sent none).
+  std::variant<Json, BadArguments> call(const std::string& name, const Json& arguments, const Json& progress,
+                                        const Notify& notify);
+  // Ends the running call early (browse stops before its next step).
+  void cancel() { cancelled_ = true; }
+
+ private:
+  Result<browser::Tab*> tab();
+  Json look(const std::string& prefix = {}, bool failed = false);
+  Json act(const agent::Action& action);
+  Json browse(const Json& arguments, const Json& progress, const Notify& notify);
+  Json tabs();
+
+  const ServerOptions& options_;
+  agent::AgentOptions acting_;  // options_.agent, with the cancel flag
+  std::unique_ptr<browser::Tab> tab_;
+  std::unique_ptr<agent::Actor> actor_;
+  std::optional<hints::Capture> seen_;  // the labels the client saw last
+  // --record: each acting call a step of DIR/session (browse runs go to DIR/browse-N).
+  void record(const agent::Action& action, const agent::ActResult& acted, const hints::Capture& seen);
+  std::unique_ptr<agent::Recorder> recorder_;
+  int recorded_ = 0;
+  std::atomic<bool> cancelled_{false};
+  int browse_runs_ = 0;
+};
+
+}  // namespace vimgpt::mcp

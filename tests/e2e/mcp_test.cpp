@@ -1,0 +1,368 @@
+// `vimgpt mcp` through the real binary, over stdio and over Streamable HTTP, against the loopback site: the
+// lifecycle, the tools, a refused domain, bad labels and bad messages, and browse with the fake model.
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <stb_image.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include "support/fake_model_server.h"
+#include "support/mcp_process.h"
+#include "support/site_server.h"
+
+namespace vimgpt {
+namespace {
+
+using nlohmann::json;
+using test::McpProcess;
+using test::result_image;
+using test::result_text;
+
+std::unique_ptr<test::SiteServer> start_site() {
+  auto site = std::make_unique<test::SiteServer>([](httplib::Server& s) {
+    s.Post("/login", [](const httplib::Request&, httplib::Response& res) {
+      res.set_content("<!doctype html><title>Welcome</title><p>Signed in", "text/html");
+    });
+  });
+  site->mount("/fx", VIMGPT_FIXTURES_DIR "/site");
+  return site;
+}
+
+json initialize_params(const std::string& version = "2025-11-25") {
+  return {{"protocolVersion", version},
+          {"capabilities", json::object()},
+          {"clientInfo", {{"name", "vimgpt-test"}, {"version", "1"}}}};
+}
+
+// The label the text block of a look gives an element ("[AB] link \"Name\"").
+std::string label_of(const json& result, const std::string& name) {
+  std::smatch match;
+  const std::string text = result_text(result);
+  return std::regex_search(text, match, std::regex(R"(\[([A-Z]+)\][^\n]*)" + name)) ? std::string(match[1]) : "??";
+}
+
+struct Decoded {
+  int width = 0;
+  int height = 0;
+};
+Decoded decode(const std::string& bytes) {
+  Decoded d;
+  int channels = 0;
+  stbi_uc* pixels = stbi_load_from_memory(reinterpret_cast<const stbi_uc*>(bytes.data()),
+                                          static_cast<int>(bytes.size()), &d.width, &d.height, &channels, 3);
+  if (pixels == nullptr) return {};
+  stbi_image_free(pixels);
+  return d;
+}
+
+class McpStdio : public ::testing::Test {
+ protected:
+  std::unique_ptr<test::SiteServer> site_ = start_site();
+};
+
+TEST_F(McpStdio, InitializeNegotiatesTheVersionAndListsEveryToolWithItsSchema) {
+  McpProcess mcp({});
+  auto init = mcp.request("initialize", initialize_params("2025-06-18"));
+  ASSERT_TRUE(init.contains("result")) << init;
+  EXPECT_EQ(init["result"]["protocolVersion"], "2025-06-18");  // the one before the current revision
+  EXPECT_EQ(init["result"]["serverInfo"]["name"], "vimgpt");
+  EXPECT_TRUE(init["result"]["capabilities"].contains("tools"));
+  EXPECT_EQ(mcp.request("initialize", initialize_params("1999-01-01"))["result"]["protocolVersion"], "2025-11-25");
+  mcp.send({{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}});  // never answered
+  EXPECT_EQ(mcp.request("ping")["result"], json::object());
+
+  const auto tools = mcp.request("tools/list")["result"]["tools"];
+  std::set<std::string> names;
+  for (const auto& tool : tools) {
+    names.insert(tool["name"].get<std::string>());
+    EXPECT_EQ(tool["inputSchema"]["type"], "object") << tool;
+    EXPECT_TRUE(tool["annotations"].contains("readOnlyHint")) << tool;
+    EXPECT_TRUE(tool["annotations"].contains("destructiveHint")) << tool;
+  }
+  EXPECT_EQ(names, (std::set<std::string>{"open", "look", "click", "type", "select", "scroll", "back", "key", "tabs",
+                                          "switch_tab", "upload", "browse"}));
+  EXPECT_TRUE(mcp.notifications.empty());  // nothing came unasked
+  EXPECT_EQ(mcp.finish(), 0);
+}
+
+TEST_F(McpStdio, LookShowsTheLabelledFrameAndClickAndTypeActOnLabels) {
+  McpProcess mcp({"--allow-domain", "127.0.0.1"});
+  mcp.request("initialize", initialize_params());
+  auto opened = mcp.call("open", {{"url", site_->url("/fx/index.html")}});
+  ASSERT_FALSE(opened.value("isError", true)) << result_text(opened);
+
+  auto look = mcp.call("look");
+  ASSERT_FALSE(look.value("isError", true)) << look;
+  const auto frame = decode(result_image(look));
+  EXPECT_EQ(frame.width, 1080);  // the frame the model of the client sees, labels drawn
+  EXPECT_EQ(frame.height, 720);
+  EXPECT_EQ(look["content"][0]["mimeType"], "image/jpeg");
+  const std::string text = result_text(look);
+  EXPECT_NE(text.find("URL: " + site_->url("/fx/index.html")), std::string::npos) << text;
+  EXPECT_NE(text.find("Title: Widget Shop"), std::string::npos) << text;
+  EXPECT_NE(text.find("textbox (text) \"Search widgets\" empty"), std::string::npos) << text;
+
+  // Typing into the search box submits it; the result shows the page after.
+  auto typed = mcp.call("type", {{"label", label_of(look, "Search widgets")}, {"text", "blue"}});
+  ASSERT_FALSE(typed.value("isError", true)) << result_text(typed);
+  EXPECT_NE(result_text(typed).find("pressed Enter"), std::string::npos);
+  EXPECT_NE(result_text(typed).find("URL: " + site_->url("/search?q=blue")), std::string::npos) << result_text(typed);
+  EXPECT_FALSE(result_image(typed).empty());
+
+  // A login form filled field by field, submitted once by the last field.
+  auto login = mcp.call("open", {{"url", site_->url("/fx/login.html")}});
+  auto email = mcp.call("type", {{"label", label_of(login, "Email")}, {"text", "ada@example.test"}});
+  EXPECT_NE(result_text(email).find("did not press Enter: 1 empty field left in this form (Password)"),
+            std::string::npos)
+      << result_text(email);
+  auto password = mcp.call("type", {{"label", label_of(email, "Password")}, {"text", "pw"}});
+  EXPECT_NE(result_text(password).find("Title: Welcome"), std::string::npos) << result_text(password);
+  EXPECT_EQ(site_->count("POST", "/login"), 1);
+
+  // Click a link by its label.
+  auto shop = mcp.call("open", {{"url", site_->url("/fx/item.html")}});
+  auto clicked = mcp.call("click", {{"label", label_of(shop, "Back to the shop")}});
+  ASSERT_FALSE(clicked.value("isError", true)) << result_text(clicked);
+  EXPECT_NE(result_text(clicked).find("URL: " + site_->url("/")), std::string::npos) << result_text(clicked);
+  EXPECT_EQ(mcp.finish(), 0);
+}
+
+TEST_F(McpStdio, BadInputIsAToolErrorOrARpcErrorNeverACrash) {
+  McpProcess mcp({"--allow-domain", "127.0.0.1"});
+  mcp.request("initialize", initialize_params());
+  // Refused domain: a tool error the client can act on.
+  auto refused = mcp.call("open", {{"url", "http://evil.test/"}});
+  EXPECT_TRUE(refused.value("isError", false)) << refused;
+  EXPECT_NE(result_text(refused).find("blocked"), std::string::npos) << result_text(refused);
+  // A label that is not on the page.
+  auto bad_label = mcp.call("click", {{"label", "ZZ"}});
+  EXPECT_TRUE(bad_label.value("isError", false));
+  EXPECT_NE(result_text(bad_label).find("no hint labelled \"ZZ\""), std::string::npos) << result_text(bad_label);
+  // Protocol errors: malformed JSON, an unknown method, a wrong argument type, an unknown tool, not JSON-RPC.
+  mcp.send_line("{\"jsonrpc\": \"2.0\", \"id\": 99, \"method\": ");
+  EXPECT_EQ((*mcp.receive())["error"]["code"], -32700);
+  EXPECT_EQ(mcp.request("resources/list")["error"]["code"], -32601);
+  EXPECT_EQ(mcp.call("click", {{"label", 7}})["error"]["code"], -32602);
+  EXPECT_EQ(mcp.call("fly", json::object())["error"]["code"], -32602);
+  EXPECT_EQ(mcp.call("type", json::object())["error"]["code"], -32602);
+  mcp.send({{"id", 5}, {"method", "ping"}});
+  EXPECT_EQ((*mcp.receive())["error"]["code"], -32600);
+  // Still serving.
+  EXPECT_EQ(mcp.request("ping")["result"], json::object());
+  EXPECT_EQ(mcp.finish(), 0);
+}
+
+TEST_F(McpStdio, BrowseRunsAWholeTaskWithTheConfiguredModelAndReportsProgress) {
+  test::FakeModelServer model(test::Expectations{"k", "gpt-4o", 1080, 1, test::Requirement::Any});
+  int step = 0;
+  model.set_responder([&](const test::ReceivedRequest& request) {
+    ++step;
+    if (step == 1) {
+      return test::ScriptedReply::text(R"({"click": ")" + test::label_in_prompt(request.text, "Search widgets") +
+                                       R"(", "type": "red"})");
+    }
+    return test::ScriptedReply::text(R"({"done": "2 results"})");
+  });
+  McpProcess mcp({"--base-url", model.url(), "--api-key", "k", "--observe", "hybrid", "--max-retries", "0"});
+  mcp.request("initialize", initialize_params());
+  auto reply = mcp.request("tools/call",
+                           {{"name", "browse"},
+                            {"arguments", {{"objective", "search red"}, {"start_url", site_->url("/fx/index.html")}}},
+                            {"_meta", {{"progressToken", "p1"}}}});
+  ASSERT_TRUE(reply.contains("result")) << reply;
+  const auto& result = reply["result"];
+  EXPECT_FALSE(result.value("isError", true)) << result_text(result);
+  EXPECT_EQ(result["structuredContent"]["answer"], "2 results");
+  EXPECT_EQ(result["structuredContent"]["steps"], 2);
+  ASSERT_EQ(mcp.notifications.size(), 2U);  // one progress notification per step
+  EXPECT_EQ(mcp.notifications[0]["method"], "notifications/progress");
+  EXPECT_EQ(mcp.notifications[0]["params"]["progressToken"], "p1");
+  EXPECT_EQ(mcp.notifications[1]["params"]["progress"], 2);
+  EXPECT_EQ(model.request_count(), 2U);
+  EXPECT_TRUE(model.problems().empty()) << model.problems().front();
+  EXPECT_EQ(mcp.finish(), 0);
+}
+
+TEST_F(McpStdio, RecordKeepsEachActingCallAsAStepWithTheFrameTheClientChoseFrom) {
+  const std::filesystem::path record =
+      std::filesystem::temp_directory_path() / ("vimgpt-mcp-record-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(record);
+  {
+    McpProcess mcp({"--record", record.string(), "--secret", "PW=hunter2"});
+    mcp.request("initialize", initialize_params());
+    auto login = mcp.call("open", {{"url", site_->url("/fx/login.html")}});
+    mcp.call("type", {{"label", label_of(login, "Password")}, {"text", "<secret:PW>"}, {"enter", false}});
+    EXPECT_EQ(mcp.finish(), 0);
+  }
+  const auto steps_file = record / "session" / "steps.jsonl";
+  std::ifstream in(steps_file);
+  std::vector<json> steps;
+  for (std::string line; std::getline(in, line);) steps.push_back(json::parse(line));
+  ASSERT_EQ(steps.size(), 2U);
+  EXPECT_EQ(steps[0]["action"]["navigate"], site_->url("/fx/login.html"));
+  EXPECT_EQ(steps[1]["action"]["type"], "<secret:PW>");  // the placeholder, never the value
+  EXPECT_TRUE(std::filesystem::exists(record / "session" / "report.html"));
+  std::string everything;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(record)) {
+    if (!entry.is_regular_file()) continue;
+    std::ifstream file(entry.path(), std::ios::binary);
+    everything.append(std::istreambuf_iterator<char>(file), {});
+  }
+  EXPECT_EQ(everything.find("hunter2"), std::string::npos);
+  std::filesystem::remove_all(record);
+}
+
+TEST_F(McpStdio, BrowseWithoutAModelSaysHowToConfigureOne) {
+  McpProcess mcp({});
+  mcp.request("initialize", initialize_params());
+  auto result = mcp.call("browse", {{"objective", "anything"}});
+  EXPECT_TRUE(result.value("isError", false));
+  EXPECT_NE(result_text(result).find("OPENAI_API_KEY"), std::string::npos) << result_text(result);
+  EXPECT_EQ(mcp.finish(), 0);
+}
+
+// ---- Streamable HTTP --------------------------------------------------------------------------------------
+
+class McpHttp : public ::testing::Test {
+ protected:
+  // Starts `vimgpt mcp --http 127.0.0.1:0` and learns its port from what it prints.
+  void start(std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"--http", "127.0.0.1:0"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    mcp_ = std::make_unique<McpProcess>(args);
+    const std::string line = mcp_->wait_for_stderr("MCP on http://");
+    std::smatch match;
+    ASSERT_TRUE(std::regex_search(line, match, std::regex(R"(127\.0\.0\.1:(\d+)/mcp)"))) << line;
+    port_ = std::stoi(match[1]);
+  }
+  void TearDown() override {
+    if (mcp_) ::kill(mcp_->pid(), SIGTERM);  // the server stops on SIGTERM, as on Ctrl-C
+  }
+
+  httplib::Result post(const json& message, httplib::Headers headers = {}) {
+    httplib::Client client("127.0.0.1", port_);
+    client.set_read_timeout(60);
+    headers.emplace("Accept", "application/json, text/event-stream");
+    if (!session_.empty()) headers.emplace("Mcp-Session-Id", session_);
+    return client.Post("/mcp", headers, message.dump(), "application/json");
+  }
+  json rpc(const std::string& method, const json& params = json::object()) {
+    auto response = post({{"jsonrpc", "2.0"}, {"id", ++id_}, {"method", method}, {"params", params}});
+    if (!response || response->status != 200) return {{"http", response ? response->status : -1}};
+    return json::parse(response->body);
+  }
+  void initialize(const httplib::Headers& headers = {}) {
+    auto response =
+        post({{"jsonrpc", "2.0"}, {"id", ++id_}, {"method", "initialize"}, {"params", initialize_params()}}, headers);
+    ASSERT_TRUE(response);
+    ASSERT_EQ(response->status, 200) << response->body;
+    session_ = response->get_header_value("Mcp-Session-Id");
+    ASSERT_FALSE(session_.empty());
+    EXPECT_EQ(json::parse(response->body)["result"]["protocolVersion"], "2025-11-25");
+  }
+
+  std::unique_ptr<test::SiteServer> site_ = start_site();
+  std::unique_ptr<McpProcess> mcp_;
+  int port_ = 0;
+  std::string session_;
+  int id_ = 0;
+};
+
+TEST_F(McpHttp, ASessionListsLooksAndClicksOverHttp) {
+  start();
+  initialize();
+  auto accepted = post({{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}});
+  ASSERT_TRUE(accepted);
+  EXPECT_EQ(accepted->status, 202);
+  EXPECT_EQ(rpc("tools/list")["result"]["tools"].size(), 12U);
+  auto opened = rpc("tools/call", {{"name", "open"}, {"arguments", {{"url", site_->url("/fx/item.html")}}}})["result"];
+  ASSERT_FALSE(opened.value("isError", true)) << opened;
+  EXPECT_EQ(decode(result_image(opened)).width, 1080);
+  auto clicked = rpc("tools/call",
+                     {{"name", "click"}, {"arguments", {{"label", label_of(opened, "Back to the shop")}}}})["result"];
+  EXPECT_NE(result_text(clicked).find("URL: " + site_->url("/")), std::string::npos) << result_text(clicked);
+
+  // The event stream is there for the session; DELETE ends the session.
+  httplib::Client client("127.0.0.1", port_);
+  auto no_session = client.Get("/mcp", {{"Accept", "text/event-stream"}});
+  ASSERT_TRUE(no_session);
+  EXPECT_EQ(no_session->status, 400);
+  auto ended = client.Delete("/mcp", {{"Mcp-Session-Id", session_}});
+  ASSERT_TRUE(ended);
+  EXPECT_EQ(ended->status, 200);
+  auto after = rpc("tools/list");
+  EXPECT_EQ(after["http"], 404);  // that session is gone
+}
+
+TEST_F(McpHttp, ProgressComesAsAnEventStreamBeforeTheResult) {
+  test::FakeModelServer model;
+  model.set_default_reply(R"({"done": "nothing to do"})");
+  start({"--base-url", model.url(), "--api-key", "k", "--max-retries", "0"});
+  initialize();
+  auto response = post({{"jsonrpc", "2.0"},
+                        {"id", 42},
+                        {"method", "tools/call"},
+                        {"params",
+                         {{"name", "browse"},
+                          {"arguments", {{"objective", "say done"}, {"start_url", site_->url("/fx/index.html")}}},
+                          {"_meta", {{"progressToken", 7}}}}}});
+  ASSERT_TRUE(response);
+  ASSERT_EQ(response->status, 200);
+  EXPECT_EQ(response->get_header_value("Content-Type"), "text/event-stream");
+  std::vector<json> events;
+  std::istringstream lines(response->body);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("data: ", 0) == 0) events.push_back(json::parse(line.substr(6)));
+  }
+  ASSERT_EQ(events.size(), 2U) << response->body;
+  EXPECT_EQ(events[0]["method"], "notifications/progress");
+  EXPECT_EQ(events[0]["params"]["progressToken"], 7);
+  EXPECT_EQ(events[1]["id"], 42);
+  EXPECT_EQ(events[1]["result"]["structuredContent"]["answer"], "nothing to do");
+}
+
+TEST_F(McpHttp, OriginTokenAndSessionAreChecked) {
+  start({"--token", "s3cret"});
+  // No token: refused before anything else.
+  auto anonymous = post({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"}, {"params", initialize_params()}});
+  ASSERT_TRUE(anonymous);
+  EXPECT_EQ(anonymous->status, 401);
+  const httplib::Headers bearer = {{"Authorization", "Bearer s3cret"}};
+  // A web page elsewhere (DNS rebinding) may not drive the browser.
+  httplib::Headers foreign = bearer;
+  foreign.emplace("Origin", "http://evil.example");
+  auto rebound =
+      post({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"}, {"params", initialize_params()}}, foreign);
+  ASSERT_TRUE(rebound);
+  EXPECT_EQ(rebound->status, 403);
+  // Its own origin may.
+  httplib::Headers own = bearer;
+  own.emplace("Origin", "http://127.0.0.1:" + std::to_string(port_));
+  initialize(own);
+  // Requests other than initialize need the session.
+  const std::string session = session_;
+  session_.clear();
+  auto lost = post({{"jsonrpc", "2.0"}, {"id", 2}, {"method", "tools/list"}}, bearer);
+  ASSERT_TRUE(lost);
+  EXPECT_EQ(lost->status, 400);
+  session_ = session;
+  auto listed = post({{"jsonrpc", "2.0"}, {"id", 3}, {"method", "tools/list"}}, bearer);
+  ASSERT_TRUE(listed);
+  EXPECT_EQ(listed->status, 200);
+  auto not_a_request = post(json("a string"), bearer);
+  ASSERT_TRUE(not_a_request);
+  EXPECT_EQ(not_a_request->status, 400);
+  EXPECT_EQ(json::parse(not_a_request->body)["error"]["code"], -32600);
+  httplib::Client raw("127.0.0.1", port_);
+  httplib::Headers with_session = bearer;
+  with_session.emplace("Mcp-Session-Id", session_);
+  auto malformed = raw.Post("/mcp", with_session, "{\"jsonrpc\": ", "application/json");
+  ASSERT_TRUE(malformed);
+  EXPECT_EQ(malformed->status, 400);
+  EXPECT_EQ(json::parse(malformed->body)["error"]["code"], -32700);
+}
+
+}  // namespace
+}  // namespace vimgpt

@@ -1,0 +1,166 @@
+// The size of one observation, and how long it takes: vimgpt mcp's `look` (the labelled frame, counted by
+// OpenAI's and Anthropic's published image rules, plus the label list's text) against Playwright MCP's
+// `browser_snapshot` (its accessibility-tree text), on each saved real page; text tokens counted with
+// js-tiktoken's o200k_base (GPT-4o's). Then the latency of look and of click (act + the new frame), medians.
+// Both servers are driven by the official MCP SDK client over stdio, on Debian's Chromium, which resolves no
+// host but 127.0.0.1: nothing leaves the machine.
+//   node bench/mcp/observation.mjs VIMGPT_BINARY PAGES_DIR OUT.json
+import {execFileSync} from 'node:child_process';
+import {chmodSync, mkdtempSync, readdirSync, rmSync, writeFileSync} from 'node:fs';
+import {readFile} from 'node:fs/promises';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import {fileURLToPath} from 'node:url';
+
+import {Client} from '@modelcontextprotocol/sdk/client/index.js';
+import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
+import {getEncoding} from 'js-tiktoken';
+
+const [binary, pagesDir, out] = process.argv.slice(2);
+const here = path.dirname(fileURLToPath(import.meta.url));
+const encoding = getEncoding('o200k_base');
+const tokens = (text) => encoding.encode(text).length;
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+
+// OpenAI high detail: fit 2048x2048, shortest side down to 768, 170 per 512-px tile + 85. Anthropic: long
+// edge down to 1568, then width * height / 750. (The same rules as vision::estimate_image_tokens.)
+function openaiImageTokens(width, height) {
+  let w = width, h = height;
+  const fit = Math.min(1, 2048 / Math.max(w, h));
+  w *= fit; h *= fit;
+  const shortest = Math.min(1, 768 / Math.min(w, h));
+  w *= shortest; h *= shortest;
+  return 170 * Math.ceil(w / 512) * Math.ceil(h / 512) + 85;
+}
+function anthropicImageTokens(width, height) {
+  const fit = Math.min(1, 1568 / Math.max(width, height));
+  return Math.round(width * fit * height * fit / 750);
+}
+// A JPEG's size from its start-of-frame marker.
+function jpegSize(bytes) {
+  for (let at = 2; at + 9 < bytes.length;) {
+    const marker = bytes[at + 1];
+    if (marker >= 0xc0 && marker <= 0xcf && ![0xc4, 0xc8, 0xcc].includes(marker)) {
+      return {width: bytes.readUInt16BE(at + 7), height: bytes.readUInt16BE(at + 5)};
+    }
+    at += 2 + bytes.readUInt16BE(at + 2);
+  }
+  return {width: 0, height: 0};
+}
+
+const textOf = (result) => result.content.filter((b) => b.type === 'text').map((b) => b.text).join('\n');
+
+// Both browsers resolve no host but loopback: a saved page's external resources fail at once.
+const scratch = mkdtempSync(path.join(os.tmpdir(), 'vgbench-'));
+const chrome = path.join(scratch, 'chromium');
+writeFileSync(chrome, '#!/bin/sh\nexec /usr/lib/chromium/chromium ' +
+                      '"--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1" "$@"\n');
+chmodSync(chrome, 0o755);
+const environment = Object.fromEntries(Object.entries(process.env).filter(
+    ([name]) => !/^(OPENAI|ANTHROPIC)_(API_KEY|BASE_URL)$/.test(name)));
+
+// The saved pages, and two small pages that link to each other (for click).
+const site = http.createServer(async (request, response) => {
+  const url = new URL(request.url, 'http://x');
+  if (url.pathname === '/a' || url.pathname === '/b') {
+    const other = url.pathname === '/a' ? '/b' : '/a';
+    response.writeHead(200, {'Content-Type': 'text/html'});
+    response.end(`<!doctype html><title>Page ${url.pathname}</title><h1>${url.pathname}</h1>` +
+                 `<p><a href="${other}">Go to ${other}</a></p><p>${'Some text. '.repeat(50)}</p>`);
+    return;
+  }
+  try {
+    const page = await readFile(path.join(pagesDir, path.basename(url.pathname)));
+    response.writeHead(200, {'Content-Type': 'text/html; charset=utf-8'});
+    response.end(page);
+  } catch {
+    response.writeHead(404);
+    response.end();
+  }
+});
+await new Promise((resolve) => site.listen(0, '127.0.0.1', resolve));
+const base = `http://127.0.0.1:${site.address().port}`;
+
+async function connect(command, args, name) {
+  const client = new Client({name, version: '1.0.0'});
+  // Playwright MCP writes its snapshots and logs under its working folder: the scratch one.
+  await client.connect(new StdioClientTransport({command, args, env: environment, stderr: 'ignore', cwd: scratch}));
+  return client;
+}
+
+const vimgpt = await connect(binary, ['mcp', '--chrome', chrome, '--observe-after', 'never'], 'bench-vimgpt');
+const playwright = await connect(process.execPath, [path.join(here, 'node_modules/@playwright/mcp/cli.js'),
+  '--headless', '--isolated', '--no-sandbox', '--executable-path', chrome, '--viewport-size', '1080x720'],
+                                 'bench-playwright');
+
+const pages = readdirSync(pagesDir).filter((name) => name.endsWith('.html')).sort();
+const rows = [];
+const lookMs = [];
+for (const page of pages) {
+  const url = `${base}/${page}`;
+  await vimgpt.callTool({name: 'open', arguments: {url}});
+  const started = performance.now();
+  const look = await vimgpt.callTool({name: 'look', arguments: {}});
+  lookMs.push(performance.now() - started);
+  const image = look.content.find((b) => b.type === 'image');
+  const size = image ? jpegSize(Buffer.from(image.data, 'base64')) : {width: 0, height: 0};
+  const labels = tokens(textOf(look));
+  await playwright.callTool({name: 'browser_navigate', arguments: {url}});
+  const snapshot = await playwright.callTool({name: 'browser_snapshot', arguments: {}});
+  const row = {
+    page,
+    frame: `${size.width}x${size.height}`,
+    label_lines: (textOf(look).match(/^\[[A-Z]+\]/gm) || []).length,
+    vimgpt_text_tokens: labels,
+    vimgpt_openai_tokens: openaiImageTokens(size.width, size.height) + labels,
+    vimgpt_anthropic_tokens: anthropicImageTokens(size.width, size.height) + labels,
+    playwright_snapshot_tokens: tokens(textOf(snapshot)),
+  };
+  rows.push(row);
+  console.error(JSON.stringify(row));
+}
+
+// Click: a link that loads the other page, and the new frame with it.
+const clickMs = [];
+await vimgpt.callTool({name: 'open', arguments: {url: `${base}/a`}});
+let seen = await vimgpt.callTool({name: 'look', arguments: {}});
+for (let i = 0; i < 12; ++i) {
+  const label = textOf(seen).match(/\[([A-Z]+)\] link "Go to/)[1];
+  const started = performance.now();
+  await vimgpt.callTool({name: 'click', arguments: {label}});
+  seen = await vimgpt.callTool({name: 'look', arguments: {}});
+  clickMs.push(performance.now() - started);
+}
+
+await vimgpt.close();
+await playwright.close();
+site.close();
+rmSync(scratch, {recursive: true, force: true});
+
+const sum = (key) => rows.reduce((total, row) => total + row[key], 0);
+const result = {
+  date: new Date().toISOString(),
+  load: execFileSync('cat', ['/proc/loadavg']).toString().trim(),
+  pages: rows.length,
+  median: {
+    vimgpt_openai_tokens: median(rows.map((r) => r.vimgpt_openai_tokens)),
+    vimgpt_anthropic_tokens: median(rows.map((r) => r.vimgpt_anthropic_tokens)),
+    vimgpt_text_tokens: median(rows.map((r) => r.vimgpt_text_tokens)),
+    playwright_snapshot_tokens: median(rows.map((r) => r.playwright_snapshot_tokens)),
+    look_ms: median(lookMs),
+    click_and_frame_ms: median(clickMs),
+  },
+  total: {
+    vimgpt_openai_tokens: sum('vimgpt_openai_tokens'),
+    vimgpt_anthropic_tokens: sum('vimgpt_anthropic_tokens'),
+    playwright_snapshot_tokens: sum('playwright_snapshot_tokens'),
+  },
+  rows,
+};
+writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
+console.log(JSON.stringify({median: result.median, total: result.total, load: result.load}, null, 2));

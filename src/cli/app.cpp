@@ -304,7 +304,8 @@ int main(int argc, char** argv) {
   mcp->add_option("--block-domain", options.block_domains, "These hosts never load (repeatable)");
   mcp->add_option("--secret", options.secrets, "NAME=VALUE: the client types <secret:NAME>, never sees the value");
   mcp->add_option("--secrets-file", options.secrets_file, "File of NAME=VALUE lines");
-  mcp->add_option("--record", options.record, "Record each browse run into DIR/browse-N");
+  mcp->add_option("--record", options.record,
+                  "Record each acting call into DIR/session, each browse into DIR/browse-N");
   mcp->add_option("--upload-dir", options.upload_dir, "Files the upload tool may give a page, only from this folder");
   mcp->add_option("--hint-mode", options.hint_mode, "How labels are drawn: overlay, image, both-frames");
   mcp->add_option("--observe", options.observe, "What browse's model gets: vision or hybrid (plus the hint list)");

@@ -42,7 +42,8 @@ struct Server::Impl {
   Tools tools;
   std::mutex running;  // one request at a time
   std::mutex current_mutex;
-  Json current_id;  // the request running now (for notifications/cancelled)
+  Json current_id;         // the request running now (for notifications/cancelled)
+  bool cancelled = false;  // ... and the client cancelled it: it gets no reply (the specification's SHOULD NOT)
 
   Json call_tool(const Json& id, const Json& params, const Notify& notify) {
     if (!params.is_object() || !params.contains("name") || !params["name"].is_string()) {
@@ -97,10 +98,12 @@ struct Server::Impl {
       {
         std::scoped_lock lock(current_mutex);
         current_id = id;
+        cancelled = false;
       }
       Json reply = call_tool(id, params, notify);
       std::scoped_lock lock(current_mutex);
       current_id = Json();
+      if (cancelled) return std::nullopt;
       return reply;
     }
     return error_reply(id, RpcError::MethodNotFound, "unknown method \"" + method + "\"");
@@ -108,7 +111,9 @@ struct Server::Impl {
 
   void cancel(const Json& id) {
     std::scoped_lock lock(current_mutex);
-    if (!current_id.is_null() && current_id == id) tools.cancel();
+    if (current_id.is_null() || current_id != id) return;
+    cancelled = true;
+    tools.cancel();
   }
 };
 

@@ -214,6 +214,32 @@ TEST_F(McpStdio, RecordKeepsEachActingCallAsAStepWithTheFrameTheClientChoseFrom)
   std::filesystem::remove_all(record);
 }
 
+TEST_F(McpStdio, ACancelledBrowseStopsAtTheNextStepAndIsNotAnswered) {
+  test::FakeModelServer model;
+  model.set_default_reply(R"({"wait": 0.1})");  // a task that would go on for 30 steps
+  McpProcess mcp({"--base-url", model.url(), "--api-key", "k", "--max-retries", "0"});
+  mcp.request("initialize", initialize_params());
+  mcp.send({{"jsonrpc", "2.0"},
+            {"id", "long"},
+            {"method", "tools/call"},
+            {"params",
+             {{"name", "browse"},
+              {"arguments", {{"objective", "wait forever"}, {"start_url", site_->url("/fx/index.html")}}},
+              {"_meta", {{"progressToken", "t"}}}}}});
+  auto first = mcp.receive();  // the first step's progress: the run is under way
+  ASSERT_TRUE(first);
+  EXPECT_EQ((*first)["method"], "notifications/progress") << *first;
+  mcp.send({{"jsonrpc", "2.0"},
+            {"method", "notifications/cancelled"},
+            {"params", {{"requestId", "long"}, {"reason", "enough"}}}});
+  // The server is free again, and the cancelled request gets no reply.
+  auto pong = mcp.request("ping");
+  EXPECT_EQ(pong["result"], json::object()) << pong;
+  for (const auto& seen : mcp.notifications) EXPECT_FALSE(seen.contains("id")) << seen;
+  EXPECT_LE(model.request_count(), 3U);  // stopped within a step or two, not after 30
+  EXPECT_EQ(mcp.finish(), 0);
+}
+
 TEST_F(McpStdio, BrowseWithoutAModelSaysHowToConfigureOne) {
   McpProcess mcp({});
   mcp.request("initialize", initialize_params());

@@ -25,8 +25,15 @@ bool valid_id(const Json& id) {
   return id.is_string() || id.is_number_integer();
 }
 
+// A member that should be a string, or "" (a client's JSON is untrusted: Json::value would throw on a number).
+std::string string_member(const Json& object, const char* key) {
+  if (!object.is_object()) return {};
+  const auto found = object.find(key);
+  return found != object.end() && found->is_string() ? found->get<std::string>() : std::string();
+}
+
 std::string_view negotiated_version(const Json& params) {
-  const std::string asked = params.is_object() ? params.value("protocolVersion", "") : "";
+  const std::string asked = string_member(params, "protocolVersion");
   for (const auto version : kProtocolVersions) {
     if (asked == version) return version;
   }
@@ -59,10 +66,9 @@ struct Server::Impl {
   }
 
   std::optional<Json> dispatch(const Json& message, const Notify& notify) {
-    if (!message.is_object() || message.value("jsonrpc", "") != "2.0" || !message.contains("method") ||
-        !message["method"].is_string()) {
+    if (string_member(message, "jsonrpc") != "2.0" || !message.contains("method") || !message["method"].is_string()) {
       // A reply from the client (we send no requests) is not answered; anything else is invalid.
-      if (message.is_object() && message.value("jsonrpc", "") == "2.0" && message.contains("id") &&
+      if (string_member(message, "jsonrpc") == "2.0" && message.contains("id") &&
           (message.contains("result") || message.contains("error"))) {
         return std::nullopt;
       }

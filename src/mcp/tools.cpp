@@ -202,16 +202,16 @@ Json Tools::tabs() {
   return {{"content", Json::array({text_block(text)})}, {"isError", false}};
 }
 
-Json Tools::browse(const Json& arguments, const Json& progress, const Notify& notify) {
+Json Tools::browse(const BrowseTask& task, const Json& progress, const Notify& notify) {
   if (!options_.make_planner) return error_result("browse needs a model: start vimgpt mcp with one configured");
   auto planner = options_.make_planner();
   if (!planner) return error_result("browse needs a model: " + planner.error().message);
   auto open = tab();
   if (!open) return error_result(open.error().message);
   agent::AgentOptions run = acting_;
-  run.objective = arguments.value("objective", "");
-  run.start_url = arguments.value("start_url", "");
-  run.max_steps = arguments.value("max_steps", run.max_steps);
+  run.objective = task.objective;
+  run.start_url = task.start_url;
+  run.max_steps = task.max_steps.value_or(run.max_steps);
   if (!run.record_dir.empty()) run.record_dir += "/browse-" + std::to_string(++browse_runs_);
   agent::Agent agent(run, **open, std::move(*planner));
   const auto result = agent.run([&](const agent::StepRecord& step) {
@@ -297,10 +297,11 @@ std::variant<Json, BadArguments> Tools::call(const std::string& name, const Json
     action.tab = *number;
   } else if (name == "browse") {
     auto objective = argument<std::string>(arguments, "objective", true, bad);
-    argument<std::string>(arguments, "start_url", false, bad);
-    argument<int>(arguments, "max_steps", false, bad);
+    auto start_url = argument<std::string>(arguments, "start_url", false, bad);
+    auto max_steps = argument<int>(arguments, "max_steps", false, bad);
     if (!objective || !bad.message.empty()) return bad;
-    return browse(arguments, progress, notify);
+    if (max_steps && (*max_steps < 1 || *max_steps > 1000)) return BadArguments{"max_steps takes 1 to 1000"};
+    return browse({*objective, start_url.value_or(""), max_steps}, progress, notify);
   } else {
     return BadArguments{"unknown tool \"" + name + "\"; tools/list names them"};
   }

@@ -16,6 +16,12 @@ struct BadArguments {
   std::string message;
 };
 
+struct BrowseTask {
+  std::string objective;
+  std::string start_url;  // empty: the current page
+  std::optional<int> max_steps;
+};
+
 class Tools {
  public:
   explicit Tools(const ServerOptions& options);
@@ -34,7 +40,7 @@ class Tools {
   Result<browser::Tab*> tab();
   Json look(const std::string& prefix = {}, bool failed = false);
   Json act(const agent::Action& action);
-  Json browse(const Json& arguments, const Json& progress, const Notify& notify);
+  Json browse(const BrowseTask& task, const Json& progress, const Notify& notify);
   Json tabs();
 
   const ServerOptions& options_;

@@ -149,6 +149,12 @@ TEST_F(McpStdio, BadInputIsAToolErrorOrARpcErrorNeverACrash) {
   EXPECT_EQ(mcp.call("type", json::object())["error"]["code"], -32602);
   mcp.send({{"id", 5}, {"method", "ping"}});
   EXPECT_EQ((*mcp.receive())["error"]["code"], -32600);
+  // Members of the wrong type (the fuzzer's first find: a "jsonrpc" that is an object).
+  mcp.send({{"jsonrpc", {{"name", "browse"}}}, {"id", 6}, {"method", "ping"}});
+  EXPECT_EQ((*mcp.receive())["error"]["code"], -32600);
+  EXPECT_EQ(mcp.request("initialize", {{"protocolVersion", 2025}})["result"]["protocolVersion"], "2025-11-25");
+  EXPECT_EQ(mcp.call("browse", {{"objective", "x"}, {"max_steps", nullptr}, {"start_url", 5}})["error"]["code"],
+            -32602);
   // Still serving.
   EXPECT_EQ(mcp.request("ping")["result"], json::object());
   EXPECT_EQ(mcp.finish(), 0);

@@ -44,7 +44,7 @@ ActResult Actor::click(const hints::HintMap& map, const std::string& label, hint
   if (effect != nullptr) *effect = outcome->effect;
   std::string message = "clicked " + outcome->hint.role + " \"" + outcome->hint.text + "\"";
   if (outcome->effect == hints::Effect::OptionsListed) {
-    message += "; its options_ are:";
+    message += "; its options are:";
     for (const auto& option : outcome->options) message += " \"" + option.text + "\"";
     message += " (choose one with {\"select\": \"" + outcome->hint.label + "\", \"option\": TEXT})";
   }
@@ -90,11 +90,11 @@ ActResult Actor::act(const Action& action, const hints::Capture& capture) {
     }
     case ActionKind::SwitchTab: {
       if (auto switched = tab_.switch_page(action.tab); !switched) return failed(switched.error());
-      return {true, "switched to tab_ " + std::to_string(action.tab), std::nullopt};
+      return {true, "switched to tab " + std::to_string(action.tab), std::nullopt};
     }
     case ActionKind::CloseTab: {
       if (auto closed = tab_.close_page(); !closed) return failed(closed.error());
-      return {true, "closed the tab_; back in the one before it", std::nullopt};
+      return {true, "closed the tab; back in the one before it", std::nullopt};
     }
     case ActionKind::Ask: return {false, "the question was not put to anyone", std::nullopt};  // run() asks
     case ActionKind::ClickAt: {

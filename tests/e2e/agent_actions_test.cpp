@@ -309,11 +309,12 @@ TEST_F(AgentActions, TabsAreListedSwitchedAndClosed) {
                                   "127.0.0.1 (this tab)"),
             std::string::npos)
       << requests[1].text;
+  EXPECT_EQ(steps[1]["result"], "switched to tab 1");
   EXPECT_EQ(steps[2]["url"], site_->url("/fx/tabs.html"));  // {"tab": 1}
   EXPECT_FALSE(steps[2]["ok"].get<bool>());                 // {"tab": 3}
   EXPECT_NE(steps[2]["result"].get<std::string>().find("there is no tab 3: 2 tabs are open"), std::string::npos)
       << steps[2]["result"];
-  EXPECT_TRUE(steps[3]["ok"].get<bool>()) << steps[3]["result"];  // closes tab 1, back in the item's
+  EXPECT_EQ(steps[3]["result"], "closed the tab; back in the one before it");  // tab 1; back in the item's
   EXPECT_EQ(steps[4]["url"], site_->url("/fx/item.html"));
   EXPECT_EQ(requests[4].text.find("Open tabs"), std::string::npos);
   EXPECT_FALSE(steps[4]["ok"].get<bool>());  // the last tab stays

@@ -121,6 +121,12 @@ TEST_F(McpStdio, LookShowsTheLabelledFrameAndClickAndTypeActOnLabels) {
   EXPECT_NE(result_text(password).find("Title: Welcome"), std::string::npos) << result_text(password);
   EXPECT_EQ(site_->count("POST", "/login"), 1);
 
+  // A click on a drop-down lists its options.
+  auto choices = mcp.call("open", {{"url", site_->url("/fx/choices.html")}});
+  auto dog = mcp.call("click", {{"label", label_of(choices, "Dog")}});
+  EXPECT_NE(result_text(dog).find(R"(its options are: "Rex" "Zsa Zsa" "Zorro" "Fido")"), std::string::npos)
+      << result_text(dog);
+
   // Click a link by its label.
   auto shop = mcp.call("open", {{"url", site_->url("/fx/item.html")}});
   auto clicked = mcp.call("click", {{"label", label_of(shop, "Back to the shop")}});

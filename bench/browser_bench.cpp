@@ -55,7 +55,7 @@ void BM_Screenshot(benchmark::State& state) {
     times.end();
   }
   state.counters["bytes"] = static_cast<double>(bytes);
-  state.SetLabel(std::string(vimgpt::browser::to_string(format)));
+  state.SetLabel(std::string(vimgpt::to_string(format)));
 }
 BENCHMARK(BM_Screenshot)
     ->Arg(static_cast<int>(ImageFormat::Png))

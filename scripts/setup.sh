@@ -20,6 +20,9 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
+# npm installs the pinned packages of the interoperability test and the benchmarks: Debian's, unless the Node.js
+# already here brings its own (NodeSource's nodejs conflicts with Debian's npm package).
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 ((${#missing[@]} == 0)) && exit 0
 
 if [[ $(id -u) -ne 0 ]]; then

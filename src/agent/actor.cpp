@@ -120,7 +120,8 @@ ActResult Actor::act(const Action& action, const hints::Capture& capture) {
       return {true, "pressed " + std::string(browser::to_string(*key)), std::nullopt};
     }
     case ActionKind::Wait: {
-      // A wait the model asked for; Ctrl-C still ends it at once.
+      // A wait the model asked for. Nothing notifies the variable (a signal handler cannot): Ctrl-C is seen when
+      // the wait ends, at most 10 s later.
       std::unique_lock lock(wait_mutex_);
       wait_cv_.wait_for(lock, std::chrono::duration<double>(action.seconds), [&] { return interrupted(); });
       return {true, describe(action), std::nullopt};

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <regex>
 
+#include "voice/voice.h"
+
 namespace vimgpt::cli {
 namespace {
 
@@ -230,7 +232,7 @@ Result<RunSettings> run_settings(const Options& o, const Config& config, ModelUs
   if (o.settle_ms < 0 || o.settle_ms > 60000) return usage_error("--settle-ms takes 0 to 60000");
   if (o.max_listen <= 0 || o.max_listen > 120) return usage_error("--max-listen takes 1 to 120 seconds");
   if (o.max_restarts < 0 || o.max_restarts > 10) return usage_error("--max-restarts takes 0 to 10");
-  if (o.stt != "local" && o.stt != "openai") return usage_error("--stt takes local or openai");
+  if (!voice::parse_stt_backend(o.stt)) return usage_error("--stt takes local or openai");
   std::error_code error;
   if (!o.upload_dir.empty() && !std::filesystem::is_directory(o.upload_dir, error)) {
     return usage_error("--upload-dir " + o.upload_dir +

@@ -148,12 +148,9 @@ class Connection {
     return !error;
   }
 
-  bool refuse(const Request& request, http::status status, const std::string& why) {
-    return send(reply(request, status,
-                      Json{{"jsonrpc", "2.0"},
-                           {"id", nullptr},
-                           {"error", {{"code", static_cast<int>(RpcError::InvalidRequest)}, {"message", why}}}}
-                          .dump()));
+  bool refuse(const Request& request, http::status status, const std::string& why,
+              RpcError code = RpcError::InvalidRequest) {
+    return send(reply(request, status, rpc_error(nullptr, code, why).dump()));
   }
 
   // The specification asks servers to check Origin against DNS rebinding: only this server's own address.
@@ -210,11 +207,7 @@ class Connection {
   bool post(const Request& request, const std::string& session) {
     Json message = Json::parse(request.body(), nullptr, /*allow_exceptions=*/false);
     if (message.is_discarded()) {
-      return send(reply(request, http::status::bad_request,
-                        Json{{"jsonrpc", "2.0"},
-                             {"id", nullptr},
-                             {"error", {{"code", static_cast<int>(RpcError::ParseError)}, {"message", "not JSON"}}}}
-                            .dump()));
+      return refuse(request, http::status::bad_request, "not JSON", RpcError::ParseError);
     }
     if (!message.is_object() && !message.is_array()) {
       return refuse(request, http::status::bad_request, "a message is a JSON-RPC object (or a batch of them)");

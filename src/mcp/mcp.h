@@ -42,6 +42,9 @@ enum class RpcError {
   InternalError = -32603
 };
 
+// A JSON-RPC error reply (id null when the request's could not be read).
+Json rpc_error(const Json& id, RpcError code, std::string message);
+
 // After an acting tool: the page as `look` shows it, or only what the action did.
 enum class ObserveAfter { Look, Never };
 

@@ -12,11 +12,6 @@
 namespace vimgpt::mcp {
 namespace {
 
-Json error_reply(const Json& id, RpcError code, std::string message) {
-  return {
-      {"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", static_cast<int>(code)}, {"message", std::move(message)}}}};
-}
-
 Json result_reply(const Json& id, Json result) {
   return {{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}};
 }
@@ -42,6 +37,11 @@ std::string_view negotiated_version(const Json& params) {
 
 }  // namespace
 
+Json rpc_error(const Json& id, RpcError code, std::string message) {
+  return {
+      {"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", static_cast<int>(code)}, {"message", std::move(message)}}}};
+}
+
 struct Server::Impl {
   explicit Impl(ServerOptions server_options) : options(std::move(server_options)), tools(options) {}
 
@@ -54,14 +54,14 @@ struct Server::Impl {
 
   Json call_tool(const Json& id, const Json& params, const Notify& notify) {
     if (!params.is_object() || !params.contains("name") || !params["name"].is_string()) {
-      return error_reply(id, RpcError::InvalidParams, "tools/call needs a tool \"name\"");
+      return rpc_error(id, RpcError::InvalidParams, "tools/call needs a tool \"name\"");
     }
     const Json arguments = params.contains("arguments") ? params["arguments"] : Json::object();
     const Json progress = params.contains("_meta") && params["_meta"].is_object()
                               ? params["_meta"].value("progressToken", Json())
                               : Json();
     auto outcome = tools.call(params["name"].get<std::string>(), arguments, progress, notify);
-    if (auto* bad = std::get_if<BadArguments>(&outcome)) return error_reply(id, RpcError::InvalidParams, bad->message);
+    if (auto* bad = std::get_if<BadArguments>(&outcome)) return rpc_error(id, RpcError::InvalidParams, bad->message);
     return result_reply(id, std::get<Json>(std::move(outcome)));
   }
 
@@ -73,7 +73,7 @@ struct Server::Impl {
         return std::nullopt;
       }
       const Json id = message.is_object() && message.contains("id") && valid_id(message["id"]) ? message["id"] : Json();
-      return error_reply(id, RpcError::InvalidRequest, "not a JSON-RPC 2.0 request (jsonrpc \"2.0\" and a method)");
+      return rpc_error(id, RpcError::InvalidRequest, "not a JSON-RPC 2.0 request (jsonrpc \"2.0\" and a method)");
     }
     const std::string method = message["method"].get<std::string>();
     const Json params = message.value("params", Json::object());
@@ -84,8 +84,8 @@ struct Server::Impl {
       return std::nullopt;
     }
     const Json& id = message["id"];
-    if (!valid_id(id)) return error_reply(Json(), RpcError::InvalidRequest, "the id must be a string or an integer");
-    if (!params.is_object()) return error_reply(id, RpcError::InvalidParams, "params must be an object");
+    if (!valid_id(id)) return rpc_error(Json(), RpcError::InvalidRequest, "the id must be a string or an integer");
+    if (!params.is_object()) return rpc_error(id, RpcError::InvalidParams, "params must be an object");
     if (method == "initialize") {
       return result_reply(
           id,
@@ -112,7 +112,7 @@ struct Server::Impl {
       if (cancelled) return std::nullopt;
       return reply;
     }
-    return error_reply(id, RpcError::MethodNotFound, "unknown method \"" + method + "\"");
+    return rpc_error(id, RpcError::MethodNotFound, "unknown method \"" + method + "\"");
   }
 
   void cancel(const Json& id) {
@@ -136,7 +136,7 @@ void Server::cancel(const Json& request_id) {
 
 std::optional<Json> Server::handle(const Json& message, const Notify& notify) {
   if (!message.is_array()) return impl_->dispatch(message, notify);
-  if (message.empty()) return error_reply(Json(), RpcError::InvalidRequest, "an empty batch");
+  if (message.empty()) return rpc_error(Json(), RpcError::InvalidRequest, "an empty batch");
   Json replies = Json::array();
   for (const auto& one : message) {
     if (auto reply = impl_->dispatch(one, notify)) replies.push_back(std::move(*reply));
@@ -147,7 +147,7 @@ std::optional<Json> Server::handle(const Json& message, const Notify& notify) {
 
 std::optional<Json> Server::handle_text(std::string_view text, const Notify& notify) {
   Json message = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (message.is_discarded()) return error_reply(Json(), RpcError::ParseError, "the message is not valid JSON");
+  if (message.is_discarded()) return rpc_error(Json(), RpcError::ParseError, "the message is not valid JSON");
   return handle(message, notify);
 }
 

@@ -15,7 +15,7 @@ int main() {
   options.objective = "find the opening hours";
   options.start_url = "https://example.com";
   vimgpt::agent::Agent agent(options, **tab,
-                             std::make_unique<vimgpt::agent::ModelPlanner>(**client, vimgpt::agent::Observe::Vision));
+                             std::make_unique<vimgpt::agent::ModelPlanner>(**client, vimgpt::agent::PlannerSettings{}));
   auto result = agent.run([](const vimgpt::agent::StepRecord& step) { std::printf("%s\n", step.result.c_str()); });
   std::printf("%s\n", result.answer.dump().c_str());
   return vimgpt::agent::exit_code(result.outcome);

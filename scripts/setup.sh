@@ -10,8 +10,9 @@ packages=(
   nlohmann-json3-dev libcurl4-openssl-dev libcli11-dev libboost-dev libssl-dev
   libstb-dev libturbojpeg0-dev fonts-dejavu-core
   portaudio19-dev libpocketsphinx-dev pocketsphinx-en-us libespeak-ng-dev libsndfile1-dev libsamplerate0-dev
-  # tests and benchmarks (Node runs the hint library's own tests; ESLint checks it)
-  libcpp-httplib-dev libgtest-dev libbenchmark-dev espeak-ng sox nodejs eslint
+  # tests and benchmarks (Node runs the hint library's own tests; ESLint checks it; tesseract reads the labels
+  # and text back from the frames the model is sent)
+  libcpp-httplib-dev libgtest-dev libbenchmark-dev espeak-ng sox nodejs eslint tesseract-ocr tesseract-ocr-eng
   # the browser
   chromium
 )

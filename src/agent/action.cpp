@@ -309,7 +309,8 @@ Result<std::string> upload_path(const std::string& dir, const std::string& name)
 Result<Observe> parse_observe(std::string_view name) {
   if (name == "vision") return Observe::Vision;
   if (name == "hybrid") return Observe::Hybrid;
-  return fail(ErrorKind::InvalidArgument, "--observe takes vision or hybrid, not '" + std::string(name) + "'");
+  if (name == "text") return Observe::Text;
+  return fail(ErrorKind::InvalidArgument, "--observe takes vision, hybrid or text, not '" + std::string(name) + "'");
 }
 
 std::string_view to_string(Outcome outcome) {

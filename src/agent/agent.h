@@ -5,7 +5,7 @@
 //   options.objective = "find the opening hours";
 //   auto tab = vimgpt::browser::Tab::launch({});
 //   auto model = vimgpt::vision::Client::create(model_options);
-//   vimgpt::agent::Agent agent(options, **tab, std::make_unique<vimgpt::agent::ModelPlanner>(**model));
+//   vimgpt::agent::Agent agent(options, **tab, std::make_unique<vimgpt::agent::ModelPlanner>(**model, settings));
 //   auto outcome = agent.run([](const vimgpt::agent::StepRecord& step) { /* progress */ });
 #pragma once
 
@@ -114,6 +114,7 @@ struct Observation {
   std::vector<vision::HistoryEntry> history;
   std::vector<vision::TabEntry> tabs;     // listed only when more than one is open
   std::vector<std::string> upload_files;  // names of the files in the upload folder
+  std::string page_text;                  // the viewport's text, when the planner wants it (--observe text)
 };
 
 struct Plan {
@@ -127,22 +128,38 @@ class Planner {
   virtual ~Planner() = default;
   virtual Result<Plan> next(const Observation& observation) = 0;
   [[nodiscard]] virtual vision::Usage usage() const { return {}; }
+  // The most the next plan could cost (--max-cost, --max-tokens-total); nothing when it costs nothing.
+  [[nodiscard]] virtual std::optional<vision::Usage> estimate(const Observation&) const { return std::nullopt; }
+  [[nodiscard]] virtual bool wants_page_text() const { return false; }
 };
 
-enum class Observe { Vision, Hybrid };
+// What the model is given: the labelled frame; or the frame and the hint list; or, for text-only models,
+// the hint list and the viewport's text without any image.
+enum class Observe { Vision, Hybrid, Text };
 Result<Observe> parse_observe(std::string_view name);
+
+struct PlannerSettings {
+  Observe observe = Observe::Vision;
+  // --frames: the model sees this step's frame and up to frames - 1 earlier steps' (the original sends one).
+  int frames = 1;
+  std::vector<std::string> secret_names;
+};
 
 // Asks a vision model.
 class ModelPlanner final : public Planner {
  public:
-  ModelPlanner(vision::Client& client, Observe observe, std::vector<std::string> secret_names = {});
+  ModelPlanner(vision::Client& client, PlannerSettings settings);
   Result<Plan> next(const Observation& observation) override;
   [[nodiscard]] vision::Usage usage() const override;
+  [[nodiscard]] std::optional<vision::Usage> estimate(const Observation& observation) const override;
+  [[nodiscard]] bool wants_page_text() const override { return settings_.observe == Observe::Text; }
 
  private:
+  [[nodiscard]] vision::StepRequest request_for(const Observation& observation) const;
+
   vision::Client& client_;
-  Observe observe_;
-  std::vector<std::string> secret_names_;
+  PlannerSettings settings_;
+  std::vector<vision::EncodedImage> earlier_frames_;  // the last frames - 1 labelled frames sent, oldest first
 };
 
 // Replays a script (--actions): deterministic automation with no model.
@@ -189,7 +206,8 @@ struct StepRecord {
   bool ok = true;
   std::string result;  // what happened, or why not
   StepTimings timings;
-  vision::Usage usage_so_far;
+  vision::Usage usage;         // this step's model calls
+  vision::Usage usage_so_far;  // the run's, this step included
   std::vector<std::string> frames;  // file names inside the record folder
   Json hints;                       // the hint map as JSON (recorded)
   Json request;                     // request metadata (never the key)
@@ -237,6 +255,10 @@ struct AgentOptions {
   // {"upload"} may give the page files from this folder only (by name, never by content to the model);
   // empty: uploads are refused.
   std::string upload_dir;
+  // The run ends (BudgetExhausted) before a model request that could take it past either: what was spent,
+  // plus the planner's upper-bound estimate of the request. 0: no limit.
+  double max_cost_usd = 0;
+  std::int64_t max_tokens_total = 0;
 };
 
 // The files {"upload": LABEL, "file": NAME} may name: the regular files directly in `dir`, sorted.

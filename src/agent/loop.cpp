@@ -10,6 +10,9 @@ milliseconds since(Clock::time_point start) {
   return std::chrono::duration_cast<milliseconds>(Clock::now() - start);
 }
 
+// --observe text: about 2,000 tokens of the viewport's text at most.
+constexpr std::size_t kPageTextLimit = 8000;
+
 }  // namespace
 
 struct Agent::Impl {
@@ -163,15 +166,45 @@ struct Agent::Impl {
     record.timings.check = capture.timings.check;
   }
 
-  Result<Plan> plan(StepRecord& record, const hints::Capture& capture) {
-    const auto model_start = Clock::now();
+  Observation observe(const StepRecord& record, const hints::Capture& capture) {
     Observation observation{options.objective,
                             record.url,
                             record.title,
                             &capture,
                             history,
                             open_tabs(),
-                            upload_choices(options.upload_dir)};
+                            upload_choices(options.upload_dir),
+                            {}};
+    if (planner->wants_page_text()) {
+      auto text = hints::visible_text(tab, kPageTextLimit);
+      observation.page_text = text ? *text : "(the page's text could not be read: " + text.error().message + ")";
+    }
+    return observation;
+  }
+
+  // --max-cost and --max-tokens-total: why the next request may not be sent, or nothing when it may.
+  std::optional<std::string> over_budget(const Observation& observation) const {
+    if (options.max_cost_usd <= 0 && options.max_tokens_total <= 0) return std::nullopt;
+    const auto next = planner->estimate(observation);
+    if (!next) return std::nullopt;
+    const vision::Usage spent = planner->usage();
+    char text[200];
+    if (options.max_cost_usd > 0 && spent.cost_usd + next->cost_usd > options.max_cost_usd) {
+      std::snprintf(text, sizeof text, "the cost budget of $%.4f: $%.4f spent, and the next request could cost up to $%.4f",
+                    options.max_cost_usd, spent.cost_usd, next->cost_usd);
+      return std::string(text);
+    }
+    if (options.max_tokens_total > 0 && spent.total_tokens() + next->total_tokens() > options.max_tokens_total) {
+      std::snprintf(text, sizeof text, "the token budget of %lld: %lld spent, and the next request could take up to %lld",
+                    static_cast<long long>(options.max_tokens_total), static_cast<long long>(spent.total_tokens()),
+                    static_cast<long long>(next->total_tokens()));
+      return std::string(text);
+    }
+    return std::nullopt;
+  }
+
+  Result<Plan> plan(StepRecord& record, const Observation& observation) {
+    const auto model_start = Clock::now();
     auto planned = planner->next(observation);
     record.timings.model = since(model_start);
     if (!planned) return planned;
@@ -179,6 +212,7 @@ struct Agent::Impl {
     record.timings.request = planned->decision.timings.model;
     record.raw_reply = planned->raw_reply;
     record.request = planned->decision.request_metadata;
+    record.usage = planned->decision.usage;
     record.repair = std::string(vision::to_string(planned->decision.repair));
     record.action = planned->action;
     return planned;
@@ -202,7 +236,11 @@ struct Agent::Impl {
     auto capture = capture_with_recovery(record);
     if (!capture) return end(Outcome::Error, capture.error().message, number - 1);
     note_page(record, *capture, step_start);
-    auto planned = plan(record, *capture);
+    const Observation observation = observe(record, *capture);
+    if (auto passed = over_budget(observation)) {
+      return end(Outcome::BudgetExhausted, "stopped before passing " + *passed, number - 1);
+    }
+    auto planned = plan(record, observation);
     if (!planned) {
       if (interrupted()) return end(Outcome::Interrupted, "interrupted", number - 1);
       return end(Outcome::Error, "the model could not be used: " + planned.error().message, number - 1);

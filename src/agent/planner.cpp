@@ -5,31 +5,47 @@
 #include "agent/agent.h"
 
 namespace vimgpt::agent {
-namespace {}  // namespace
 
-ModelPlanner::ModelPlanner(vision::Client& client, Observe observe, std::vector<std::string> secret_names)
-    : client_(client), observe_(observe), secret_names_(std::move(secret_names)) {}
+ModelPlanner::ModelPlanner(vision::Client& client, PlannerSettings settings)
+    : client_(client), settings_(std::move(settings)) {}
 
-Result<Plan> ModelPlanner::next(const Observation& observation) {
+vision::StepRequest ModelPlanner::request_for(const Observation& observation) const {
   vision::StepRequest request;
   request.objective = observation.objective;
   request.history = observation.history;
   request.current_url = observation.url;
-  request.secret_names = secret_names_;
+  request.secret_names = settings_.secret_names;
   request.tabs = observation.tabs;
   request.upload_files = observation.upload_files;
-  if (observation.capture != nullptr) {
-    // A frame is already an encoded image with its format and size: it goes to the model as it is.
-    if (observation.capture->clean) request.images.push_back(*observation.capture->clean);
-    request.images.push_back(observation.capture->labelled);
-    if (observe_ == Observe::Hybrid) request.hint_text = observation.capture->map.to_text();
+  request.page_text = observation.page_text;
+  if (observation.capture == nullptr) return request;
+  if (settings_.observe != Observe::Vision) request.hint_text = observation.capture->map.to_text();
+  if (settings_.observe == Observe::Text) return request;
+  // A frame is already an encoded image with its format and size: it goes to the model as it is.
+  request.images = earlier_frames_;
+  request.earlier_frames = static_cast<int>(earlier_frames_.size());
+  if (observation.capture->clean) request.images.push_back(*observation.capture->clean);
+  request.images.push_back(observation.capture->labelled);
+  return request;
+}
+
+Result<Plan> ModelPlanner::next(const Observation& observation) {
+  VIMGPT_TRY(vision::Decision decision, client_.decide(request_for(observation)));
+  if (settings_.frames > 1 && observation.capture != nullptr) {
+    earlier_frames_.push_back(observation.capture->labelled);
+    if (static_cast<int>(earlier_frames_.size()) >= settings_.frames) earlier_frames_.erase(earlier_frames_.begin());
   }
-  VIMGPT_TRY(vision::Decision decision, client_.decide(request));
   Plan plan;
   plan.action = decision.action;
   plan.raw_reply = decision.raw_reply;
   plan.decision = std::move(decision);
   return plan;
+}
+
+std::optional<vision::Usage> ModelPlanner::estimate(const Observation& observation) const {
+  auto estimated = client_.estimate(request_for(observation));
+  if (!estimated) return std::nullopt;  // the request itself will fail, and say why
+  return *estimated;
 }
 
 vision::Usage ModelPlanner::usage() const {

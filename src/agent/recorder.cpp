@@ -31,6 +31,8 @@ bool write_file(const std::filesystem::path& path, const std::string& bytes) {
 
 Json usage_json(const vision::Usage& usage) {
   Json json = {{"prompt_tokens", usage.prompt_tokens},
+               {"cached_tokens", usage.cached_tokens},
+               {"cache_write_tokens", usage.cache_write_tokens},
                {"completion_tokens", usage.completion_tokens},
                {"requests", usage.requests}};
   if (usage.cost_known) json["cost_usd"] = usage.cost_usd;
@@ -101,6 +103,7 @@ void Recorder::add_step(const StepRecord& step, const hints::Capture& capture) {
                  {"act", step.timings.act.count()},
                  {"settle", step.timings.settle.count()},
                  {"total", step.timings.total.count()}}},
+               {"usage", usage_json(step.usage)},
                {"usage_so_far", usage_json(step.usage_so_far)}};
   if (!step.recovered.empty()) line["recovered"] = step.recovered;
   // Taken in the network-quiet window, the page changed meanwhile, so taken again (hints::capture).

@@ -105,16 +105,17 @@ void write_step(std::ostringstream& html, const Json& step, const std::filesyste
   constexpr std::array kPhases{"hints", "screenshot", "draw", "check", "encode", "request", "act", "settle", "total"};
   html << "<table><tr>";
   for (const auto* phase : kPhases) html << "<th>" << phase << "</th>";
-  html << "<th>labels</th><th>tokens so far</th></tr><tr>";
+  html << "<th>labels</th><th>tokens</th><th>cached</th></tr><tr>";
   for (const auto* phase : kPhases) {
     if (timings.contains(phase))
       html << "<td>" << timings.value(phase, 0) << " ms</td>";
     else
       html << "<td>&ndash;</td>";
   }
-  const auto usage = step.value("usage_so_far", Json::object());
+  const auto usage = step.value("usage", Json::object());
   html << "<td>" << step.value("hint_count", 0) << "</td><td>"
-       << usage.value("prompt_tokens", 0) + usage.value("completion_tokens", 0) << "</td></tr></table>\n";
+       << usage.value("prompt_tokens", 0) + usage.value("completion_tokens", 0) << "</td><td>"
+       << usage.value("cached_tokens", 0) << "</td></tr></table>\n";
   html << "</section>\n";
 }
 
@@ -141,8 +142,8 @@ Status write_report(const std::string& record_dir) {
   if (run.contains("answer") && !run["answer"].is_null()) html << " &mdash; answer: " << escape(run["answer"].dump());
   const auto usage = run.value("usage", Json::object());
   html << " &middot; " << steps.size() << " steps &middot; " << run.value("elapsed_ms", 0) / 1000.0 << " s &middot; "
-       << usage.value("prompt_tokens", 0) << " prompt + " << usage.value("completion_tokens", 0)
-       << " completion tokens";
+       << usage.value("prompt_tokens", 0) << " prompt (" << usage.value("cached_tokens", 0) << " cached) + "
+       << usage.value("completion_tokens", 0) << " completion tokens";
   if (usage.contains("cost_usd")) html << " &middot; $" << usage["cost_usd"].get<double>();
   html << "</div><nav><button id=\"prev\">&larr; previous</button><button id=\"next\">next &rarr;</button></nav>"
        << "</header>\n<main>\n";

@@ -17,14 +17,23 @@ int usage(const std::string& message) {
   return kExitUsage;
 }
 
-std::string format_usage(const vision::Usage& usage) {
-  std::string text = std::to_string(usage.prompt_tokens + usage.completion_tokens) + " tok";
-  if (usage.cost_known) {
-    char cost[32];
-    std::snprintf(cost, sizeof cost, " $%.4f", usage.cost_usd);
-    text += cost;
-  }
-  return text;
+// "1406 tok (1152 cached) $0.0021, run 4210 tok $0.0070": this step's model calls, then the run's.
+std::string format_usage(const vision::Usage& step, const vision::Usage& run) {
+  const auto cost = [](const vision::Usage& usage) {
+    char text[32];
+    std::snprintf(text, sizeof text, " $%.4f", usage.cost_usd);
+    return usage.cost_known ? std::string(text) : std::string();
+  };
+  std::string text = std::to_string(step.total_tokens()) + " tok";
+  if (step.cached_tokens > 0) text += " (" + std::to_string(step.cached_tokens) + " cached)";
+  return text + cost(step) + ", run " + std::to_string(run.total_tokens()) + " tok" + cost(run);
+}
+
+nlohmann::json usage_json(const vision::Usage& usage) {
+  return {{"prompt_tokens", usage.prompt_tokens},
+          {"cached_tokens", usage.cached_tokens},
+          {"completion_tokens", usage.completion_tokens},
+          {"cost_usd", usage.cost_known ? nlohmann::json(usage.cost_usd) : nlohmann::json(nullptr)}};
 }
 
 std::string auto_record_dir() {
@@ -159,9 +168,7 @@ int run_command(Options o) {
     auto created = vision::Client::create(*settings->model);
     if (!created) return usage(created.error().message);
     client = std::move(*created);
-    std::vector<std::string> names;
-    for (const auto& [name, value] : settings->secrets) names.push_back(name);
-    planner = std::make_unique<agent::ModelPlanner>(*client, settings->observe, names);
+    planner = std::make_unique<agent::ModelPlanner>(*client, settings->planner);
   }
 
   agent::AgentOptions options = agent_options(o, *settings);
@@ -181,7 +188,9 @@ int run_command(Options o) {
                                   {"result", step.result},
                                   {"ms", step.timings.total.count()},
                                   {"prompt_tokens", step.usage_so_far.prompt_tokens},
-                                  {"completion_tokens", step.usage_so_far.completion_tokens}}
+                                  {"completion_tokens", step.usage_so_far.completion_tokens},
+                                  {"usage", usage_json(step.usage)},
+                                  {"usage_so_far", usage_json(step.usage_so_far)}}
                        .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
                 << "\n"
                 << std::flush;
@@ -192,7 +201,7 @@ int run_command(Options o) {
       if (!step.recovered.empty()) std::cerr << "recovered: " << step.recovered << "\n";
       std::cerr << "step " << step.step << "/" << step.max_steps << "  " << step.action.dump() << "  "
                 << (step.ok ? "ok" : "error") << ": " << step.result << "  " << seconds << "  "
-                << format_usage(step.usage_so_far) << "\n";
+                << format_usage(step.usage, step.usage_so_far) << "\n";
     }
     if (o.speak) [[maybe_unused]]
       auto spoken = voice::speak(step.ok ? step.result.substr(0, 60) : "that failed");
@@ -209,6 +218,7 @@ int run_command(Options o) {
                                 {"steps", result.steps},
                                 {"prompt_tokens", result.usage.prompt_tokens},
                                 {"completion_tokens", result.usage.completion_tokens},
+                                {"usage", usage_json(result.usage)},
                                 {"record_dir", result.record_dir}}
                      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
               << "\n";
@@ -236,18 +246,20 @@ int run_command(Options o) {
 int main(int argc, char** argv) {
   CLI::App app{
       "vimgpt: a web-browsing agent that sees pages through Vimium-style hints and a vision model.\n"
-      "Exit codes: 0 done, 1 error, 2 step/time budget exhausted, 3 stuck, 4 needs input (the model asked a question "
+      "Exit codes: 0 done, 1 error, 2 step, time, cost or token budget exhausted, 3 stuck, 4 needs input (the model asked a question "
       "nobody could answer), 130 interrupted, 64 usage."};
   app.set_version_flag("--version", VIMGPT_VERSION);
   Options options;
   add_run_flags(app, options);
   add_browser_flags(app, options);
   add_model_flags(app, options);
+  add_budget_flags(app, options);
 
   auto* run = app.add_subcommand("run", "Do OBJECTIVE in the browser (the default command)");
   add_run_flags(*run, options);
   add_browser_flags(*run, options);
   add_model_flags(*run, options);
+  add_budget_flags(*run, options);
 
   std::string url;
   std::string output = "page.png";
@@ -286,6 +298,7 @@ int main(int argc, char** argv) {
   batch->add_option("--record-dir", batch_flags.record_dir, "Record each task into DIR/<id>");
   add_browser_flags(*batch, options);
   add_model_flags(*batch, options);
+  add_budget_flags(*batch, options);
   batch->add_option("--start-url", options.start_url, "First page of tasks that name none");
   batch->add_option("--max-steps", options.max_steps, "Step budget of tasks that name none (default 30)");
   batch->add_option("--timeout", options.timeout_seconds, "Time budget per task in seconds (default: none)");
@@ -300,6 +313,7 @@ int main(int argc, char** argv) {
                   "After an acting tool: look (the page as look shows it, default) or never");
   add_browser_flags(*mcp, options);
   add_model_flags(*mcp, options);
+  add_budget_flags(*mcp, options);
   mcp->add_option("--allow-domain", options.allow_domains, "Only these hosts may load (repeatable)");
   mcp->add_option("--block-domain", options.block_domains, "These hosts never load (repeatable)");
   mcp->add_option("--secret", options.secrets, "NAME=VALUE: the client types <secret:NAME>, never sees the value");
@@ -308,7 +322,7 @@ int main(int argc, char** argv) {
                   "Record each acting call into DIR/session, each browse into DIR/browse-N");
   mcp->add_option("--upload-dir", options.upload_dir, "Files the upload tool may give a page, only from this folder");
   mcp->add_option("--hint-mode", options.hint_mode, "How labels are drawn: overlay, image, both-frames");
-  mcp->add_option("--observe", options.observe, "What browse's model gets: vision or hybrid (plus the hint list)");
+  mcp->add_option("--observe", options.observe, "What browse's model gets: vision, hybrid (plus the hint list) or text");
   mcp->add_option("--max-steps", options.max_steps, "Step budget of browse (default 30)");
   mcp->add_option("--settle-ms", options.settle_ms, "Longest wait for a page to settle (default 3000)");
 

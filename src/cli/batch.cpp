@@ -106,8 +106,6 @@ nlohmann::json run_task(const TaskSettings& s, const BatchTask& task, Endpoint& 
   }
   auto client = vision::Client::create(*s.run.model);
   if (!client) return finish("error", client.error().message);
-  std::vector<std::string> names;
-  for (const auto& [name, value] : s.run.secrets) names.push_back(name);
   // Nobody answers {"ask"} in a batch: such a task ends needs_input, its question in the results.
   agent::AgentOptions options = agent_options(*s.options, s.run);
   options.interrupted = &handle_interrupts();
@@ -115,7 +113,7 @@ nlohmann::json run_task(const TaskSettings& s, const BatchTask& task, Endpoint& 
   if (!task.start_url.empty()) options.start_url = task.start_url;
   options.max_steps = task.max_steps.value_or(s.options->max_steps);
   if (!s.record_root.empty()) options.record_dir = s.record_root + "/" + folder_name(task.id);
-  agent::Agent agent(options, **tab, std::make_unique<agent::ModelPlanner>(**client, s.run.observe, names));
+  agent::Agent agent(options, **tab, std::make_unique<agent::ModelPlanner>(**client, s.run.planner));
   const auto result = agent.run();
   (*tab)->close();  // disposes of the task's browser context
   endpoint_died =
@@ -123,10 +121,15 @@ nlohmann::json run_task(const TaskSettings& s, const BatchTask& task, Endpoint& 
   line["answer"] = result.answer;
   line["steps"] = result.steps;
   line["prompt_tokens"] = result.usage.prompt_tokens;
+  line["cached_tokens"] = result.usage.cached_tokens;
   line["completion_tokens"] = result.usage.completion_tokens;
   line["tokens"] = result.usage.prompt_tokens + result.usage.completion_tokens;
   line["cost_usd"] = result.usage.cost_known ? nlohmann::json(result.usage.cost_usd) : nlohmann::json(nullptr);
   line["record_dir"] = result.record_dir;
+  // The budgets the task ran under, beside what it spent (null: none).
+  const auto limit = [](auto value) { return value > 0 ? nlohmann::json(value) : nlohmann::json(nullptr); };
+  line["max_cost_usd"] = limit(options.max_cost_usd);
+  line["max_tokens_total"] = limit(options.max_tokens_total);
   if (!result.question.empty()) line["question"] = result.question;
   if (task.answer) line["match"] = match_answer(*task.answer, result.answer);
   return finish(agent::to_string(result.outcome), result.message);

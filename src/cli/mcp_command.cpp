@@ -57,9 +57,7 @@ int mcp_command(const Options& o, const McpFlags& flags) {
   options.open_tab = [&o, &settings] { return open_browser_tab(o, settings->launch, settings->tab); };
   options.make_planner = [&]() -> Result<std::unique_ptr<agent::Planner>> {
     if (!client) return fail(ErrorKind::InvalidArgument, no_model);
-    std::vector<std::string> names;
-    for (const auto& [name, value] : settings->secrets) names.push_back(name);
-    return std::unique_ptr<agent::Planner>(std::make_unique<agent::ModelPlanner>(*client, settings->observe, names));
+    return std::unique_ptr<agent::Planner>(std::make_unique<agent::ModelPlanner>(*client, settings->planner));
   };
   options.agent = agent_options(o, *settings);
   options.agent.record_dir = o.record;

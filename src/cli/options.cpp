@@ -42,7 +42,9 @@ void add_model_flags(CLI::App& app, Options& o) {
   app.add_option("--temperature", o.temperature, "Sampling temperature (default: the server's)");
   app.add_option("--detail", o.detail, "Image detail: low, high, auto");
   app.add_option("--structured", o.structured, "Structured output: auto, on, off");
-  app.add_option("--img-res", o.img_res, "Width of the image sent to the model, in pixels (default 1080)");
+  app.add_option("--img-res", o.img_res,
+                 "Width of the image sent to the model: a preset (" + vision::image_preset_names() + "; default " +
+                     std::string(vision::kDefaultImagePreset) + ") or pixels");
   app.add_option("--image-format", o.image_format, "Image format sent to the model: jpeg, png");
   app.add_option("--jpeg-quality", o.jpeg_quality, "JPEG quality 1-100 (default 85)");
   app.add_option("--repair-model", o.repair_model, "Model for the JSON repair call (default: the same model)");
@@ -53,6 +55,21 @@ void add_model_flags(CLI::App& app, Options& o) {
   app.add_option("--request-timeout", o.request_timeout, "Seconds for one model request (default 120)");
   app.add_option("--price-in", o.price_in, "USD per million prompt tokens (overrides the built-in table)");
   app.add_option("--price-out", o.price_out, "USD per million completion tokens");
+  app.add_option("--price-cached", o.price_cached,
+                 "USD per million prompt tokens read from the provider's cache (default: the table's, else --price-in)");
+  app.add_option("--prompt-cache", o.prompt_cache,
+                 "Prompt caching: auto (Anthropic breakpoints; OpenAI's prompt_cache_key on api.openai.com), on, off");
+  app.add_option("--history", o.history,
+                 "Steps of history kept in full; older ones are folded to one line each (default " +
+                     std::to_string(vision::kFullHistory) + ")");
+  app.add_option("--frames", o.frames, "Frames per request: this step's and up to K-1 earlier ones (default 1)");
+}
+
+void add_budget_flags(CLI::App& app, Options& o) {
+  app.add_option("--max-cost", o.max_cost,
+                 "Stop before a model request that could take the run past this many USD (exit 2; default: none)");
+  app.add_option("--max-tokens-total", o.max_tokens_total,
+                 "Stop before a model request that could take the run past this many tokens (exit 2)");
 }
 
 void add_run_flags(CLI::App& app, Options& o) {
@@ -82,7 +99,9 @@ void add_run_flags(CLI::App& app, Options& o) {
   app.add_flag("--no-ask", o.no_ask,
                "Never put the model's questions to the person: {\"ask\"} ends the run as needs_input (exit 4)");
   app.add_option("--hint-mode", o.hint_mode, "How labels are drawn: overlay, image, both-frames");
-  app.add_option("--observe", o.observe, "What the model gets: vision (the picture) or hybrid (plus the hint list)");
+  app.add_option("--observe", o.observe,
+                 "What the model gets: vision (the picture), hybrid (plus the hint list), or text (the hint list and "
+                 "the page's text, no picture: for text-only models)");
   app.add_flag("--voice", o.voice, "Speak the objective (default microphone)");
   app.add_option("--voice-file", o.voice_file, "Transcribe the objective from an audio file");
   app.add_option("--mic", o.mic, "Microphone by name or index (see `vimgpt devices`)");
@@ -146,12 +165,11 @@ Result<hints::CaptureOptions> capture_options(const Options& o) {
   capture.screenshot.format = *format;
   if (o.jpeg_quality < 1 || o.jpeg_quality > 100) return usage_error("--jpeg-quality takes 1 to 100");
   capture.screenshot.quality = o.jpeg_quality;
-  if (o.img_res < 64 || o.img_res > 4096) {
-    return usage_error("--img-res takes a width from 64 to 4096 pixels, not " + std::to_string(o.img_res));
-  }
+  auto width = vision::parse_image_width(o.img_res);
+  if (!width) return usage_error(width.error().message);
   // Chromium scales at capture time, so the frame needs no decode and re-encode on our side.
   VIMGPT_TRY(Viewport viewport, parse_viewport(o.viewport));
-  capture.screenshot.scale = static_cast<double>(o.img_res) / viewport.width;
+  capture.screenshot.scale = static_cast<double>(*width) / viewport.width;
   return capture;
 }
 
@@ -186,7 +204,9 @@ Result<vision::ClientOptions> client_options(const Options& o, const Config& con
   auto format = parse_image_format(o.image_format);
   if (!format || (*format != ImageFormat::Png && *format != ImageFormat::Jpeg))
     return usage_error("--image-format takes jpeg or png, not '" + o.image_format + "'");
-  client.image = {o.img_res, *format, o.jpeg_quality};
+  auto width = vision::parse_image_width(o.img_res);
+  if (!width) return usage_error(width.error().message);
+  client.image = {*width, *format, o.jpeg_quality};
   if (o.max_retries < 0 || o.max_retries > 20) return usage_error("--max-retries takes 0 to 20");
   client.retry.max_retries = o.max_retries;
   if (o.connect_timeout <= 0 || o.request_timeout <= 0) return usage_error("timeouts must be positive seconds");
@@ -194,6 +214,12 @@ Result<vision::ClientOptions> client_options(const Options& o, const Config& con
   client.total_timeout = std::chrono::milliseconds(static_cast<long>(o.request_timeout * 1000));
   if (o.price_in >= 0) client.price_in = o.price_in;
   if (o.price_out >= 0) client.price_out = o.price_out;
+  if (o.price_cached >= 0) client.price_cached = o.price_cached;
+  auto cache = vision::parse_prompt_cache(o.prompt_cache);
+  if (!cache) return usage_error(cache.error().message);
+  client.prompt_cache = *cache;
+  if (o.history < 1 || o.history > 1000) return usage_error("--history takes 1 to 1000 steps");
+  client.full_history = o.history;
   return client;
 }
 
@@ -225,8 +251,19 @@ Result<RunSettings> run_settings(const Options& o, const Config& config, ModelUs
   VIMGPT_TRY(settings.launch, launch_options(o, config));
   VIMGPT_TRY(settings.tab, tab_options(o));
   VIMGPT_TRY(settings.capture, capture_options(o));
-  VIMGPT_TRY(settings.observe, agent::parse_observe(o.observe));
+  VIMGPT_TRY(settings.planner.observe, agent::parse_observe(o.observe));
   VIMGPT_TRY(settings.secrets, secrets(o));
+  for (const auto& [name, value] : settings.secrets) settings.planner.secret_names.push_back(name);
+  if (o.frames < 1 || o.frames > 4) return usage_error("--frames takes 1 to 4");
+  if (o.frames > 1 && settings.capture.mode == hints::DrawMode::BothFrames) {
+    return usage_error("--frames and --hint-mode both-frames both add images: choose one");
+  }
+  if (o.frames > 1 && settings.planner.observe == agent::Observe::Text) {
+    return usage_error("--observe text sends no frames: drop --frames");
+  }
+  settings.planner.frames = o.frames;
+  if (o.max_cost < 0) return usage_error("--max-cost takes an amount in USD (0: no limit)");
+  if (o.max_tokens_total < 0) return usage_error("--max-tokens-total takes a number of tokens (0: no limit)");
   if (o.max_steps < 1 || o.max_steps > 1000) return usage_error("--max-steps takes 1 to 1000");
   if (o.timeout_seconds < 0) return usage_error("--timeout takes a number of seconds (0: none)");
   if (o.settle_ms < 0 || o.settle_ms > 60000) return usage_error("--settle-ms takes 0 to 60000");
@@ -240,6 +277,11 @@ Result<RunSettings> run_settings(const Options& o, const Config& config, ModelUs
   }
   if (model == ModelUse::Required) {
     VIMGPT_TRY(settings.model, client_options(o, config));
+    if (o.max_cost > 0 && !vision::default_price(settings.model->model) &&
+        !(settings.model->price_in && settings.model->price_out)) {
+      return usage_error("--max-cost needs the price of model " + settings.model->model +
+                         ", which the built-in table does not know: pass --price-in and --price-out");
+    }
   }
   return settings;
 }
@@ -255,6 +297,8 @@ agent::AgentOptions agent_options(const Options& o, const RunSettings& settings)
   options.secrets = settings.secrets;
   options.max_restarts = o.max_restarts;
   options.upload_dir = o.upload_dir;
+  options.max_cost_usd = o.max_cost;
+  options.max_tokens_total = o.max_tokens_total;
   return options;
 }
 

@@ -58,7 +58,7 @@ struct Options {
   double temperature = -1;
   std::string detail = "auto";
   std::string structured = "auto";
-  int img_res = 1080;
+  std::string img_res = std::string(vision::kDefaultImagePreset);
   std::string image_format = "jpeg";
   int jpeg_quality = 85;
   std::string repair_model;
@@ -68,6 +68,13 @@ struct Options {
   double request_timeout = 120;
   double price_in = -1;
   double price_out = -1;
+  double price_cached = -1;
+  std::string prompt_cache = "auto";
+  int history = vision::kFullHistory;
+  int frames = 1;
+  // budgets
+  double max_cost = 0;
+  std::int64_t max_tokens_total = 0;
   // voice
   bool voice = false;
   std::string voice_file;
@@ -83,6 +90,7 @@ struct Options {
 void add_browser_flags(CLI::App& app, Options& options);
 void add_model_flags(CLI::App& app, Options& options);
 void add_run_flags(CLI::App& app, Options& options);
+void add_budget_flags(CLI::App& app, Options& options);  // --max-cost, --max-tokens-total (run, batch, mcp)
 
 struct Viewport {
   int width = 0;
@@ -103,7 +111,7 @@ struct RunSettings {
   cdp::LaunchOptions launch;
   browser::TabOptions tab;
   hints::CaptureOptions capture;
-  agent::Observe observe = agent::Observe::Vision;
+  agent::PlannerSettings planner;  // what the model is shown; secret names included
   std::map<std::string, std::string> secrets;
   std::optional<vision::ClientOptions> model;  // absent when --actions replays a script instead
 };

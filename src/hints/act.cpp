@@ -202,6 +202,15 @@ Result<FocusedField> focused_field(browser::Tab& tab) {
   return out;
 }
 
+Result<std::string> visible_text(browser::Tab& tab, std::size_t max_chars) {
+  const detail::Evaluator evaluate = [&tab](const std::string& expression) { return tab.evaluate(expression); };
+  VIMGPT_TRY(Json seen, detail::call_library(evaluate, "visibleText", Json{{"max", max_chars}}));
+  if (!seen.is_object()) return fail(ErrorKind::Protocol, "the hint script gave no answer for the page's text");
+  std::string text = seen.value("text", "");
+  if (seen.value("cut", false)) text += "\n[... the rest of the visible text was left out]";
+  return text;
+}
+
 Result<ActionOutcome> upload_files(browser::Tab& tab, const HintMap& map, std::string_view label,
                                    const std::vector<std::string>& files, std::chrono::milliseconds cap) {
   VIMGPT_TRY(const Hint* hint, resolve(map, label));

@@ -1,5 +1,6 @@
 // A hint pass with its picture: find and label, then draw the labels in the page (overlay) or onto the
 // captured frame (image, both-frames), in one screenshot.
+#include <algorithm>
 #include <chrono>
 
 #include "hints/hint_script.h"
@@ -15,10 +16,10 @@ detail::Evaluator in_tab(browser::Tab& tab) {
 }
 }  // namespace
 
-Status show_overlay(browser::Tab& tab, const HintMap& map) {
+Status show_overlay(browser::Tab& tab, const HintMap& map, double label_scale) {
   Json markers = Json::array();
   for (const auto& hint : map.hints()) markers.push_back({{"l", hint.label}, {"x", hint.rect.x}, {"y", hint.rect.y}});
-  VIMGPT_TRY(Json shown, detail::call_library(in_tab(tab), "overlay", {{"markers", markers}}));
+  VIMGPT_TRY(Json shown, detail::call_library(in_tab(tab), "overlay", {{"markers", markers}, {"scale", label_scale}}));
   (void)shown;
   return ok();
 }
@@ -82,7 +83,7 @@ Result<Pass> capture_once(browser::Tab& tab, const CaptureOptions& options, cons
   const bool overlay = options.mode == DrawMode::Overlay;
   if (overlay) {
     phase = Clock::now();
-    VIMGPT_TRY_VOID(show_overlay(tab, map));
+    VIMGPT_TRY_VOID(show_overlay(tab, map, options.label_size()));
     out.timings.draw = elapsed(phase);
   }
   phase = Clock::now();
@@ -96,7 +97,8 @@ Result<Pass> capture_once(browser::Tab& tab, const CaptureOptions& options, cons
     out.labelled = std::move(*shot);
   } else {
     phase = Clock::now();
-    VIMGPT_TRY(out.labelled, draw_labels(*shot, map, options.font_path, options.screenshot.quality));
+    VIMGPT_TRY(out.labelled,
+               draw_labels(*shot, map, options.font_path, options.screenshot.quality, options.label_size()));
     out.timings.draw += elapsed(phase);
     if (options.mode == DrawMode::BothFrames) out.clean = std::move(*shot);
   }
@@ -114,6 +116,12 @@ Result<Pass> capture_once(browser::Tab& tab, const CaptureOptions& options, cons
 }
 
 }  // namespace
+
+double CaptureOptions::label_size() const {
+  if (label_scale > 0) return label_scale;
+  const double scale = screenshot.scale > 0 ? screenshot.scale : 1.0;
+  return scale < 1 ? kScaledLabelSize / scale : 1.0;
+}
 
 Result<Capture> capture(browser::Tab& tab, const CaptureOptions& options) {
   // Taking the picture while the window is open, instead of after it, saves the window on every step

@@ -206,12 +206,12 @@ Result<browser::Screenshot> encode(const Pixels& image, const browser::Screensho
 }  // namespace
 
 Result<browser::Screenshot> draw_labels(const browser::Screenshot& frame, const HintMap& map,
-                                        std::string_view font_path, int jpeg_quality) {
+                                        std::string_view font_path, int jpeg_quality, double label_scale) {
   VIMGPT_TRY(Pixels image, decode(frame));
   VIMGPT_TRY(const Font* font, load_font(font_path.empty() ? kDefaultFont : font_path));
   const double scale = map.viewport_width() > 0 ? image.width / map.viewport_width() : 1.0;
   Canvas canvas{image.data.data(), image.width, image.height, 3};
-  LabelPainter painter(*font, scale);
+  LabelPainter painter(*font, scale * label_scale);
   std::vector<Box> placed;
   placed.reserve(map.size());
   for (const auto& hint : map.hints()) {

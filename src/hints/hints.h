@@ -140,7 +140,14 @@ struct CaptureOptions {
   // Png or Jpeg. In Image modes the labelled frame is encoded again in the same format.
   browser::ScreenshotOptions screenshot;
   std::string font_path;  // empty: DejaVu Sans Bold from fonts-dejavu-core
+  // Label size against Vimium's (11 px bold at 100%). 0: Vimium's in a frame at full scale; in a frame
+  // scaled down, kScaledLabelSize / scale, so a label is 1.2 times as many pixels tall in a 768-wide frame as
+  // in the original's 1080-wide one (a label resampled to scale reads worse than one drawn at its size: at
+  // 1.2, tesseract reads at least as many as of the original's; tests/browser/legibility_test.cpp).
+  double label_scale = 0;
+  [[nodiscard]] double label_size() const;
 };
+inline constexpr double kScaledLabelSize = 1.2;
 
 struct CaptureTimings {
   std::chrono::milliseconds find{0};        // finding and labelling the hints
@@ -168,7 +175,8 @@ Result<Capture> capture(browser::Tab& tab, const CaptureOptions& options = {});
 // they do not cover each other, and encodes it again in the frame's format (JPEG at `jpeg_quality`). The
 // scale comes from the frame's width over the map's viewport width.
 Result<browser::Screenshot> draw_labels(const browser::Screenshot& frame, const HintMap& map,
-                                        std::string_view font_path = {}, int jpeg_quality = 80);
+                                        std::string_view font_path = {}, int jpeg_quality = 80,
+                                        double label_scale = 1);
 
 // Paints `rects` (viewport CSS px) solid black on an encoded PNG or JPEG frame and encodes it again.
 Result<browser::Screenshot> redact(const browser::Screenshot& frame, const std::vector<Rect>& rects,
@@ -179,7 +187,7 @@ Result<browser::Screenshot> redact(const browser::Screenshot& frame, const std::
 Status mark_secret_field(browser::Tab& tab);
 
 // Markers in the page (Overlay mode), for callers that take their own screenshot.
-Status show_overlay(browser::Tab& tab, const HintMap& map);
+Status show_overlay(browser::Tab& tab, const HintMap& map, double label_scale = 1);
 Status remove_overlay(browser::Tab& tab);
 
 // ---- Acting on a label --------------------------------------------------------------------------------
@@ -235,6 +243,10 @@ struct FocusedField {
   std::vector<std::string> empty_fields;
 };
 Result<FocusedField> focused_field(browser::Tab& tab);
+
+// The text the viewport shows (--observe text), one line per block, at most `max_chars` characters; a cut
+// text ends with a line saying so. Field values are never included, so typed secrets cannot leak through it.
+Result<std::string> visible_text(browser::Tab& tab, std::size_t max_chars);
 
 // Clicks the element `label` names so that it opens a file chooser (an <input type=file>, its <label>, a
 // button that opens one) and answers it with `files`. NotFound when no chooser opens within `cap`.

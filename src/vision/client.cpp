@@ -3,6 +3,7 @@
 // keeps the session's token and cost totals.
 #include <atomic>
 #include <mutex>
+#include <random>
 
 #include "vision/provider.h"
 #include "vision/vision.h"
@@ -18,6 +19,24 @@ Milliseconds since(Clock::time_point start) {
 
 constexpr std::string_view kDefaultOpenAI = "https://api.openai.com/v1";
 constexpr std::string_view kDefaultAnthropic = "https://api.anthropic.com/v1";
+
+// A step sends the labelled frame and at most a few more (the clean one, or earlier steps'); text mode none.
+constexpr std::size_t kMaxImages = 8;
+
+Status check_image_count(const StepRequest& step) {
+  if (step.images.size() > kMaxImages) {
+    return fail(ErrorKind::InvalidArgument,
+                "a step takes at most " + std::to_string(kMaxImages) + " images, not " + std::to_string(step.images.size()));
+  }
+  return ok();
+}
+
+std::string random_cache_key() {
+  std::random_device device;
+  char key[32];
+  std::snprintf(key, sizeof key, "vimgpt-%08x%08x", device(), device());
+  return key;
+}
 
 constexpr std::string_view kRepairSystem =
     "You fix malformed replies. You answer with one JSON object and nothing else: no code block, no prose.";
@@ -41,34 +60,54 @@ struct Client::Impl {
            (options.structured == Structured::Auto && !structured_rejected.load());
   }
 
+  // The price of `model`'s tokens: the flags first, then the built-in table; nullopt when neither knows it.
+  [[nodiscard]] std::optional<Price> price_of(const std::string& model) const {
+    const auto table = default_price(model);
+    if (!(options.price_in || table) || !(options.price_out || table)) return std::nullopt;
+    Price price;
+    price.input_per_million = options.price_in.value_or(table ? table->input_per_million : 0);
+    price.output_per_million = options.price_out.value_or(table ? table->output_per_million : 0);
+    // An input price of one's own without a cached one: cached tokens at that price (no discount assumed).
+    const bool table_in = table && !options.price_in;
+    price.cached_input_per_million =
+        options.price_cached.value_or(table_in ? table->cached_input_per_million : price.input_per_million);
+    price.cache_write_per_million = table_in ? table->cache_write_per_million : price.input_per_million;
+    return price;
+  }
+
   [[nodiscard]] Usage usage_of(const std::string& model, const detail::ChatReply& reply) const {
     Usage used;
     used.prompt_tokens = reply.prompt_tokens;
     used.completion_tokens = reply.completion_tokens;
+    used.cached_tokens = reply.cached_tokens;
+    used.cache_write_tokens = reply.cache_write_tokens;
     used.requests = 1;
-    const auto table = default_price(model);
-    const std::optional<double> in = options.price_in ? options.price_in
-                                     : table          ? std::optional<double>(table->input_per_million)
-                                                      : std::nullopt;
-    const std::optional<double> out = options.price_out ? options.price_out
-                                      : table           ? std::optional<double>(table->output_per_million)
-                                                        : std::nullopt;
-    used.cost_known = in.has_value() && out.has_value();
-    used.cost_usd = (static_cast<double>(used.prompt_tokens) * in.value_or(0) +
-                     static_cast<double>(used.completion_tokens) * out.value_or(0)) /
-                    1e6;
+    const auto price = price_of(model);
+    used.cost_known = price.has_value();
+    if (price) used.cost_usd = cost_of(used, *price);
     return used;
   }
 
+  [[nodiscard]] bool cache_breakpoints() const {
+    return provider == Provider::Anthropic && options.prompt_cache != PromptCache::Off;
+  }
+  [[nodiscard]] bool cache_key_sent() const {
+    return provider == Provider::OpenAI &&
+           (options.prompt_cache == PromptCache::On ||
+            (options.prompt_cache == PromptCache::Auto && options.base_url == kDefaultOpenAI));
+  }
+
+  // A step's request (cached prefix marked), or with `step` false a one-off text call (repair, formalize).
   [[nodiscard]] detail::ChatRequest chat(std::string model, Prompt prompt, const std::vector<EncodedImage>* images,
-                                         bool structured) const {
+                                         bool structured, bool step = false) const {
     detail::ChatRequest request;
     request.provider = provider;
     request.base_url = options.base_url;
     request.api_key = options.api_key;
     request.model = std::move(model);
     request.system = std::move(prompt.system);
-    request.user = std::move(prompt.user);
+    request.stable_blocks = prompt.stable_blocks();
+    request.blocks = std::move(prompt.blocks);
     request.images = images;
     request.detail = options.detail;
     request.max_tokens = options.max_tokens;
@@ -77,7 +116,16 @@ struct Client::Impl {
     request.connect_timeout = options.connect_timeout;
     request.total_timeout = options.total_timeout;
     request.max_response_bytes = options.max_response_bytes;
+    if (step) {
+      request.cache_breakpoints = cache_breakpoints();
+      if (cache_key_sent()) request.cache_key = options.cache_key;
+    }
     return request;
+  }
+
+  [[nodiscard]] Prompt step_prompt(const StepRequest& step) const {
+    const bool formalize = !options.formalize_model.empty();
+    return build_prompt(step, formalize ? PromptStyle::PlainWords : PromptStyle::JsonObject, options.full_history);
   }
 
   // One model call with retries and the structured-output fallback; adds its usage to `decision`.
@@ -140,6 +188,8 @@ Result<std::unique_ptr<Client>> Client::create(ClientOptions options) {
   if (options.image.jpeg_quality < 1 || options.image.jpeg_quality > 100) {
     return fail(ErrorKind::InvalidArgument, "--jpeg-quality must be between 1 and 100");
   }
+  if (options.full_history < 1) return fail(ErrorKind::InvalidArgument, "--history must be at least 1");
+  if (options.cache_key.empty()) options.cache_key = random_cache_key();
   auto impl = std::make_unique<Impl>();
   impl->provider = provider;
   impl->options = std::move(options);
@@ -160,9 +210,7 @@ Usage Client::usage() const {
 }
 
 Result<PreparedRequest> Client::prepare(const StepRequest& step) const {
-  if (step.images.empty() || step.images.size() > 2) {
-    return fail(ErrorKind::InvalidArgument, "a step takes 1 or 2 images, not " + std::to_string(step.images.size()));
-  }
+  VIMGPT_TRY_VOID(check_image_count(step));
   PreparedRequest prepared;
   for (const auto& image : step.images) {
     VIMGPT_TRY(EncodedImage ready, prepare_image(image, impl_->options.image));
@@ -170,14 +218,26 @@ Result<PreparedRequest> Client::prepare(const StepRequest& step) const {
         estimate_image_tokens(impl_->provider, ready.width, ready.height, impl_->options.detail);
     prepared.images.push_back(std::move(ready));
   }
-  const bool formalize = !impl_->options.formalize_model.empty();
-  const auto request = impl_->chat(impl_->options.model,
-                                   build_prompt(step, formalize ? PromptStyle::PlainWords : PromptStyle::JsonObject),
-                                   &prepared.images, !formalize && impl_->structured_now());
+  const bool structured = impl_->options.formalize_model.empty() && impl_->structured_now();
+  const auto request = impl_->chat(impl_->options.model, impl_->step_prompt(step), &prepared.images, structured, true);
   http::HttpRequest http_request = detail::build_request(request);
   prepared.url = std::move(http_request.url);
   prepared.body = std::move(http_request.body);
   return prepared;
+}
+
+Result<Usage> Client::estimate(const StepRequest& step) const {
+  VIMGPT_TRY(PreparedRequest prepared, prepare(step));
+  std::size_t text_bytes = prepared.body.size();
+  for (const auto& image : prepared.images) text_bytes -= std::min(text_bytes, (image.bytes.size() + 2) / 3 * 4);
+  Usage estimate;
+  estimate.requests = 1;
+  estimate.prompt_tokens = static_cast<std::int64_t>(text_bytes / 3) + prepared.estimated_image_tokens;
+  estimate.completion_tokens = impl_->options.max_tokens;
+  const auto price = impl_->price_of(impl_->options.model);
+  estimate.cost_known = price.has_value();
+  if (price) estimate.cost_usd = cost_of(estimate, *price);
+  return estimate;
 }
 
 Result<Decision> Client::decide(const StepRequest& step) {
@@ -188,9 +248,7 @@ Result<Decision> Client::decide(const StepRequest& step) {
 
   Decision decision;
   std::vector<EncodedImage> images;
-  if (step.images.empty() || step.images.size() > 2) {
-    return fail(ErrorKind::InvalidArgument, "a step takes 1 or 2 images, not " + std::to_string(step.images.size()));
-  }
+  VIMGPT_TRY_VOID(check_image_count(step));
   Json image_metadata = Json::array();
   for (const auto& image : step.images) {
     VIMGPT_TRY(EncodedImage ready, prepare_image(image, options.image));
@@ -210,9 +268,8 @@ Result<Decision> Client::decide(const StepRequest& step) {
                                {"estimated_image_tokens", decision.estimated_image_tokens}};
   if (options.temperature) decision.request_metadata["temperature"] = *options.temperature;
   if (formalize) decision.request_metadata["formalize_model"] = options.formalize_model;
-  auto request =
-      self.chat(options.model, build_prompt(step, formalize ? PromptStyle::PlainWords : PromptStyle::JsonObject),
-                &images, structured);
+  if (self.cache_key_sent()) decision.request_metadata["prompt_cache_key"] = options.cache_key;
+  auto request = self.chat(options.model, self.step_prompt(step), &images, structured, true);
   decision.timings.prepare = since(start);
 
   const auto model_start = Clock::now();
@@ -236,8 +293,8 @@ Result<Decision> Client::decide(const StepRequest& step) {
   if (formalize) {
     // The vision model said what to do in words; a text model writes it as the action object.
     Prompt prompt{std::string(kFormalizeSystem),
-                  "Instruction: " + reply.text + "\n\n" + vocabulary_text() +
-                      "\nIf the instruction says the task is done, answer {\"done\": <the answer or true>}."};
+                  {"Instruction: " + reply.text + "\n\n" + vocabulary_text() +
+                      "\nIf the instruction says the task is done, answer {\"done\": <the answer or true>}."}};
     auto formal = self.chat(options.formalize_model, std::move(prompt), nullptr, self.structured_now());
     VIMGPT_TRY(reply, self.call(std::move(formal), decision));
     decision.formalized_reply = reply.text;
@@ -248,8 +305,8 @@ Result<Decision> Client::decide(const StepRequest& step) {
     // As the original: one more call asking the model to return just the JSON.
     const std::string model = options.repair_model.empty() ? options.model : options.repair_model;
     Prompt prompt{std::string(kRepairSystem),
-                  "This reply was meant to be a single JSON object describing a browser action. " + vocabulary_text() +
-                      "\nReturn only that JSON object.\n\nReply:\n" + reply.text};
+                  {"This reply was meant to be a single JSON object describing a browser action. " + vocabulary_text() +
+                      "\nReturn only that JSON object.\n\nReply:\n" + reply.text}};
     decision.request_metadata["repair_model"] = model;
     auto repaired = self.call(self.chat(model, std::move(prompt), nullptr, self.structured_now()), decision);
     if (repaired) {

@@ -19,7 +19,7 @@ std::string placeholder(std::size_t index) {
 
 http::HttpRequest build_openai_request(const ChatRequest& request) {
   Json user_content = Json::array();
-  user_content.push_back({{"type", "text"}, {"text", request.user}});
+  for (const auto& block : request.blocks) user_content.push_back({{"type", "text"}, {"text", block}});
   const std::size_t image_count = request.images != nullptr ? request.images->size() : 0;
   for (std::size_t i = 0; i < image_count; ++i) {
     // The base64 goes in after serialisation: hundreds of KB that need no escaping, so no need to scan them.
@@ -31,6 +31,7 @@ http::HttpRequest build_openai_request(const ChatRequest& request) {
                                          {{"role", "user"}, {"content", std::move(user_content)}}})}};
   body[wants_max_completion_tokens(request.model) ? "max_completion_tokens" : "max_tokens"] = request.max_tokens;
   if (request.temperature) body["temperature"] = *request.temperature;
+  if (!request.cache_key.empty()) body["prompt_cache_key"] = request.cache_key;
   if (request.structured) {
     body["response_format"] = {
         {"type", "json_schema"},
@@ -69,6 +70,11 @@ Result<ChatReply> parse_openai_response(const http::HttpResponse& response, bool
   if (const auto& usage = body.value("usage", Json()); usage.is_object()) {
     reply.prompt_tokens = usage.value("prompt_tokens", std::int64_t{0});
     reply.completion_tokens = usage.value("completion_tokens", std::int64_t{0});
+    // https://platform.openai.com/docs/guides/prompt-caching : part of prompt_tokens, not beside them.
+    if (const auto& details = usage.value("prompt_tokens_details", Json()); details.is_object()) {
+      const auto& cached = details.value("cached_tokens", Json());
+      if (cached.is_number_integer()) reply.cached_tokens = cached.get<std::int64_t>();
+    }
   }
   const auto& choices = body.value("choices", Json());
   if (!choices.is_array() || choices.empty() || !choices[0].is_object()) {

@@ -16,8 +16,13 @@ struct ChatRequest {
   std::string api_key;
   std::string model;
   std::string system;
-  std::string user;
+  // The user message's text blocks, then the images. Blocks before `stable_blocks` repeat the previous
+  // request's: with `cache_breakpoints` the last of them (and the system prompt) is marked for Anthropic's cache.
+  std::vector<std::string> blocks;
+  std::size_t stable_blocks = 0;
   const std::vector<EncodedImage>* images = nullptr;  // may be null: a text-only call
+  bool cache_breakpoints = false;  // Anthropic cache_control
+  std::string cache_key;           // OpenAI prompt_cache_key; empty: not sent
   Detail detail = Detail::Auto;
   int max_tokens = 300;
   std::optional<double> temperature;
@@ -31,8 +36,10 @@ struct ChatReply {
   std::string text;         // the assistant text, or the tool input serialised as JSON
   bool structured = false;  // the text came from a schema-constrained answer
   std::string finish_reason;
-  std::int64_t prompt_tokens = 0;
+  std::int64_t prompt_tokens = 0;  // all of them, cached or not
   std::int64_t completion_tokens = 0;
+  std::int64_t cached_tokens = 0;
+  std::int64_t cache_write_tokens = 0;
 };
 
 http::HttpRequest build_openai_request(const ChatRequest& request);

@@ -1,6 +1,7 @@
 // Provider choice, image token estimates and prices: what a request will cost before and after it is sent.
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cmath>
 
 #include "vision/vision.h"
@@ -94,28 +95,30 @@ std::optional<Price> default_price(std::string_view model) {
     std::string_view prefix;
     Price price;
   };
-  // List prices in USD per million tokens (input, output). Longest prefix wins, so "gpt-4o-mini" beats "gpt-4o".
+  // List prices in USD per million tokens: input, output, cached input, cache write. Longest prefix wins, so
+  // "gpt-4o-mini" beats "gpt-4o". OpenAI writes its cache at the input price; Anthropic reads it at 10% and
+  // writes it at 125% of the input price (5-minute cache). gpt-4-turbo and gpt-4-vision have no cache.
   static constexpr std::array<Entry, 20> kTable{{
-      {"gpt-4o-mini", {0.15, 0.60}},
-      {"gpt-4o", {2.50, 10.00}},
-      {"gpt-4.1-nano", {0.10, 0.40}},
-      {"gpt-4.1-mini", {0.40, 1.60}},
-      {"gpt-4.1", {2.00, 8.00}},
-      {"gpt-4-turbo", {10.00, 30.00}},
-      {"gpt-4-vision-preview", {10.00, 30.00}},
-      {"gpt-5-nano", {0.05, 0.40}},
-      {"gpt-5-mini", {0.25, 2.00}},
-      {"gpt-5", {1.25, 10.00}},
-      {"o4-mini", {1.10, 4.40}},
-      {"o3", {2.00, 8.00}},
-      {"claude-3-haiku", {0.25, 1.25}},
-      {"claude-3-5-haiku", {0.80, 4.00}},
-      {"claude-3-5-sonnet", {3.00, 15.00}},
-      {"claude-3-7-sonnet", {3.00, 15.00}},
-      {"claude-sonnet-4", {3.00, 15.00}},
-      {"claude-3-opus", {15.00, 75.00}},
-      {"claude-opus-4", {15.00, 75.00}},
-      {"claude-haiku-4", {1.00, 5.00}},
+      {"gpt-4o-mini", {0.15, 0.60, 0.075, 0.15}},
+      {"gpt-4o", {2.50, 10.00, 1.25, 2.50}},
+      {"gpt-4.1-nano", {0.10, 0.40, 0.025, 0.10}},
+      {"gpt-4.1-mini", {0.40, 1.60, 0.10, 0.40}},
+      {"gpt-4.1", {2.00, 8.00, 0.50, 2.00}},
+      {"gpt-4-turbo", {10.00, 30.00, 10.00, 10.00}},
+      {"gpt-4-vision-preview", {10.00, 30.00, 10.00, 10.00}},
+      {"gpt-5-nano", {0.05, 0.40, 0.005, 0.05}},
+      {"gpt-5-mini", {0.25, 2.00, 0.025, 0.25}},
+      {"gpt-5", {1.25, 10.00, 0.125, 1.25}},
+      {"o4-mini", {1.10, 4.40, 0.275, 1.10}},
+      {"o3", {2.00, 8.00, 0.50, 2.00}},
+      {"claude-3-haiku", {0.25, 1.25, 0.03, 0.30}},
+      {"claude-3-5-haiku", {0.80, 4.00, 0.08, 1.00}},
+      {"claude-3-5-sonnet", {3.00, 15.00, 0.30, 3.75}},
+      {"claude-3-7-sonnet", {3.00, 15.00, 0.30, 3.75}},
+      {"claude-sonnet-4", {3.00, 15.00, 0.30, 3.75}},
+      {"claude-3-opus", {15.00, 75.00, 1.50, 18.75}},
+      {"claude-opus-4", {15.00, 75.00, 1.50, 18.75}},
+      {"claude-haiku-4", {1.00, 5.00, 0.10, 1.25}},
   }};
   const Entry* best = nullptr;
   for (const auto& entry : kTable) {
@@ -127,9 +130,51 @@ std::optional<Price> default_price(std::string_view model) {
   return best->price;
 }
 
+const std::vector<ImagePreset>& image_presets() {
+  static const std::vector<ImagePreset> kPresets = {{"original", 1080}, {"high", 1024}, {"medium", 768}, {"low", 512}};
+  return kPresets;
+}
+
+std::string image_preset_names() {
+  std::string names;
+  for (const auto& preset : image_presets()) names += (names.empty() ? "" : ", ") + std::string(preset.name);
+  return names;
+}
+
+Result<int> parse_image_width(std::string_view text) {
+  for (const auto& preset : image_presets()) {
+    if (preset.name == text) return preset.width;
+  }
+  int width = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), width);
+  if (error != std::errc() || end != text.data() + text.size() || width < 64 || width > 4096) {
+    return fail(ErrorKind::InvalidArgument, "--img-res takes a preset (" + image_preset_names() +
+                                                ") or a width from 64 to 4096 pixels, not '" + std::string(text) + "'");
+  }
+  return width;
+}
+
+Result<PromptCache> parse_prompt_cache(std::string_view text) {
+  if (text == "auto") return PromptCache::Auto;
+  if (text == "on") return PromptCache::On;
+  if (text == "off") return PromptCache::Off;
+  return fail(ErrorKind::InvalidArgument, "--prompt-cache takes auto, on or off, not \"" + std::string(text) + "\"");
+}
+
+double cost_of(const Usage& usage, const Price& price) {
+  const auto uncached = usage.prompt_tokens - usage.cached_tokens - usage.cache_write_tokens;
+  return (static_cast<double>(uncached) * price.input_per_million +
+          static_cast<double>(usage.cached_tokens) * price.cached_input_per_million +
+          static_cast<double>(usage.cache_write_tokens) * price.cache_write_per_million +
+          static_cast<double>(usage.completion_tokens) * price.output_per_million) /
+         1e6;
+}
+
 Usage& Usage::operator+=(const Usage& other) {
   prompt_tokens += other.prompt_tokens;
   completion_tokens += other.completion_tokens;
+  cached_tokens += other.cached_tokens;
+  cache_write_tokens += other.cache_write_tokens;
   requests += other.requests;
   cost_usd += other.cost_usd;
   cost_known = cost_known && other.cost_known;

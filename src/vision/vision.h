@@ -46,8 +46,23 @@ Result<Pixels> decode_image(const EncodedImage& image);
 Result<Pixels> scale_to_width(const Pixels& pixels, int width);
 Result<EncodedImage> encode_image(const Pixels& pixels, ImageFormat format, int jpeg_quality);
 
+// --img-res presets, named by what they cost: each is the widest 3:2 frame of its OpenAI tile count.
+//   original 1080 (6 tiles, 1,105 tokens; Anthropic 1,037)   high 1024 (4 tiles, 765; 932)
+//   medium 768 (2 tiles, 425; 524)                          low 512 (1 tile, 255; 233)
+// The labels are drawn larger as the frame gets smaller, to stay as tall in the frame as the original's at
+// 1080 (hints::CaptureOptions::label_scale); tests/e2e read them back with tesseract at every preset.
+struct ImagePreset {
+  std::string_view name;
+  int width;
+};
+const std::vector<ImagePreset>& image_presets();
+std::string image_preset_names();  // "original, high, medium, low"
+inline constexpr std::string_view kDefaultImagePreset = "medium";
+// A preset's name or a width in pixels (64 to 4096).
+Result<int> parse_image_width(std::string_view text);
+
 struct ImageOptions {
-  int width = 1080;  // --img-res; 0 keeps the captured width
+  int width = 768;  // --img-res; 0 keeps the captured width
   // JPEG by default: several times smaller and faster to encode than PNG, and the black-on-yellow labels
   // survive quality 85 intact. Token cost depends only on the size, not the format.
   ImageFormat format = ImageFormat::Jpeg;
@@ -82,19 +97,30 @@ int estimate_image_tokens(Provider provider, int width, int height, Detail detai
 struct Price {
   double input_per_million = 0;   // USD per million prompt tokens
   double output_per_million = 0;  // USD per million completion tokens
+  // Prompt tokens read from the provider's cache, and (Anthropic) written to it: OpenAI bills cached tokens at
+  // 10-50% of the input price by model, Anthropic reads at 10% and writes at 125%.
+  double cached_input_per_million = 0;
+  double cache_write_per_million = 0;
 };
 // Built-in list price by model-name prefix (longest match); nullopt when the model is not in the table.
 std::optional<Price> default_price(std::string_view model);
 
 struct Usage {
-  std::int64_t prompt_tokens = 0;
+  std::int64_t prompt_tokens = 0;  // every input token, cached or not (Anthropic's three counts summed)
   std::int64_t completion_tokens = 0;
+  std::int64_t cached_tokens = 0;       // of prompt_tokens: read from the provider's prompt cache
+  std::int64_t cache_write_tokens = 0;  // of prompt_tokens: written to it (Anthropic)
   int requests = 0;
   double cost_usd = 0;  // 0 with cost_known false when no price is known for a model used
   bool cost_known = true;
 
   Usage& operator+=(const Usage& other);
+  [[nodiscard]] std::int64_t total_tokens() const { return prompt_tokens + completion_tokens; }
 };
+
+// What `usage` costs at `price`: uncached prompt tokens at the input price, cached ones at the cached price,
+// cache writes at the write price, completion at the output price.
+double cost_of(const Usage& usage, const Price& price);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Actions: the vocabulary, its JSON schema, and reply parsing with repair
@@ -151,11 +177,14 @@ struct TabEntry {
 
 struct StepRequest {
   std::string objective;
-  // 1 image (labelled), or 2 (clean first, then labelled) for --both-frames.
+  // The labelled frame last; before it the clean frame (--both-frames) or earlier steps' frames (--frames K),
+  // oldest first. None with --observe text.
   std::vector<EncodedImage> images;
+  int earlier_frames = 0;  // how many of `images` are earlier steps' frames
   std::vector<HistoryEntry> history;
   std::string current_url;
-  std::string hint_text;                  // --observe hybrid: one line per label (label, role, name, href); empty: none
+  std::string hint_text;   // --observe hybrid or text: one line per label (label, role, name, href); empty: none
+  std::string page_text;   // --observe text: the page's visible text (no image is sent)
   std::vector<std::string> secret_names;  // the model may type "<secret:NAME>" for these
   std::vector<TabEntry> tabs;
   std::vector<std::string> upload_files;  // names (never contents) of the files --upload-dir offers
@@ -166,14 +195,33 @@ enum class PromptStyle {
   PlainWords,  // --formalize-model: answer in words; a text model writes the object
 };
 
+// The request's text, laid out so that each step's request begins with the previous one's: providers cache
+// a prompt's prefix and bill it at a fraction. The user message is a list of blocks: the run's instructions
+// (objective, vocabulary, answer format: the same every step), one block per step already taken (the history
+// only grows; see kFullHistory), then this step's page (address, hint list, tabs), then the image(s).
 struct Prompt {
   std::string system;
-  std::string user;
+  std::vector<std::string> blocks;
+  // How many leading blocks are the same as in the previous step's request: all but the last.
+  [[nodiscard]] std::size_t stable_blocks() const { return blocks.empty() ? 0 : blocks.size() - 1; }
+  [[nodiscard]] std::string user() const;  // the blocks joined, as one text
 };
-Prompt build_prompt(const StepRequest& step, PromptStyle style);
+
+// Steps past the last `full_history` are folded into one short line each ("3. {"click":"AB"} -> ok"), a
+// chunk of `full_history` at a time: between full_history and 2*full_history - 1 steps stay in full, and the
+// folded part, once written, stays the same until the next chunk folds, so the cached prefix survives.
+inline constexpr int kFullHistory = 8;
+Prompt build_prompt(const StepRequest& step, PromptStyle style, int full_history = kFullHistory);
 
 // ---------------------------------------------------------------------------------------------------------------
 // The client
+
+// Anthropic: cache_control breakpoints on the system prompt and on the last block before this step's (the
+// Anthropic API and proxies that speak it accept them). OpenAI: prompt_cache_key, sent only to api.openai.com
+// in Auto (other OpenAI-compatible servers may refuse fields they do not know). OpenAI caches a stable prefix
+// of 1,024 tokens or more on its own; the key keeps a run's requests on one cache.
+enum class PromptCache { Auto, On, Off };
+Result<PromptCache> parse_prompt_cache(std::string_view text);  // "auto" | "on" | "off"
 
 struct ClientOptions {
   Provider provider = Provider::Auto;
@@ -192,8 +240,13 @@ struct ClientOptions {
   // max_retries, backoff base (tests make it tiny), sleep and on_retry hooks.
   http::RetryPolicy retry;
   std::size_t max_response_bytes = std::size_t{8} * 1024 * 1024;
-  std::optional<double> price_in;   // --price-in, USD per million tokens; overrides the table
-  std::optional<double> price_out;  // --price-out
+  std::optional<double> price_in;      // --price-in, USD per million tokens; overrides the table
+  std::optional<double> price_out;     // --price-out
+  std::optional<double> price_cached;  // --price-cached; unset: the table's, else the input price
+  PromptCache prompt_cache = PromptCache::Auto;
+  // OpenAI's prompt_cache_key: requests with the same key are routed to the same cache. One per run.
+  std::string cache_key;
+  int full_history = kFullHistory;  // --history
 };
 
 struct Timings {
@@ -242,6 +295,10 @@ class Client {
 
   // Summed over every call this client made (repair and formalize calls included).
   [[nodiscard]] Usage usage() const;
+  // The most this step's request could cost, before it is sent: prompt tokens estimated from the text
+  // (a token per 3 bytes, more than any real tokenizer gives for English and JSON) and the images' published
+  // rule, all at the uncached price, plus max_tokens of completion. For --max-cost and --max-tokens-total.
+  [[nodiscard]] Result<Usage> estimate(const StepRequest& step) const;
   [[nodiscard]] const ClientOptions& options() const;
   // Whether structured output is in use now (auto turns it off for the session after a rejection).
   [[nodiscard]] bool structured_active() const;

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <regex>
 
+#include "support/cli_runner.h"
 #include "support/fake_model_server.h"
 #include "support/mcp_process.h"
 #include "support/site_server.h"
@@ -96,8 +97,8 @@ TEST_F(McpStdio, LookShowsTheLabelledFrameAndClickAndTypeActOnLabels) {
   auto look = mcp.call("look");
   ASSERT_FALSE(look.value("isError", true)) << look;
   const auto frame = decode(result_image(look));
-  EXPECT_EQ(frame.width, 1080);  // the frame the model of the client sees, labels drawn
-  EXPECT_EQ(frame.height, 720);
+  EXPECT_EQ(frame.width, test::default_frame_width());  // the frame the model of the client sees, labels drawn
+  EXPECT_EQ(frame.height, 720 * test::default_frame_width() / 1080);
   EXPECT_EQ(look["content"][0]["mimeType"], "image/jpeg");
   const std::string text = result_text(look);
   EXPECT_NE(text.find("URL: " + site_->url("/fx/index.html")), std::string::npos) << text;
@@ -167,7 +168,7 @@ TEST_F(McpStdio, BadInputIsAToolErrorOrARpcErrorNeverACrash) {
 }
 
 TEST_F(McpStdio, BrowseRunsAWholeTaskWithTheConfiguredModelAndReportsProgress) {
-  test::FakeModelServer model(test::Expectations{"k", "gpt-4o", 1080, 1, test::Requirement::Any});
+  test::FakeModelServer model(test::Expectations{"k", "gpt-4o", test::default_frame_width(), 1, test::Requirement::Any});
   int step = 0;
   model.set_responder([&](const test::ReceivedRequest& request) {
     ++step;
@@ -317,7 +318,7 @@ TEST_F(McpHttp, ASessionListsLooksAndClicksOverHttp) {
   EXPECT_EQ(rpc("tools/list")["result"]["tools"].size(), 12U);
   auto opened = rpc("tools/call", {{"name", "open"}, {"arguments", {{"url", site_->url("/fx/item.html")}}}})["result"];
   ASSERT_FALSE(opened.value("isError", true)) << opened;
-  EXPECT_EQ(decode(result_image(opened)).width, 1080);
+  EXPECT_EQ(decode(result_image(opened)).width, test::default_frame_width());
   auto clicked = rpc("tools/call",
                      {{"name", "click"}, {"arguments", {{"label", label_of(opened, "Back to the shop")}}}})["result"];
   EXPECT_NE(result_text(clicked).find("URL: " + site_->url("/")), std::string::npos) << result_text(clicked);

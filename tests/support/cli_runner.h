@@ -9,7 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "vision/vision.h"
+
 namespace vimgpt::test {
+
+// The width of the frames a run sends the model by default (--img-res's default preset).
+inline int default_frame_width() {
+  return *vision::parse_image_width(vision::kDefaultImagePreset);
+}
 
 struct CliRun {
   int exit_code = -1;

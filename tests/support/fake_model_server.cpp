@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <regex>
 #include <stdexcept>
 
@@ -159,13 +160,90 @@ void read_anthropic(const json& body, ReceivedRequest& received, bool decode) {
                         tools[0]["input_schema"].is_object();
 }
 
-json usage_json(ApiFlavor flavor, const ScriptedReply& reply) {
-  if (flavor == ApiFlavor::OpenAI) {
-    return {{"prompt_tokens", reply.prompt_tokens},
-            {"completion_tokens", reply.completion_tokens},
-            {"total_tokens", reply.prompt_tokens + reply.completion_tokens}};
+// One block of a prompt as a provider's cache sees it: what it holds, what it costs, and whether the request
+// marks a cache breakpoint after it.
+struct Block {
+  std::size_t hash = 0;
+  int tokens = 0;
+  bool breakpoint = false;
+};
+
+int text_tokens(std::string_view text) {
+  return static_cast<int>((text.size() + 3) / 4);
+}
+
+// OpenAI's published rule (https://platform.openai.com/docs/guides/vision#calculating-costs), counted as high.
+int image_tokens(const ReceivedImage& image) {
+  if (image.detail == "low") return 85;
+  double w = image.width;
+  double h = image.height;
+  if (const double longest = std::max(w, h); longest > 2048) w *= 2048 / longest, h *= 2048 / longest;
+  if (const double shortest = std::min(w, h); shortest > 768) w *= 768 / shortest, h *= 768 / shortest;
+  return 170 * static_cast<int>(std::ceil(w / 512) * std::ceil(h / 512)) + 85;
+}
+
+// The prompt in the order a provider reads it: tools or schema, system, then each message's blocks.
+std::vector<Block> prompt_blocks(const ReceivedRequest& received) {
+  std::vector<Block> blocks;
+  const json& body = received.body;
+  const auto text_block = [&blocks](const std::string& text, bool breakpoint) {
+    blocks.push_back({std::hash<std::string>{}(text), text_tokens(text), breakpoint});
+  };
+  const auto marked = [](const json& block) { return block.is_object() && block.contains("cache_control"); };
+  if (body.contains("tools")) text_block(body["tools"].dump(), false);
+  if (body.contains("response_format")) text_block(body["response_format"].dump(), false);
+  const auto& system = body.value("system", json());
+  if (system.is_string()) text_block(system.get<std::string>(), false);
+  if (system.is_array()) {
+    for (const auto& block : system) text_block(block.value("text", ""), marked(block));
   }
-  return {{"input_tokens", reply.prompt_tokens}, {"output_tokens", reply.completion_tokens}};
+  std::size_t image = 0;
+  for (const auto& message : body.value("messages", json::array())) {
+    const auto& content = message.value("content", json());
+    if (content.is_string()) text_block(content.get<std::string>(), false);
+    if (!content.is_array()) continue;
+    for (const auto& part : content) {
+      const std::string type = part.value("type", "");
+      if (type == "text") {
+        text_block(part.value("text", ""), marked(part));
+      } else if ((type == "image" || type == "image_url") && image < received.images.size()) {
+        // The image's own bytes, as sent: its data URL or base64 text.
+        const std::string data = type == "image" ? part["source"].value("data", "") : part["image_url"].value("url", "");
+        blocks.push_back({std::hash<std::string>{}(data), image_tokens(received.images[image++]), marked(part)});
+      }
+    }
+  }
+  return blocks;
+}
+
+// Hashes of every prefix: element i stands for blocks [0, i].
+std::vector<std::size_t> prefix_hashes(const std::vector<Block>& blocks) {
+  std::vector<std::size_t> hashes;
+  std::size_t hash = 0;
+  for (const auto& block : blocks) {
+    hash = hash * 1000003U ^ block.hash;
+    hashes.push_back(hash);
+  }
+  return hashes;
+}
+
+constexpr int kMinimumCachedTokens = 1024;
+
+json usage_json(ApiFlavor flavor, const ScriptedReply& reply, const ReceivedRequest::Cache& cache) {
+  const int prompt = cache.asked ? cache.prompt_tokens : reply.prompt_tokens;
+  if (flavor == ApiFlavor::OpenAI) {
+    json usage = {{"prompt_tokens", prompt},
+                  {"completion_tokens", reply.completion_tokens},
+                  {"total_tokens", prompt + reply.completion_tokens}};
+    if (cache.asked) usage["prompt_tokens_details"] = {{"cached_tokens", cache.read}};
+    return usage;
+  }
+  json usage = {{"input_tokens", prompt - cache.read - cache.written}, {"output_tokens", reply.completion_tokens}};
+  if (cache.asked) {
+    usage["cache_read_input_tokens"] = cache.read;
+    usage["cache_creation_input_tokens"] = cache.written;
+  }
+  return usage;
 }
 
 std::string success_body(ApiFlavor flavor, const ReceivedRequest& received, const ScriptedReply& reply) {
@@ -177,7 +255,7 @@ std::string success_body(ApiFlavor flavor, const ReceivedRequest& received, cons
                          {"finish_reason", reply.finish_reason}});
     }
     return json{{"id", "chatcmpl-fake"},   {"object", "chat.completion"}, {"created", 0},
-                {"model", received.model}, {"choices", choices},          {"usage", usage_json(flavor, reply)}}
+                {"model", received.model}, {"choices", choices},          {"usage", usage_json(flavor, reply, received.cache)}}
         .dump();
   }
   json content = json::array();
@@ -198,7 +276,7 @@ std::string success_body(ApiFlavor flavor, const ReceivedRequest& received, cons
               {"model", received.model},
               {"content", content},
               {"stop_reason", stop_reason},
-              {"usage", usage_json(flavor, reply)}}
+              {"usage", usage_json(flavor, reply, received.cache)}}
       .dump();
 }
 
@@ -449,6 +527,7 @@ void FakeModelServer::handle(ApiFlavor flavor, const httplib::Request& request, 
 
   std::unique_lock lock(mutex_);
   check(received);
+  if (!received.body.is_null()) simulate_cache(received);
   const bool rejected = !received.problems.empty();
   ScriptedReply reply;
   if (rejected) {
@@ -493,6 +572,48 @@ void FakeModelServer::handle(ApiFlavor flavor, const httplib::Request& request, 
     response.set_content(error_body(flavor, reply.status, reply.content), "application/json");
   } else {
     response.set_content(success_body(flavor, received, reply), "application/json");
+  }
+}
+
+void FakeModelServer::simulate_cache(ReceivedRequest& received) {
+  // Called with mutex_ held.
+  const auto blocks = prompt_blocks(received);
+  const auto hashes = prefix_hashes(blocks);
+  std::vector<int> tokens;  // tokens[i]: of blocks [0, i]
+  for (const auto& block : blocks) tokens.push_back((tokens.empty() ? 0 : tokens.back()) + block.tokens);
+  ReceivedRequest::Cache& cache = received.cache;
+  cache.prompt_tokens = tokens.empty() ? 0 : tokens.back();
+  if (received.flavor == ApiFlavor::OpenAI) {
+    const auto key = received.body.find("prompt_cache_key");
+    if (key == received.body.end() || !key->is_string()) return;
+    cache.asked = true;
+    auto& earlier = openai_prompts_[key->get<std::string>()];
+    std::size_t common = 0;  // blocks in common with the closest earlier prompt
+    for (const auto& prompt : earlier) {
+      std::size_t n = 0;
+      while (n < prompt.size() && n < hashes.size() && prompt[n] == hashes[n]) ++n;
+      common = std::max(common, n);
+    }
+    const int matched = common == 0 ? 0 : tokens[common - 1];
+    if (matched >= kMinimumCachedTokens) cache.read = matched - (matched - kMinimumCachedTokens) % 128;
+    earlier.push_back(hashes);
+    return;
+  }
+  std::vector<std::size_t> breakpoints;
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    if (blocks[i].breakpoint) breakpoints.push_back(i);
+  }
+  if (breakpoints.empty()) return;
+  cache.asked = true;
+  for (const std::size_t at : breakpoints) {
+    for (std::size_t back = 0; back < 20 && back <= at; ++back) {
+      if (anthropic_written_.contains(hashes[at - back])) cache.read = std::max(cache.read, tokens[at - back]);
+    }
+  }
+  for (const std::size_t at : breakpoints) {
+    if (tokens[at] < kMinimumCachedTokens || anthropic_written_.contains(hashes[at])) continue;
+    anthropic_written_.insert(hashes[at]);
+    cache.written = std::max(cache.written, tokens[at] - cache.read);
   }
 }
 

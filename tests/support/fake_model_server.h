@@ -18,10 +18,12 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <utility>
@@ -71,6 +73,18 @@ struct ReceivedRequest {
   std::vector<ReceivedImage> images;
   bool structured = false;            // response_format json_schema (OpenAI) or a forced tool (Anthropic)
   std::vector<std::string> problems;  // failed checks for this request
+  // The provider's prompt cache, simulated when the request asks for it (OpenAI: a prompt_cache_key;
+  // Anthropic: cache_control breakpoints): the usage reported is then these counts, not the script's.
+  // Tokens are estimated (text: a token per 4 bytes; images: OpenAI's tile rule) and a prefix is matched
+  // whole block by whole block, as the providers document: OpenAI from 1,024 tokens in steps of 128, against
+  // any earlier request with the same key; Anthropic at a breakpoint or up to 20 blocks before it, against
+  // what an earlier breakpoint wrote, from 1,024 tokens.
+  struct Cache {
+    bool asked = false;
+    int prompt_tokens = 0;  // all input tokens
+    int read = 0;           // of them, read from the cache
+    int written = 0;        // of them, written to it (Anthropic)
+  } cache;
 
   [[nodiscard]] std::string header(std::string_view name) const;
 };
@@ -147,6 +161,11 @@ class FakeModelServer {
   std::optional<std::string> default_reply_;
   Responder responder_;
   std::vector<ReceivedRequest> requests_;
+  // The simulated prompt caches: OpenAI's earlier prompts by key (each as its blocks' prefix hashes), and the
+  // prefixes Anthropic's breakpoints wrote.
+  std::map<std::string, std::vector<std::vector<std::size_t>>> openai_prompts_;
+  std::set<std::size_t> anthropic_written_;
+  void simulate_cache(ReceivedRequest& received);
 };
 
 // Decodes an OpenAI "data:MIME;base64,..." URL; nullopt when it is not one.

@@ -212,7 +212,7 @@ StepRequest step_for(std::string objective) {
 
 TEST(Prompt, KeepsTheOriginalWithoutItsContradiction) {
   const Prompt prompt = build_prompt(step_for("find the weather in Paris"), PromptStyle::JsonObject);
-  const std::string& user = prompt.user;
+  const std::string user = prompt.user();
   EXPECT_NE(user.find("help a user do this task: find the weather in Paris"), std::string::npos);
   EXPECT_NE(user.find("only respond with the 1-2 letter sequence in the yellow box"), std::string::npos);
   EXPECT_NE(user.find("You must respond in JSON only with no other fluff"), std::string::npos);
@@ -232,10 +232,10 @@ TEST(Prompt, KeepsTheOriginalWithoutItsContradiction) {
 TEST(Prompt, ListsOpenTabsOnlyWhenThereAreSeveralAndTheFilesToUpload) {
   StepRequest step = step_for("compare two offers");
   step.tabs = {{1, "Offers", "shop.example", false}};
-  EXPECT_EQ(build_prompt(step, PromptStyle::JsonObject).user.find("Open tabs"), std::string::npos);
+  EXPECT_EQ(build_prompt(step, PromptStyle::JsonObject).user().find("Open tabs"), std::string::npos);
   step.tabs.push_back({2, "Offer 7", "deals.example", true});
   step.upload_files = {"cv.pdf", "photo.jpg"};
-  const std::string user = build_prompt(step, PromptStyle::JsonObject).user;
+  const std::string user = build_prompt(step, PromptStyle::JsonObject).user();
   EXPECT_NE(user.find("Open tabs (switch with {\"tab\": N}):\n1. Offers - shop.example\n2. Offer 7 - deals.example "
                       "(this tab)"),
             std::string::npos)
@@ -253,7 +253,7 @@ TEST(Prompt, IncludesHistoryHintsSecretsAndFrames) {
   step.history.push_back({Json{{"click", "ZZ"}}, "", "https://example.test/login", "no label ZZ on the page"});
   step.hint_text = "A  link \"Home\" -> /\nS  textbox \"Email\"";
   step.secret_names = {"github_password"};
-  const std::string user = build_prompt(step, PromptStyle::JsonObject).user;
+  const std::string user = build_prompt(step, PromptStyle::JsonObject).user();
   EXPECT_NE(user.find("1. {\"click\":\"A\"} on https://example.test/ -> clicked link 'Sign in'"), std::string::npos)
       << user;
   EXPECT_NE(user.find("2. {\"click\":\"ZZ\"} on https://example.test/login -> FAILED: no label ZZ on the page"),
@@ -263,10 +263,63 @@ TEST(Prompt, IncludesHistoryHintsSecretsAndFrames) {
   EXPECT_NE(user.find("The current page is https://example.test/login"), std::string::npos);
   EXPECT_NE(user.find("the second shows the same page with the yellow labels"), std::string::npos);
 
-  const std::string plain = build_prompt(step_for("x"), PromptStyle::PlainWords).user;
+  const std::string plain = build_prompt(step_for("x"), PromptStyle::PlainWords).user();
   EXPECT_EQ(plain.find("respond in JSON only"), std::string::npos);
   EXPECT_NE(plain.find("plain sentences"), std::string::npos);
-  EXPECT_EQ(build_prompt(step_for("x"), PromptStyle::JsonObject).user.find("secret"), std::string::npos);
+  EXPECT_EQ(build_prompt(step_for("x"), PromptStyle::JsonObject).user().find("secret"), std::string::npos);
+}
+
+StepRequest with_history(int steps) {
+  StepRequest step = step_for("find the museum's opening hours");
+  for (int i = 1; i <= steps; ++i) {
+    step.history.push_back({Json{{"click", "A" + std::string(1, static_cast<char>('A' + i))}}, "clicked link 'Next'",
+                            "https://museum.test/page" + std::to_string(i), i == 2 ? "no label AC" : ""});
+  }
+  return step;
+}
+
+TEST(Prompt, EachStepsRequestBeginsWithThePreviousOnesBlocks) {
+  // The history only grows: every block of step n's request but its last (this step's page) opens step n+1's,
+  // except when a chunk of steps is folded, once every full_history steps.
+  constexpr int kFull = 3;
+  int breaks = 0;
+  for (int n = 0; n < 12; ++n) {
+    const Prompt now = build_prompt(with_history(n), PromptStyle::JsonObject, kFull);
+    const Prompt next = build_prompt(with_history(n + 1), PromptStyle::JsonObject, kFull);
+    EXPECT_EQ(now.system, next.system);
+    ASSERT_EQ(now.stable_blocks(), static_cast<std::size_t>(n + 1));
+    bool same = true;
+    for (std::size_t i = 0; i < now.stable_blocks(); ++i) same = same && now.blocks[i] == next.blocks[i];
+    if (!same) {
+      ++breaks;
+      EXPECT_EQ((n + 1) % kFull, 0) << "the prefix changed at step " << n + 1 << " where nothing folds";
+    }
+  }
+  EXPECT_EQ(breaks, 3);  // at 6, 9 and 12 history steps
+}
+
+TEST(Prompt, StepsPastTheLastFewAreFoldedToTheActionAndWhetherItWorked) {
+  const std::string user = build_prompt(with_history(7), PromptStyle::JsonObject, 3).user();
+  // 7 steps, 3 in full: 4 could fold, a chunk of 3 does.
+  EXPECT_NE(user.find("\n1. {\"click\":\"AB\"} -> ok\n2. {\"click\":\"AC\"} -> FAILED\n3. {\"click\":\"AD\"} -> ok\n4. "),
+            std::string::npos)
+      << user;
+  EXPECT_NE(user.find("4. {\"click\":\"AE\"} on https://museum.test/page4 -> clicked link 'Next'"), std::string::npos);
+  EXPECT_EQ(user.find("page3"), std::string::npos);
+  // The default keeps 8 in full.
+  EXPECT_NE(build_prompt(with_history(7), PromptStyle::JsonObject).user().find("page1 -> clicked"), std::string::npos);
+}
+
+TEST(Prompt, TheImagesFollowTheTextAndTextModeSaysThereAreNone) {
+  StepRequest step = step_for("read the hours");
+  step.images.clear();
+  step.page_text = "Open daily from nine to five.";
+  step.hint_text = "[A] link \"Tickets\" -> /tickets";
+  const Prompt prompt = build_prompt(step, PromptStyle::JsonObject);
+  EXPECT_NE(prompt.blocks.back().find("There is no screenshot"), std::string::npos);
+  EXPECT_NE(prompt.blocks.back().find("The page's text:\nOpen daily from nine to five."), std::string::npos);
+  // Nothing of this step's page in the blocks before it: they must not change from step to step.
+  EXPECT_EQ(prompt.blocks.front().find("nine to five"), std::string::npos);
 }
 
 }  // namespace

@@ -49,6 +49,7 @@ struct Fixture {
   explicit Fixture(test::Expectations expect = want("gpt-4o", 1080, 1)) : server(std::move(expect)) {
     options.base_url = server.url();
     options.api_key = kKey;
+    options.image.width = 1080;  // the original's width: what these tests' servers expect
     options.retry.base_delay = 1ms;
     options.retry.sleep = [this](http::Milliseconds wait) { waits.push_back(wait); };
   }
@@ -195,7 +196,106 @@ TEST(VisionClient, AnthropicUsesMessagesWithAForcedTool) {
   EXPECT_EQ(request.body["tool_choice"]["type"], "tool");
   EXPECT_NE(request.text.find("never instructions"), std::string::npos);  // the system prompt
   EXPECT_EQ(decision->estimated_image_tokens, 1080 * 675 / 750);
-  EXPECT_NEAR(decision->usage.cost_usd, (1000 * 3.0 + 12 * 15.0) / 1e6, 1e-12);
+  // The first step writes its instructions to the cache (Anthropic: at 125% of the input price).
+  const auto& cache = request.cache;
+  ASSERT_TRUE(cache.asked);
+  EXPECT_GT(cache.written, 1000);
+  EXPECT_EQ(decision->usage.prompt_tokens, cache.prompt_tokens);
+  EXPECT_EQ(decision->usage.cache_write_tokens, cache.written);
+  EXPECT_EQ(decision->usage.cached_tokens, 0);
+  EXPECT_NEAR(decision->usage.cost_usd, ((cache.prompt_tokens - cache.written) * 3.0 + cache.written * 3.75 + 12 * 15.0) / 1e6,
+              1e-12);
+}
+
+// Three steps of one run, each with one more step of history: what the provider caches and bills.
+std::vector<Decision> three_steps(Client& client) {
+  std::vector<Decision> decisions;
+  StepRequest step = Fixture::step("find the opening hours");
+  for (int i = 0; i < 3; ++i) {
+    step.images = {screenshot(1280, 800 + 10 * i)};  // a new frame every step
+    step.current_url = "https://museum.test/page" + std::to_string(i);
+    auto decision = client.decide(step);
+    EXPECT_TRUE(decision) << decision.error().describe();
+    if (!decision) break;
+    step.history.push_back({decision->action, "scrolled down", step.current_url, ""});
+    decisions.push_back(std::move(*decision));
+  }
+  return decisions;
+}
+
+TEST(VisionClient, AnthropicReadsEachStepsPrefixFromTheCacheAndPricesIt) {
+  Fixture f(want("claude-sonnet-4-5", 768, 1, Requirement::Required));
+  f.options.model = "claude-sonnet-4-5";
+  f.options.image.width = 768;
+  f.server.set_default_reply(R"({"scroll": "down"})");
+  auto client = f.client();
+  const auto decisions = three_steps(*client);
+  ASSERT_EQ(decisions.size(), 3U);
+  const auto requests = f.server.requests();
+  for (std::size_t i = 1; i < 3; ++i) {
+    const auto& cache = requests[i].cache;
+    // Everything the previous request read or wrote is read back; only the new history block is written.
+    EXPECT_EQ(cache.read, requests[i - 1].cache.read + requests[i - 1].cache.written) << i;
+    EXPECT_GT(cache.written, 0) << i;
+    EXPECT_LT(cache.written, 100) << i;
+    EXPECT_GT(static_cast<double>(cache.read) / cache.prompt_tokens, 0.6) << i;
+    EXPECT_EQ(decisions[i].usage.cached_tokens, cache.read);
+    const double expected = ((cache.prompt_tokens - cache.read - cache.written) * 3.0 + cache.read * 0.30 +
+                             cache.written * 3.75 + 12 * 15.0) /
+                            1e6;
+    EXPECT_NEAR(decisions[i].usage.cost_usd, expected, 1e-12) << i;
+  }
+  // The breakpoints: the system prompt, and the last block before this step's page.
+  const Json& body = requests[2].body;
+  EXPECT_TRUE(body["system"][0].contains("cache_control"));
+  const Json& content = body["messages"][0]["content"];
+  std::vector<std::size_t> marked;
+  for (std::size_t i = 0; i < content.size(); ++i) {
+    if (content[i].contains("cache_control")) marked.push_back(i);
+  }
+  EXPECT_EQ(marked, std::vector<std::size_t>{2}) << content.dump().substr(0, 400);  // instructions, step 1, step 2
+  EXPECT_EQ(content.back()["type"], "image");
+  EXPECT_EQ(client->usage().cached_tokens, requests[1].cache.read + requests[2].cache.read);
+}
+
+TEST(VisionClient, OpenAIGetsOneCacheKeyPerClientAndItsCachedTokensAreCounted) {
+  Fixture f;
+  f.options.prompt_cache = PromptCache::On;
+  f.server.set_default_reply(R"({"scroll": "down"})");
+  auto client = f.client();
+  const auto decisions = three_steps(*client);
+  ASSERT_EQ(decisions.size(), 3U);
+  const auto requests = f.server.requests();
+  const std::string key = requests[0].body.value("prompt_cache_key", "");
+  EXPECT_TRUE(key.starts_with("vimgpt-")) << key;
+  EXPECT_EQ(requests[2].body.value("prompt_cache_key", ""), key);
+  EXPECT_EQ(requests[0].cache.read, 0);
+  EXPECT_GE(requests[2].cache.read, 1024);
+  EXPECT_EQ(decisions[2].usage.cached_tokens, requests[2].cache.read);
+  const auto& cache = requests[2].cache;
+  EXPECT_NEAR(decisions[2].usage.cost_usd, ((cache.prompt_tokens - cache.read) * 2.5 + cache.read * 1.25 + 12 * 10.0) / 1e6,
+              1e-12);
+  // Another client (another run) gets another key; off sends none; auto sends one only to api.openai.com.
+  EXPECT_NE(f.client()->prepare(Fixture::step())->body.find("prompt_cache_key"), std::string::npos);
+  f.options.prompt_cache = PromptCache::Auto;
+  EXPECT_EQ(f.client()->prepare(Fixture::step())->body.find("prompt_cache_key"), std::string::npos);
+}
+
+TEST(VisionClient, TheEstimateIsAnUpperBoundOfWhatTheRequestCosts) {
+  Fixture f;
+  f.options.structured = Structured::Off;
+  f.server.push(ScriptedReply::text(R"({"scroll": "down"})"));
+  auto client = f.client();
+  const StepRequest step = Fixture::step();
+  const auto estimate = client->estimate(step);
+  ASSERT_TRUE(estimate) << estimate.error().describe();
+  ASSERT_TRUE(client->decide(step));
+  // The fake server counts a token per 4 bytes of text; the estimate one per 3, plus max_tokens of reply.
+  const auto& sent = f.server.requests()[0].cache;
+  EXPECT_GE(estimate->prompt_tokens, sent.prompt_tokens);
+  EXPECT_LT(estimate->prompt_tokens, sent.prompt_tokens * 2);
+  EXPECT_EQ(estimate->completion_tokens, 300);
+  EXPECT_NEAR(estimate->cost_usd, (static_cast<double>(estimate->prompt_tokens) * 2.5 + 300 * 10.0) / 1e6, 1e-12);
 }
 
 TEST(VisionClient, AnthropicTextReplyWithoutStructuredOutput) {
@@ -434,7 +534,7 @@ TEST(VisionClient, UnknownKeysAreReported) {
 }
 
 TEST(VisionClient, AskSendsOneSavedScreenshot) {
-  FakeModelServer server(want("", 1080, 1));
+  FakeModelServer server(want("", ImageOptions{}.width, 1));
   server.push_reply(R"({"click": "A"})");
   ClientOptions options;
   options.base_url = server.url();
@@ -494,7 +594,9 @@ TEST(VisionClient, PrepareBuildsTheBodyWithoutSending) {
   EXPECT_EQ(prepared->url, f.server.url() + "/chat/completions");
   EXPECT_EQ(prepared->images.at(0).width, 1080);
   const Json body = Json::parse(prepared->body);
-  const std::string url = body["messages"][1]["content"][1]["image_url"]["url"];
+  const Json& parts = body["messages"][1]["content"];
+  ASSERT_EQ(parts.back().value("type", ""), "image_url") << parts.dump();  // the image follows every text block
+  const std::string url = parts.back()["image_url"]["url"];
   EXPECT_TRUE(url.starts_with("data:image/jpeg;base64,/9j/"));
   EXPECT_EQ(prepared->body.find(kKey), std::string::npos);
   EXPECT_EQ(f.server.request_count(), 0U);

@@ -55,7 +55,9 @@ function overlay(P) {
     ' padding: 1px 3px 0px 3px; background: linear-gradient(to bottom, #fff785 0%, #ffc542 100%);' +
     ' border: solid 1px #c38a22; border-radius: 3px;' +
     ' line-height: 100%; box-sizing: content-box; margin: 0; color: #302505;' +
-    ' font-family: Helvetica, Arial, sans-serif; font-weight: bold; font-size: 11px; }';
+    ' font-family: Helvetica, Arial, sans-serif; font-weight: bold; font-size: 11px;' +
+    // Larger labels for a frame scaled down (CaptureOptions::label_scale): the box grows from its corner.
+    (P.scale > 1 ? ' transform-origin: 0 0; transform: scale(' + Number(P.scale) + ');' : '') + ' }';
   const html = ['<style>', css, '</style>'];
   for (const m of P.markers) {
     html.push('<div class=m style="left:', +m.x, 'px;top:', +m.y, 'px">', String(m.l).replace(/[^A-Za-z]/g, ''),
@@ -349,4 +351,4 @@ function focusedField() {
 // The entry points vimgpt calls (as __vimgptHints.NAME(args), hint_script.cpp), and the parts that need no
 // page, for the Node tests.
 const library = {find, overlay, removeOverlay, finishCapture, watch, locate, caretToEnd, options, choose, focusedField,
-  markSecret, internals: {classify, isSelectable, roleOf, nameOf, squash, choiceKind, pickOption}};
+  markSecret, visibleText, internals: {classify, isSelectable, roleOf, nameOf, squash, choiceKind, pickOption}};

@@ -1,0 +1,218 @@
+// What a run costs, through the real vimgpt binary: budgets that stop before a request could pass them, the
+// provider's prompt cache read and priced per step, earlier frames on request, and a text-only observation.
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <regex>
+
+#include "support/batch_world.h"
+#include "support/cli_runner.h"
+#include "support/fake_model_server.h"
+#include "support/site_server.h"
+
+namespace vimgpt {
+namespace {
+
+namespace fs = std::filesystem;
+using test::FakeModelServer;
+using test::read_steps;
+using test::run_vimgpt;
+using test::ScriptedReply;
+
+// A page long enough to scroll, with text below the fold and a field whose value is not page text.
+std::unique_ptr<test::SiteServer> start_site() {
+  return std::make_unique<test::SiteServer>([](httplib::Server& s) {
+    s.Get("/long", [](const httplib::Request&, httplib::Response& res) {
+      std::string html = "<!doctype html><title>Opening hours</title><h1>Museum of Maps</h1>"
+                         "<p>Open daily from nine to five.</p><a href='/tickets'>Tickets</a>"
+                         "<input aria-label='Name' value='typed-not-text'>";
+      for (int i = 0; i < 40; ++i) html += "<p>Gallery " + std::to_string(i) + " shows old maps.</p>";
+      html += "<p style='margin-top:2000px'>Far below the fold.</p>";
+      res.set_content(html, "text/html");
+    });
+  });
+}
+
+class CostE2E : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    site_ = start_site();
+    record_ = fs::temp_directory_path() / ("vimgpt-cost-" + std::to_string(::getpid()) + "-" +
+                                           ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(record_);
+  }
+  void TearDown() override { fs::remove_all(record_); }
+
+  std::vector<std::string> args(std::vector<std::string> extra = {}) {
+    std::vector<std::string> all = {"find the opening hours", "--base-url",  model_.url(), "--api-key", "test-key",
+                                    "--start-url", site_->url("/long"), "--record", record_.string(),
+                                    "--max-retries", "0", "--model", "gpt-4o"};
+    all.insert(all.end(), extra.begin(), extra.end());
+    return all;
+  }
+  nlohmann::json run_json() const { return nlohmann::json::parse(std::ifstream(record_ / "run.json")); }
+
+  std::unique_ptr<test::SiteServer> site_;
+  FakeModelServer model_{test::Expectations{"test-key", "gpt-4o", 0, 0, test::Requirement::Any}};
+  fs::path record_;
+};
+
+// Two actions in turn, so the stuck detector never ends the run before the budget does.
+void scroll_back_and_forth(FakeModelServer& model) {
+  auto count = std::make_shared<int>(0);
+  model.set_responder([count](const test::ReceivedRequest&) {
+    return ScriptedReply::text(++*count % 2 == 1 ? R"({"scroll": "down"})" : R"({"scroll": "up"})");
+  });
+}
+
+// "... $0.0026 spent, and the next request could cost up to $0.0095" → {0.0026, 0.0095}
+std::pair<double, double> spent_and_next(const std::string& err, const std::string& unit) {
+  const std::regex pattern("(\\S+) spent, and the next request could (?:cost|take) up to (\\S+)");
+  std::smatch match;
+  if (!std::regex_search(err, match, pattern)) return {-1, -1};
+  const auto number = [&unit](std::string text) { return std::stod(text.substr(text.find(unit) + unit.size())); };
+  return {number(match[1]), number(match[2])};
+}
+
+TEST_F(CostE2E, MaxCostStopsBeforeTheRequestThatCouldPassIt) {
+  scroll_back_and_forth(model_);
+  // gpt-4o at $2.50/M in and $10/M out: the fake reports 1,000 + 12 tokens a request (~$0.0026), and each
+  // request is estimated at its text and frame plus 300 tokens of reply (~$0.009).
+  const auto run = run_vimgpt(args({"--max-cost", "0.02"}));
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  ASSERT_NE(run.err.find("stopped before passing the cost budget of $0.0200"), std::string::npos) << run.err;
+  const auto [spent, next] = spent_and_next(run.err, "$");
+  const auto requests = static_cast<int>(model_.request_count());
+  EXPECT_GE(requests, 2);
+  EXPECT_NEAR(spent, requests * (1000 * 2.5 + 12 * 10.0) / 1e6, 1e-4);
+  EXPECT_LE(spent, 0.02);
+  EXPECT_GT(spent + next, 0.02);  // the request not sent would have been allowed to pass it
+  EXPECT_GT(next, (1000 * 2.5 + 300 * 10.0) / 1e6);  // an upper bound of what a request costs
+  const auto json = run_json();
+  EXPECT_EQ(json["outcome"], "budget exhausted");
+  EXPECT_NEAR(json["usage"]["cost_usd"].get<double>(), spent, 1e-4);
+  EXPECT_EQ(read_steps(record_).size(), model_.request_count());  // every step paid for is kept
+}
+
+TEST_F(CostE2E, MaxTokensTotalStopsBeforeTheRequestThatCouldPassIt) {
+  scroll_back_and_forth(model_);
+  const auto run = run_vimgpt(args({"--max-tokens-total", "8000", "--json"}));
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  ASSERT_NE(run.err.find("the token budget of 8000"), std::string::npos) << run.err;
+  const auto [spent, next] = spent_and_next(run.err, "");
+  const auto requests = static_cast<int>(model_.request_count());
+  EXPECT_GE(requests, 2);
+  EXPECT_EQ(spent, 1012 * requests);
+  EXPECT_GT(spent + next, 8000);
+  EXPECT_LE(spent, 8000);
+  const auto json = run_json();
+  EXPECT_EQ(json["outcome"], "budget exhausted");
+  EXPECT_EQ(json["usage"]["prompt_tokens"].get<int>() + json["usage"]["completion_tokens"].get<int>(), spent);
+  EXPECT_NE(run.out.find(R"("outcome":"budget exhausted")"), std::string::npos) << run.out;
+}
+
+TEST_F(CostE2E, MaxCostNeedsAKnownPrice) {
+  const auto run = run_vimgpt({"x", "--base-url", model_.url(), "--model", "my-local-llava", "--max-cost", "1"});
+  EXPECT_EQ(run.exit_code, 64) << run.err;
+  EXPECT_NE(run.err.find("pass --price-in and --price-out"), std::string::npos) << run.err;
+  EXPECT_EQ(model_.request_count(), 0U);
+}
+
+TEST_F(CostE2E, CachedTokensAreReadShownPerStepAndPricedAtTheCachedRate) {
+  int step = 0;
+  model_.set_responder([&](const test::ReceivedRequest&) {
+    return ScriptedReply::text(++step < 3 ? R"({"scroll": "down"})" : R"({"done": "nine to five"})");
+  });
+  const auto run = run_vimgpt(args({"--prompt-cache", "on"}));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto requests = model_.requests();
+  ASSERT_EQ(requests.size(), 3U);
+  const std::string key = requests[0].body.value("prompt_cache_key", "");
+  EXPECT_FALSE(key.empty());
+  EXPECT_EQ(requests[2].body.value("prompt_cache_key", ""), key);  // one key for the run
+  const auto steps = read_steps(record_);
+  ASSERT_EQ(steps.size(), 3U);
+  EXPECT_EQ(steps[0]["usage"]["cached_tokens"], 0);
+  std::int64_t cached = 0;
+  for (std::size_t i = 1; i < 3; ++i) {
+    // The fake provider found this step's instructions in the previous request: from step 2 on they are read.
+    EXPECT_GE(requests[i].cache.read, 1024) << i;
+    EXPECT_EQ(steps[i]["usage"]["cached_tokens"], requests[i].cache.read) << i;
+    const double prompt = requests[i].cache.prompt_tokens;
+    const double read = requests[i].cache.read;
+    EXPECT_NEAR(steps[i]["usage"]["cost_usd"].get<double>(), ((prompt - read) * 2.5 + read * 1.25 + 12 * 10.0) / 1e6,
+                1e-9);
+    cached += requests[i].cache.read;
+  }
+  EXPECT_EQ(run_json()["usage"]["cached_tokens"], cached);
+  EXPECT_NE(run.err.find(" cached) $"), std::string::npos) << run.err;  // the progress line shows it
+}
+
+TEST_F(CostE2E, FramesTwoSendsThePreviousStepsFrameBeforeThisOne) {
+  int step = 0;
+  model_.set_responder([&](const test::ReceivedRequest&) {
+    return ScriptedReply::text(++step < 3 ? R"({"scroll": "down"})" : R"({"done": true})");
+  });
+  const auto run = run_vimgpt(args({"--frames", "2"}));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto requests = model_.requests();
+  ASSERT_EQ(requests.size(), 3U);
+  EXPECT_EQ(requests[0].images.size(), 1U);
+  EXPECT_EQ(requests[1].images.size(), 2U);
+  EXPECT_EQ(requests[2].images.size(), 2U);
+  // The earlier frame is the one the previous request ended with, byte for byte.
+  EXPECT_EQ(requests[1].images[0].bytes, requests[0].images[0].bytes);
+  EXPECT_EQ(requests[2].images[0].bytes, requests[1].images[1].bytes);
+  EXPECT_NE(requests[1].text.find("the last 2 steps, oldest first"), std::string::npos);
+  EXPECT_TRUE(model_.problems().empty()) << model_.problems().front();
+  const auto both = run_vimgpt(args({"--frames", "2", "--hint-mode", "both-frames"}));
+  EXPECT_EQ(both.exit_code, 64);
+  EXPECT_NE(both.err.find("choose one"), std::string::npos) << both.err;
+}
+
+TEST_F(CostE2E, ObserveTextSendsNoImageButTheLabelsAndTheVisibleText) {
+  model_.set_responder([&](const test::ReceivedRequest& request) {
+    return ScriptedReply::text(request.text.find("Open daily from nine to five.") != std::string::npos
+                                   ? R"({"done": "nine to five"})"
+                                   : R"({"done": "not found"})");
+  });
+  const auto run = run_vimgpt(args({"--observe", "text"}));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out, "nine to five\n");
+  const auto requests = model_.requests();
+  ASSERT_EQ(requests.size(), 1U);
+  EXPECT_TRUE(requests[0].images.empty());
+  const std::string& text = requests[0].text;
+  EXPECT_NE(text.find("There is no screenshot"), std::string::npos);
+  EXPECT_NE(text.find("link \"Tickets\""), std::string::npos) << text;  // the hint list
+  EXPECT_NE(text.find("Gallery 3 shows old maps."), std::string::npos);
+  EXPECT_EQ(text.find("Far below the fold"), std::string::npos);  // only what the viewport shows
+  EXPECT_EQ(text.find("typed-not-text"), std::string::npos);      // a field's value is not page text
+  EXPECT_TRUE(fs::exists(record_ / read_steps(record_)[0]["frames"][0].get<std::string>()));  // still recorded
+}
+
+TEST(CostBatch, ResultsCarryTheBudgetsAndTheCachedTokens) {
+  test::Site site;
+  FakeModelServer model;
+  model.set_default_reply(R"({"scroll": "down"})");
+  test::BatchDir dir;
+  auto args = test::batch_args(dir.tasks(site.base(), 2), dir.out(), model, 1, {});
+  for (const char* flag : {"--max-cost", "0.01", "--max-tokens-total", "50000", "--api-key", "k"}) args.emplace_back(flag);
+  const auto run = run_vimgpt(args);
+  const auto results = test::read_results(dir.out());
+  ASSERT_EQ(results.size(), 2U) << run.err;
+  for (const auto& line : results) {
+    EXPECT_EQ(line["status"], "budget exhausted") << line.dump();
+    EXPECT_EQ(line["max_cost_usd"], 0.01);
+    EXPECT_EQ(line["max_tokens_total"], 50000);
+    EXPECT_TRUE(line.contains("cached_tokens")) << line.dump();
+    EXPECT_LE(line["cost_usd"].get<double>(), 0.01);
+  }
+}
+
+}  // namespace
+}  // namespace vimgpt

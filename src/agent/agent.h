@@ -206,8 +206,8 @@ struct StepRecord {
   bool ok = true;
   std::string result;  // what happened, or why not
   StepTimings timings;
-  vision::Usage usage;         // this step's model calls
-  vision::Usage usage_so_far;  // the run's, this step included
+  vision::Usage usage;              // this step's model calls
+  vision::Usage usage_so_far;       // the run's, this step included
   std::vector<std::string> frames;  // file names inside the record folder
   Json hints;                       // the hint map as JSON (recorded)
   Json request;                     // request metadata (never the key)

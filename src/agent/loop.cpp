@@ -190,12 +190,14 @@ struct Agent::Impl {
     const vision::Usage spent = planner->usage();
     char text[200];
     if (options.max_cost_usd > 0 && spent.cost_usd + next->cost_usd > options.max_cost_usd) {
-      std::snprintf(text, sizeof text, "the cost budget of $%.4f: $%.4f spent, and the next request could cost up to $%.4f",
+      std::snprintf(text, sizeof text,
+                    "the cost budget of $%.4f: $%.4f spent, and the next request could cost up to $%.4f",
                     options.max_cost_usd, spent.cost_usd, next->cost_usd);
       return std::string(text);
     }
     if (options.max_tokens_total > 0 && spent.total_tokens() + next->total_tokens() > options.max_tokens_total) {
-      std::snprintf(text, sizeof text, "the token budget of %lld: %lld spent, and the next request could take up to %lld",
+      std::snprintf(text, sizeof text,
+                    "the token budget of %lld: %lld spent, and the next request could take up to %lld",
                     static_cast<long long>(options.max_tokens_total), static_cast<long long>(spent.total_tokens()),
                     static_cast<long long>(next->total_tokens()));
       return std::string(text);

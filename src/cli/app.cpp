@@ -246,7 +246,8 @@ int run_command(Options o) {
 int main(int argc, char** argv) {
   CLI::App app{
       "vimgpt: a web-browsing agent that sees pages through Vimium-style hints and a vision model.\n"
-      "Exit codes: 0 done, 1 error, 2 step, time, cost or token budget exhausted, 3 stuck, 4 needs input (the model asked a question "
+      "Exit codes: 0 done, 1 error, 2 step, time, cost or token budget exhausted, 3 stuck, 4 needs input (the model "
+      "asked a question "
       "nobody could answer), 130 interrupted, 64 usage."};
   app.set_version_flag("--version", VIMGPT_VERSION);
   Options options;
@@ -322,7 +323,8 @@ int main(int argc, char** argv) {
                   "Record each acting call into DIR/session, each browse into DIR/browse-N");
   mcp->add_option("--upload-dir", options.upload_dir, "Files the upload tool may give a page, only from this folder");
   mcp->add_option("--hint-mode", options.hint_mode, "How labels are drawn: overlay, image, both-frames");
-  mcp->add_option("--observe", options.observe, "What browse's model gets: vision, hybrid (plus the hint list) or text");
+  mcp->add_option("--observe", options.observe,
+                  "What browse's model gets: vision, hybrid (plus the hint list) or text");
   mcp->add_option("--max-steps", options.max_steps, "Step budget of browse (default 30)");
   mcp->add_option("--settle-ms", options.settle_ms, "Longest wait for a page to settle (default 3000)");
 

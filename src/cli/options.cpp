@@ -55,8 +55,9 @@ void add_model_flags(CLI::App& app, Options& o) {
   app.add_option("--request-timeout", o.request_timeout, "Seconds for one model request (default 120)");
   app.add_option("--price-in", o.price_in, "USD per million prompt tokens (overrides the built-in table)");
   app.add_option("--price-out", o.price_out, "USD per million completion tokens");
-  app.add_option("--price-cached", o.price_cached,
-                 "USD per million prompt tokens read from the provider's cache (default: the table's, else --price-in)");
+  app.add_option(
+      "--price-cached", o.price_cached,
+      "USD per million prompt tokens read from the provider's cache (default: the table's, else --price-in)");
   app.add_option("--prompt-cache", o.prompt_cache,
                  "Prompt caching: auto (Anthropic breakpoints; OpenAI's prompt_cache_key on api.openai.com), on, off");
   app.add_option("--history", o.history,

@@ -175,8 +175,7 @@ Result<Capture> capture(browser::Tab& tab, const CaptureOptions& options = {});
 // they do not cover each other, and encodes it again in the frame's format (JPEG at `jpeg_quality`). The
 // scale comes from the frame's width over the map's viewport width.
 Result<browser::Screenshot> draw_labels(const browser::Screenshot& frame, const HintMap& map,
-                                        std::string_view font_path = {}, int jpeg_quality = 80,
-                                        double label_scale = 1);
+                                        std::string_view font_path = {}, int jpeg_quality = 80, double label_scale = 1);
 
 // Paints `rects` (viewport CSS px) solid black on an encoded PNG or JPEG frame and encodes it again.
 Result<browser::Screenshot> redact(const browser::Screenshot& frame, const std::vector<Rect>& rects,

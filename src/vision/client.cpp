@@ -25,8 +25,8 @@ constexpr std::size_t kMaxImages = 8;
 
 Status check_image_count(const StepRequest& step) {
   if (step.images.size() > kMaxImages) {
-    return fail(ErrorKind::InvalidArgument,
-                "a step takes at most " + std::to_string(kMaxImages) + " images, not " + std::to_string(step.images.size()));
+    return fail(ErrorKind::InvalidArgument, "a step takes at most " + std::to_string(kMaxImages) + " images, not " +
+                                                std::to_string(step.images.size()));
   }
   return ok();
 }
@@ -294,7 +294,7 @@ Result<Decision> Client::decide(const StepRequest& step) {
     // The vision model said what to do in words; a text model writes it as the action object.
     Prompt prompt{std::string(kFormalizeSystem),
                   {"Instruction: " + reply.text + "\n\n" + vocabulary_text() +
-                      "\nIf the instruction says the task is done, answer {\"done\": <the answer or true>}."}};
+                   "\nIf the instruction says the task is done, answer {\"done\": <the answer or true>}."}};
     auto formal = self.chat(options.formalize_model, std::move(prompt), nullptr, self.structured_now());
     VIMGPT_TRY(reply, self.call(std::move(formal), decision));
     decision.formalized_reply = reply.text;
@@ -306,7 +306,7 @@ Result<Decision> Client::decide(const StepRequest& step) {
     const std::string model = options.repair_model.empty() ? options.model : options.repair_model;
     Prompt prompt{std::string(kRepairSystem),
                   {"This reply was meant to be a single JSON object describing a browser action. " + vocabulary_text() +
-                      "\nReturn only that JSON object.\n\nReply:\n" + reply.text}};
+                   "\nReturn only that JSON object.\n\nReply:\n" + reply.text}};
     decision.request_metadata["repair_model"] = model;
     auto repaired = self.call(self.chat(model, std::move(prompt), nullptr, self.structured_now()), decision);
     if (repaired) {

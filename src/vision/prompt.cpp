@@ -1,7 +1,7 @@
 // The prompt and the action vocabulary it teaches. The system prompt and the run's instructions come first and
-// never change within a run: with the action schema they pass 1,024 tokens, the least a provider caches. The user message keeps the original vimGPT prompt
-// recognisable (same sentences, same order) minus its contradiction: it asked for a `done` key, then said the
-// keys must only be navigate, type or click.
+// never change within a run: with the action schema they pass 1,024 tokens, the least a provider caches. The user
+// message keeps the original vimGPT prompt recognisable (same sentences, same order) minus its contradiction: it asked
+// for a `done` key, then said the keys must only be navigate, type or click.
 #include <algorithm>
 #include <sstream>
 
@@ -175,7 +175,8 @@ std::string step_block(const StepRequest& step) {
       if (tab.current) out << " (this tab)";
     }
   }
-  if (!step.history.empty()) out << "\n\nDo not repeat an action that failed or did not change the page; try something else.";
+  if (!step.history.empty())
+    out << "\n\nDo not repeat an action that failed or did not change the page; try something else.";
   return out.str();
 }
 

@@ -21,8 +21,8 @@ struct ChatRequest {
   std::vector<std::string> blocks;
   std::size_t stable_blocks = 0;
   const std::vector<EncodedImage>* images = nullptr;  // may be null: a text-only call
-  bool cache_breakpoints = false;  // Anthropic cache_control
-  std::string cache_key;           // OpenAI prompt_cache_key; empty: not sent
+  bool cache_breakpoints = false;                     // Anthropic cache_control
+  std::string cache_key;                              // OpenAI prompt_cache_key; empty: not sent
   Detail detail = Detail::Auto;
   int max_tokens = 300;
   std::optional<double> temperature;

@@ -183,8 +183,8 @@ struct StepRequest {
   int earlier_frames = 0;  // how many of `images` are earlier steps' frames
   std::vector<HistoryEntry> history;
   std::string current_url;
-  std::string hint_text;   // --observe hybrid or text: one line per label (label, role, name, href); empty: none
-  std::string page_text;   // --observe text: the page's visible text (no image is sent)
+  std::string hint_text;  // --observe hybrid or text: one line per label (label, role, name, href); empty: none
+  std::string page_text;  // --observe text: the page's visible text (no image is sent)
   std::vector<std::string> secret_names;  // the model may type "<secret:NAME>" for these
   std::vector<TabEntry> tabs;
   std::vector<std::string> upload_files;  // names (never contents) of the files --upload-dir offers

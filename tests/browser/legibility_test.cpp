@@ -38,9 +38,10 @@ std::string links_page() {
 // 300 words of running text at 14 px, the size of much of the web's small print, in a fixed order.
 std::vector<std::string> page_words() {
   static const std::vector<std::string> kWords = {
-      "museum", "opening", "hours", "ticket", "price", "adult", "child", "monday", "closed", "garden",
-      "library", "account", "search", "return", "policy", "shipping", "order", "number", "contact", "address",
-      "weather", "forecast", "flight", "departure", "arrival", "station", "platform", "booking", "reference", "hotel"};
+      "museum",  "opening", "hours",    "ticket",  "price",     "adult",    "child",  "monday",
+      "closed",  "garden",  "library",  "account", "search",    "return",   "policy", "shipping",
+      "order",   "number",  "contact",  "address", "weather",   "forecast", "flight", "departure",
+      "arrival", "station", "platform", "booking", "reference", "hotel"};
   std::vector<std::string> words;
   unsigned state = 12345;
   for (int i = 0; i < 300; ++i) {
@@ -90,7 +91,8 @@ bool yellow(const std::uint8_t* p) {
   return p[0] > 170 && p[1] > 120 && p[2] < 150 && p[0] - p[2] > 70;
 }
 
-// The marker of `hint` cut out of the frame: from its corner, as far right as the columns hold yellow; the text thresholded to black on white.
+// The marker of `hint` cut out of the frame: from its corner, as far right as the columns hold yellow; the text
+// thresholded to black on white.
 std::optional<Marker> cut_marker(const vision::Pixels& frame, const Hint& hint, double scale, double label_size) {
   const double px = scale * label_size;
   const int x0 = static_cast<int>(std::floor(hint.rect.x * scale));
@@ -164,8 +166,9 @@ std::vector<std::string> read_markers(const std::vector<Marker>& markers, const 
       files << path.string() << "\n";
     }
   }
-  std::string text = run_tesseract(
-      list.string() + " stdout --psm 7 -c tessedit_char_whitelist=ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz");
+  std::string text =
+      run_tesseract(list.string() +
+                    " stdout --psm 7 -c tessedit_char_whitelist=ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz");
   if (!text.empty() && text.back() != '\f') text += '\f';  // the last page has no form feed after it
   std::size_t page = 0;
   for (const char c : text) {
@@ -208,7 +211,8 @@ Score score_page(browser::Tab& tab, int width, double label_scale) {
       markers.push_back(std::move(*marker));
     }
   }
-  const auto dir = std::filesystem::temp_directory_path() / ("vimgpt-legibility-" + std::to_string(::getpid()) + "-" + std::to_string(width));
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("vimgpt-legibility-" + std::to_string(::getpid()) + "-" + std::to_string(width));
   std::filesystem::create_directories(dir);
   const auto read = read_markers(markers, dir);
   std::filesystem::remove_all(dir);
@@ -266,8 +270,8 @@ TEST_F(Legibility, EveryPresetReadsItsLabelsAsTheOriginalAndPageTextUpToTheDefau
   ASSERT_GE(original.share(), 0.9) << examples(original);
   for (const auto& preset : vision::image_presets()) {
     const Score score = score_page(tab(), preset.width, 0);
-    std::printf("%-8s %4d px: labels %d of %d read right (%.1f%%)\n", std::string(preset.name).c_str(),
-                preset.width, score.read_right, score.total, 100 * score.share());
+    std::printf("%-8s %4d px: labels %d of %d read right (%.1f%%)\n", std::string(preset.name).c_str(), preset.width,
+                score.read_right, score.total, 100 * score.share());
     EXPECT_EQ(score.total, original.total) << preset.name;
     EXPECT_GE(score.share(), original.share() - 0.03) << preset.name << ": " << examples(score);
   }

@@ -74,7 +74,8 @@ class AgentActions : public ::testing::Test {
   }
 
   std::unique_ptr<test::SiteServer> site_;
-  FakeModelServer model_{test::Expectations{"test-key", "gpt-4o", test::default_frame_width(), 1, test::Requirement::Any}};
+  FakeModelServer model_{
+      test::Expectations{"test-key", "gpt-4o", test::default_frame_width(), 1, test::Requirement::Any}};
   std::size_t answered_ = 0;
   fs::path scratch_;
 };

@@ -27,9 +27,10 @@ using test::ScriptedReply;
 std::unique_ptr<test::SiteServer> start_site() {
   return std::make_unique<test::SiteServer>([](httplib::Server& s) {
     s.Get("/long", [](const httplib::Request&, httplib::Response& res) {
-      std::string html = "<!doctype html><title>Opening hours</title><h1>Museum of Maps</h1>"
-                         "<p>Open daily from nine to five.</p><a href='/tickets'>Tickets</a>"
-                         "<input aria-label='Name' value='typed-not-text'>";
+      std::string html =
+          "<!doctype html><title>Opening hours</title><h1>Museum of Maps</h1>"
+          "<p>Open daily from nine to five.</p><a href='/tickets'>Tickets</a>"
+          "<input aria-label='Name' value='typed-not-text'>";
       for (int i = 0; i < 40; ++i) html += "<p>Gallery " + std::to_string(i) + " shows old maps.</p>";
       html += "<p style='margin-top:2000px'>Far below the fold.</p>";
       res.set_content(html, "text/html");
@@ -48,9 +49,19 @@ class CostE2E : public ::testing::Test {
   void TearDown() override { fs::remove_all(record_); }
 
   std::vector<std::string> args(std::vector<std::string> extra = {}) {
-    std::vector<std::string> all = {"find the opening hours", "--base-url",  model_.url(), "--api-key", "test-key",
-                                    "--start-url", site_->url("/long"), "--record", record_.string(),
-                                    "--max-retries", "0", "--model", "gpt-4o"};
+    std::vector<std::string> all = {"find the opening hours",
+                                    "--base-url",
+                                    model_.url(),
+                                    "--api-key",
+                                    "test-key",
+                                    "--start-url",
+                                    site_->url("/long"),
+                                    "--record",
+                                    record_.string(),
+                                    "--max-retries",
+                                    "0",
+                                    "--model",
+                                    "gpt-4o"};
     all.insert(all.end(), extra.begin(), extra.end());
     return all;
   }
@@ -90,7 +101,7 @@ TEST_F(CostE2E, MaxCostStopsBeforeTheRequestThatCouldPassIt) {
   EXPECT_GE(requests, 2);
   EXPECT_NEAR(spent, requests * (1000 * 2.5 + 12 * 10.0) / 1e6, 1e-4);
   EXPECT_LE(spent, 0.02);
-  EXPECT_GT(spent + next, 0.02);  // the request not sent would have been allowed to pass it
+  EXPECT_GT(spent + next, 0.02);                     // the request not sent would have been allowed to pass it
   EXPECT_GT(next, (1000 * 2.5 + 300 * 10.0) / 1e6);  // an upper bound of what a request costs
   const auto json = run_json();
   EXPECT_EQ(json["outcome"], "budget exhausted");
@@ -201,7 +212,8 @@ TEST(CostBatch, ResultsCarryTheBudgetsAndTheCachedTokens) {
   model.set_default_reply(R"({"scroll": "down"})");
   test::BatchDir dir;
   auto args = test::batch_args(dir.tasks(site.base(), 2), dir.out(), model, 1, {});
-  for (const char* flag : {"--max-cost", "0.01", "--max-tokens-total", "50000", "--api-key", "k"}) args.emplace_back(flag);
+  for (const char* flag : {"--max-cost", "0.01", "--max-tokens-total", "50000", "--api-key", "k"})
+    args.emplace_back(flag);
   const auto run = run_vimgpt(args);
   const auto results = test::read_results(dir.out());
   ASSERT_EQ(results.size(), 2U) << run.err;

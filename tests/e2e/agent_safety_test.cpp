@@ -48,7 +48,8 @@ class SafetyE2E : public ::testing::Test {
   void TearDown() override { fs::remove_all(record_); }
 
   std::unique_ptr<test::SiteServer> site_;
-  test::FakeModelServer model_{test::Expectations{"test-key", "gpt-4o", test::default_frame_width(), 1, test::Requirement::Any}};
+  test::FakeModelServer model_{
+      test::Expectations{"test-key", "gpt-4o", test::default_frame_width(), 1, test::Requirement::Any}};
   fs::path record_;
 };
 

@@ -168,7 +168,8 @@ TEST_F(McpStdio, BadInputIsAToolErrorOrARpcErrorNeverACrash) {
 }
 
 TEST_F(McpStdio, BrowseRunsAWholeTaskWithTheConfiguredModelAndReportsProgress) {
-  test::FakeModelServer model(test::Expectations{"k", "gpt-4o", test::default_frame_width(), 1, test::Requirement::Any});
+  test::FakeModelServer model(
+      test::Expectations{"k", "gpt-4o", test::default_frame_width(), 1, test::Requirement::Any});
   int step = 0;
   model.set_responder([&](const test::ReceivedRequest& request) {
     ++step;

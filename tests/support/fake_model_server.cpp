@@ -208,7 +208,8 @@ std::vector<Block> prompt_blocks(const ReceivedRequest& received) {
         text_block(part.value("text", ""), marked(part));
       } else if ((type == "image" || type == "image_url") && image < received.images.size()) {
         // The image's own bytes, as sent: its data URL or base64 text.
-        const std::string data = type == "image" ? part["source"].value("data", "") : part["image_url"].value("url", "");
+        const std::string data =
+            type == "image" ? part["source"].value("data", "") : part["image_url"].value("url", "");
         blocks.push_back({std::hash<std::string>{}(data), image_tokens(received.images[image++]), marked(part)});
       }
     }
@@ -254,8 +255,9 @@ std::string success_body(ApiFlavor flavor, const ReceivedRequest& received, cons
                          {"message", {{"role", "assistant"}, {"content", reply.content}}},
                          {"finish_reason", reply.finish_reason}});
     }
-    return json{{"id", "chatcmpl-fake"},   {"object", "chat.completion"}, {"created", 0},
-                {"model", received.model}, {"choices", choices},          {"usage", usage_json(flavor, reply, received.cache)}}
+    return json{{"id", "chatcmpl-fake"}, {"object", "chat.completion"},
+                {"created", 0},          {"model", received.model},
+                {"choices", choices},    {"usage", usage_json(flavor, reply, received.cache)}}
         .dump();
   }
   json content = json::array();

@@ -301,8 +301,9 @@ TEST(Prompt, EachStepsRequestBeginsWithThePreviousOnesBlocks) {
 TEST(Prompt, StepsPastTheLastFewAreFoldedToTheActionAndWhetherItWorked) {
   const std::string user = build_prompt(with_history(7), PromptStyle::JsonObject, 3).user();
   // 7 steps, 3 in full: 4 could fold, a chunk of 3 does.
-  EXPECT_NE(user.find("\n1. {\"click\":\"AB\"} -> ok\n2. {\"click\":\"AC\"} -> FAILED\n3. {\"click\":\"AD\"} -> ok\n4. "),
-            std::string::npos)
+  EXPECT_NE(
+      user.find("\n1. {\"click\":\"AB\"} -> ok\n2. {\"click\":\"AC\"} -> FAILED\n3. {\"click\":\"AD\"} -> ok\n4. "),
+      std::string::npos)
       << user;
   EXPECT_NE(user.find("4. {\"click\":\"AE\"} on https://museum.test/page4 -> clicked link 'Next'"), std::string::npos);
   EXPECT_EQ(user.find("page3"), std::string::npos);

@@ -203,8 +203,8 @@ TEST(VisionClient, AnthropicUsesMessagesWithAForcedTool) {
   EXPECT_EQ(decision->usage.prompt_tokens, cache.prompt_tokens);
   EXPECT_EQ(decision->usage.cache_write_tokens, cache.written);
   EXPECT_EQ(decision->usage.cached_tokens, 0);
-  EXPECT_NEAR(decision->usage.cost_usd, ((cache.prompt_tokens - cache.written) * 3.0 + cache.written * 3.75 + 12 * 15.0) / 1e6,
-              1e-12);
+  EXPECT_NEAR(decision->usage.cost_usd,
+              ((cache.prompt_tokens - cache.written) * 3.0 + cache.written * 3.75 + 12 * 15.0) / 1e6, 1e-12);
 }
 
 // Three steps of one run, each with one more step of history: what the provider caches and bills.
@@ -273,8 +273,8 @@ TEST(VisionClient, OpenAIGetsOneCacheKeyPerClientAndItsCachedTokensAreCounted) {
   EXPECT_GE(requests[2].cache.read, 1024);
   EXPECT_EQ(decisions[2].usage.cached_tokens, requests[2].cache.read);
   const auto& cache = requests[2].cache;
-  EXPECT_NEAR(decisions[2].usage.cost_usd, ((cache.prompt_tokens - cache.read) * 2.5 + cache.read * 1.25 + 12 * 10.0) / 1e6,
-              1e-12);
+  EXPECT_NEAR(decisions[2].usage.cost_usd,
+              ((cache.prompt_tokens - cache.read) * 2.5 + cache.read * 1.25 + 12 * 10.0) / 1e6, 1e-12);
   // Another client (another run) gets another key; off sends none; auto sends one only to api.openai.com.
   EXPECT_NE(f.client()->prepare(Fixture::step())->body.find("prompt_cache_key"), std::string::npos);
   f.options.prompt_cache = PromptCache::Auto;

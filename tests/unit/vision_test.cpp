@@ -291,7 +291,7 @@ TEST(VisionClient, TheEstimateIsAnUpperBoundOfWhatTheRequestCosts) {
   ASSERT_TRUE(estimate) << estimate.error().describe();
   ASSERT_TRUE(client->decide(step));
   // The fake server counts a token per 4 bytes of text; the estimate one per 3, plus max_tokens of reply.
-  const auto& sent = f.server.requests()[0].cache;
+  const auto sent = f.server.requests()[0].cache;
   EXPECT_GE(estimate->prompt_tokens, sent.prompt_tokens);
   EXPECT_LT(estimate->prompt_tokens, sent.prompt_tokens * 2);
   EXPECT_EQ(estimate->completion_tokens, 300);

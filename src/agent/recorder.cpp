@@ -29,16 +29,6 @@ bool write_file(const std::filesystem::path& path, const std::string& bytes) {
   return static_cast<bool>(out);
 }
 
-Json usage_json(const vision::Usage& usage) {
-  Json json = {{"prompt_tokens", usage.prompt_tokens},
-               {"cached_tokens", usage.cached_tokens},
-               {"cache_write_tokens", usage.cache_write_tokens},
-               {"completion_tokens", usage.completion_tokens},
-               {"requests", usage.requests}};
-  if (usage.cost_known) json["cost_usd"] = usage.cost_usd;
-  return json;
-}
-
 }  // namespace
 
 Result<std::unique_ptr<Recorder>> Recorder::open(const std::string& dir, const AgentOptions& options) {
@@ -103,8 +93,8 @@ void Recorder::add_step(const StepRecord& step, const hints::Capture& capture) {
                  {"act", step.timings.act.count()},
                  {"settle", step.timings.settle.count()},
                  {"total", step.timings.total.count()}}},
-               {"usage", usage_json(step.usage)},
-               {"usage_so_far", usage_json(step.usage_so_far)}};
+               {"usage", vision::to_json(step.usage)},
+               {"usage_so_far", vision::to_json(step.usage_so_far)}};
   if (!step.recovered.empty()) line["recovered"] = step.recovered;
   // Taken in the network-quiet window, the page changed meanwhile, so taken again (hints::capture).
   if (capture.retaken) line["capture_retaken"] = true;
@@ -126,7 +116,7 @@ void Recorder::finish(const RunResult& result) {
   run_["message"] = result.message;
   run_["steps"] = result.steps;
   run_["elapsed_ms"] = result.elapsed.count();
-  run_["usage"] = usage_json(result.usage);
+  run_["usage"] = vision::to_json(result.usage);
   std::ofstream(std::filesystem::path(dir_) / "run.json")
       << run_.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
   [[maybe_unused]] auto written = write_report(dir_);

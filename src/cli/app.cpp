@@ -29,12 +29,6 @@ std::string format_usage(const vision::Usage& step, const vision::Usage& run) {
   return text + cost(step) + ", run " + std::to_string(run.total_tokens()) + " tok" + cost(run);
 }
 
-nlohmann::json usage_json(const vision::Usage& usage) {
-  return {{"prompt_tokens", usage.prompt_tokens},
-          {"cached_tokens", usage.cached_tokens},
-          {"completion_tokens", usage.completion_tokens},
-          {"cost_usd", usage.cost_known ? nlohmann::json(usage.cost_usd) : nlohmann::json(nullptr)}};
-}
 
 std::string auto_record_dir() {
   const auto now = std::time(nullptr);
@@ -189,8 +183,8 @@ int run_command(Options o) {
                                   {"ms", step.timings.total.count()},
                                   {"prompt_tokens", step.usage_so_far.prompt_tokens},
                                   {"completion_tokens", step.usage_so_far.completion_tokens},
-                                  {"usage", usage_json(step.usage)},
-                                  {"usage_so_far", usage_json(step.usage_so_far)}}
+                                  {"usage", vision::to_json(step.usage)},
+                                  {"usage_so_far", vision::to_json(step.usage_so_far)}}
                        .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
                 << "\n"
                 << std::flush;
@@ -218,7 +212,7 @@ int run_command(Options o) {
                                 {"steps", result.steps},
                                 {"prompt_tokens", result.usage.prompt_tokens},
                                 {"completion_tokens", result.usage.completion_tokens},
-                                {"usage", usage_json(result.usage)},
+                                {"usage", vision::to_json(result.usage)},
                                 {"record_dir", result.record_dir}}
                      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
               << "\n";

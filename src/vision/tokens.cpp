@@ -161,6 +161,16 @@ Result<PromptCache> parse_prompt_cache(std::string_view text) {
   return fail(ErrorKind::InvalidArgument, "--prompt-cache takes auto, on or off, not \"" + std::string(text) + "\"");
 }
 
+Json to_json(const Usage& usage) {
+  Json json = {{"prompt_tokens", usage.prompt_tokens},
+               {"cached_tokens", usage.cached_tokens},
+               {"cache_write_tokens", usage.cache_write_tokens},
+               {"completion_tokens", usage.completion_tokens},
+               {"requests", usage.requests}};
+  if (usage.cost_known) json["cost_usd"] = usage.cost_usd;
+  return json;
+}
+
 double cost_of(const Usage& usage, const Price& price) {
   const auto uncached = usage.prompt_tokens - usage.cached_tokens - usage.cache_write_tokens;
   return (static_cast<double>(uncached) * price.input_per_million +

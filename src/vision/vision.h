@@ -118,6 +118,10 @@ struct Usage {
   [[nodiscard]] std::int64_t total_tokens() const { return prompt_tokens + completion_tokens; }
 };
 
+// {"prompt_tokens", "cached_tokens", "cache_write_tokens", "completion_tokens", "requests", "cost_usd"}, the
+// cost left out when it is not known: for recordings and --json events.
+Json to_json(const Usage& usage);
+
 // What `usage` costs at `price`: uncached prompt tokens at the input price, cached ones at the cached price,
 // cache writes at the write price, completion at the output price.
 double cost_of(const Usage& usage, const Price& price);

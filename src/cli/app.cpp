@@ -29,7 +29,6 @@ std::string format_usage(const vision::Usage& step, const vision::Usage& run) {
   return text + cost(step) + ", run " + std::to_string(run.total_tokens()) + " tok" + cost(run);
 }
 
-
 std::string auto_record_dir() {
   const auto now = std::time(nullptr);
   std::tm local{};

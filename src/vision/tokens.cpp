@@ -130,21 +130,14 @@ std::optional<Price> default_price(std::string_view model) {
   return best->price;
 }
 
-const std::vector<ImagePreset>& image_presets() {
-  static const std::vector<ImagePreset> kPresets = {{"original", 1080}, {"high", 1024}, {"medium", 768}, {"low", 512}};
-  return kPresets;
-}
-
 std::string image_preset_names() {
   std::string names;
-  for (const auto& preset : image_presets()) names += (names.empty() ? "" : ", ") + std::string(preset.name);
+  for (const auto& preset : kImagePresets) names += (names.empty() ? "" : ", ") + std::string(preset.name);
   return names;
 }
 
 Result<int> parse_image_width(std::string_view text) {
-  for (const auto& preset : image_presets()) {
-    if (preset.name == text) return preset.width;
-  }
+  if (const int preset = preset_width(text); preset > 0) return preset;
   int width = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), width);
   if (error != std::errc() || end != text.data() + text.size() || width < 64 || width > 4096) {

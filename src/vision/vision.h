@@ -10,6 +10,7 @@
 // https://docs.anthropic.com/en/api/messages
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -49,20 +50,28 @@ Result<EncodedImage> encode_image(const Pixels& pixels, ImageFormat format, int 
 // --img-res presets, named by what they cost: each is the widest 3:2 frame of its OpenAI tile count.
 //   original 1080 (6 tiles, 1,105 tokens; Anthropic 1,037)   high 1024 (4 tiles, 765; 932)
 //   medium 768 (2 tiles, 425; 524)                          low 512 (1 tile, 255; 233)
-// The labels are drawn larger as the frame gets smaller, to stay as tall in the frame as the original's at
-// 1080 (hints::CaptureOptions::label_scale); tests/e2e read them back with tesseract at every preset.
+// Below 1080 the labels are drawn 1.2x as tall in the frame as the original's (hints::CaptureOptions::
+// label_scale); tests/browser/legibility_test.cpp reads them back with tesseract at every preset.
 struct ImagePreset {
   std::string_view name;
   int width;
 };
-const std::vector<ImagePreset>& image_presets();
-std::string image_preset_names();  // "original, high, medium, low"
+inline constexpr std::array<ImagePreset, 4> kImagePresets{
+    {{"original", 1080}, {"high", 1024}, {"medium", 768}, {"low", 512}}};
 inline constexpr std::string_view kDefaultImagePreset = "medium";
+// A preset's width by name; 0 when there is no such preset.
+constexpr int preset_width(std::string_view name) {
+  for (const auto& preset : kImagePresets) {
+    if (preset.name == name) return preset.width;
+  }
+  return 0;
+}
+std::string image_preset_names();  // "original, high, medium, low"
 // A preset's name or a width in pixels (64 to 4096).
 Result<int> parse_image_width(std::string_view text);
 
 struct ImageOptions {
-  int width = 768;  // --img-res; 0 keeps the captured width
+  int width = preset_width(kDefaultImagePreset);  // --img-res; 0 keeps the captured width
   // JPEG by default: several times smaller and faster to encode than PNG, and the black-on-yellow labels
   // survive quality 85 intact. Token cost depends only on the size, not the format.
   ImageFormat format = ImageFormat::Jpeg;

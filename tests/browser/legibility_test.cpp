@@ -268,7 +268,7 @@ TEST_F(Legibility, EveryPresetReadsItsLabelsAsTheOriginalAndPageTextUpToTheDefau
               100 * original.share());
   ASSERT_GE(original.total, 100);
   ASSERT_GE(original.share(), 0.9) << examples(original);
-  for (const auto& preset : vision::image_presets()) {
+  for (const auto& preset : vision::kImagePresets) {
     const Score score = score_page(tab(), preset.width, 0);
     std::printf("%-8s %4d px: labels %d of %d read right (%.1f%%)\n", std::string(preset.name).c_str(), preset.width,
                 score.read_right, score.total, 100 * score.share());
@@ -284,8 +284,8 @@ TEST_F(Legibility, EveryPresetReadsItsLabelsAsTheOriginalAndPageTextUpToTheDefau
   // reads 95% of the words the original's frame reads (14 px text: the web's small print).
   open("/text");
   const double full = text_read(tab(), 1080);
-  const int default_width = *vision::parse_image_width(vision::kDefaultImagePreset);
-  for (const auto& preset : vision::image_presets()) {
+  const int default_width = vision::preset_width(vision::kDefaultImagePreset);
+  for (const auto& preset : vision::kImagePresets) {
     const double read = text_read(tab(), preset.width);
     std::printf("%-8s %4d px: 14 px text %.1f%% of words read (the original's frame: %.1f%%)\n",
                 std::string(preset.name).c_str(), preset.width, 100 * read, 100 * full);

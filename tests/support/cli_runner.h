@@ -15,7 +15,7 @@ namespace vimgpt::test {
 
 // The width of the frames a run sends the model by default (--img-res's default preset).
 inline int default_frame_width() {
-  return *vision::parse_image_width(vision::kDefaultImagePreset);
+  return vision::preset_width(vision::kDefaultImagePreset);
 }
 
 struct CliRun {

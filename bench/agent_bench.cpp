@@ -8,8 +8,12 @@
 // the site served: runs are sequential, so that is the page the agent is looking at. The label to click is
 // read from the hint list when the request carries one (vimgpt --observe hybrid), else it is the Vimium
 // label of the element's position among the page's links, buttons and fields (what the peer labels).
+//
+// bench/replay/run changes part 3 between runs (GET /bench/part3?as=renamed|gone|recorded): its "Next" link
+// renamed and moved above the topics, or gone; the model finds the link to part 4 by its text either way.
 #include <httplib.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -44,6 +48,10 @@ std::string page(const std::string& title, const std::string& body) {
          title + "</h1>" + body + "</body></html>";
 }
 
+// How part 3 looks (bench/replay/run): as recorded, its link renamed and moved, or without it.
+enum class Part3 { Recorded, Renamed, Gone };
+std::atomic<Part3> g_part3{Part3::Recorded};
+
 const std::string kProse =
     "<p>The guide walks through the city's neighbourhoods one at a time, with opening hours, prices and the "
     "quickest way between them. Each part ends with a link to the next one.</p>";
@@ -52,7 +60,12 @@ void routes(httplib::Server& server) {
   server.Get(R"(/step/(\d+))", [](const httplib::Request& request, httplib::Response& response) {
     const int step = std::stoi(request.matches[1]);
     std::string body = topics() + kProse;
-    if (step < kSteps) {
+    const Part3 variant = step == 3 ? g_part3.load() : Part3::Recorded;
+    if (variant == Part3::Renamed) {
+      body = "<p><a id=\"next\" href=\"/step/4\">Continue to part 4</a></p>" + topics() + kProse;
+    } else if (variant == Part3::Gone) {
+      body += "<p>Part 4 is not written yet.</p>";
+    } else if (step < kSteps) {
       body += "<p><a id=\"next\" href=\"/step/" + std::to_string(step + 1) + "\">Next: part " +
               std::to_string(step + 1) + "</a></p>";
     } else {
@@ -62,6 +75,11 @@ void routes(httplib::Server& server) {
           "</form>";
     }
     response.set_content(page("Guide, part " + std::to_string(step), body), "text/html");
+  });
+  server.Get("/bench/part3", [](const httplib::Request& request, httplib::Response& response) {
+    const std::string as = request.get_param_value("as");
+    g_part3 = as == "renamed" ? Part3::Renamed : as == "gone" ? Part3::Gone : Part3::Recorded;
+    response.set_content("part 3 is " + as + "\n", "text/plain");
   });
   server.Get("/results", [](const httplib::Request& request, httplib::Response& response) {
     response.set_content(page("Results", "<p>3 results for " + request.get_param_value("q") + "</p>" + topics()),
@@ -103,7 +121,7 @@ std::string decide(const SiteServer& site, const ReceivedRequest& request) {
   const int step = path.starts_with("/step/") ? std::stoi(path.substr(6)) : 0;
   if (step <= 0) return R"({"done": null})";
   if (step < kSteps) {
-    std::string label = label_in_hint_text(request.text, "Next: part");
+    std::string label = label_in_hint_text(request.text, "part " + std::to_string(step + 1) + "\"");
     if (label.empty()) label = vimium_label(kTopics + 1, kTopics);
     return R"({"click": ")" + label + R"("})";
   }

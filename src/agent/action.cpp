@@ -321,6 +321,7 @@ std::string_view to_string(Outcome outcome) {
     case Outcome::Stuck: return "stuck";
     case Outcome::NeedsInput: return "needs_input";
     case Outcome::Interrupted: return "interrupted";
+    case Outcome::Diverged: return "diverged";
   }
   return "error";
 }
@@ -333,6 +334,7 @@ int exit_code(Outcome outcome) {
     case Outcome::Stuck: return 3;
     case Outcome::NeedsInput: return 4;
     case Outcome::Interrupted: return 130;
+    case Outcome::Diverged: return 5;
   }
   return 1;
 }

@@ -121,6 +121,13 @@ struct Plan {
   Json action;
   std::string raw_reply;
   vision::Decision decision;  // empty for scripted plans
+  // A replayed run (src/replay): how this step was found again, recorded with it ({"mark": "replayed",
+  // "step": N} or "healed"/"diverged" with why); null otherwise.
+  Json replay;
+  // The replay cannot go on here (why): the run ends Diverged with this step recorded, beside
+  // `recorded_view`, the recorded frame around the step's target.
+  std::optional<std::string> diverged;
+  std::optional<browser::Screenshot> recorded_view;
 };
 
 class Planner {
@@ -177,9 +184,10 @@ class ScriptedPlanner final : public Planner {
 
 // ---- The run ----------------------------------------------------------------------------------------------
 
-enum class Outcome { Done, Error, BudgetExhausted, Stuck, NeedsInput, Interrupted };
+enum class Outcome { Done, Error, BudgetExhausted, Stuck, NeedsInput, Interrupted, Diverged };
 std::string_view to_string(Outcome outcome);  // "done", "error", "budget exhausted", "stuck", "needs_input", ...
-int exit_code(Outcome outcome);               // 0 done, 1 error, 2 budget, 3 stuck, 4 needs input, 130 interrupted
+// 0 done, 1 error, 2 budget, 3 stuck, 4 needs input, 5 diverged (a replay that could not go on), 130 interrupted
+int exit_code(Outcome outcome);
 
 struct StepTimings {
   milliseconds capture{0};     // hints + screenshot + draw + check, and reading the page's URL and title
@@ -214,6 +222,12 @@ struct StepRecord {
   std::string repair;
   std::optional<hints::Rect> target;  // the element acted on, for drawing it in the report
   std::string recovered;              // before this step: how a crashed page or a dead browser was brought back
+  // What a replay finds the step's element by (hints::to_json of the labelled hint), when the action names one.
+  Json signature;
+  // A done step: content_digest of the viewport's text, so a replay reuses the answer only on the same text.
+  std::string page_digest;
+  Json replay;                                       // Plan::replay
+  std::optional<browser::Screenshot> recorded_view;  // Plan::recorded_view
 };
 
 struct RunResult {

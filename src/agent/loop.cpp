@@ -1,5 +1,6 @@
 // The step loop: capture (hints drawn) → plan → act → settle → record → repeat, within the budgets.
 #include "agent/agent.h"
+#include "common/text.h"
 
 namespace vimgpt::agent {
 namespace {
@@ -217,7 +218,23 @@ struct Agent::Impl {
     record.usage = planned->decision.usage;
     record.repair = std::string(vision::to_string(planned->decision.repair));
     record.action = planned->action;
+    record.replay = planned->replay;
+    record.recorded_view = planned->recorded_view;
     return planned;
+  }
+
+  // What a replay needs to find this step again: the element the action names, and for an answer, the text
+  // it was read from.
+  void note_target(StepRecord& record, const Action& action, const hints::Capture& capture,
+                   const Observation& observation) {
+    if (!action.label.empty()) {
+      if (const auto* hint = capture.map.find(action.label)) record.signature = hints::to_json(*hint);
+    }
+    if (action.kind == ActionKind::Done) {
+      const std::string text = !observation.page_text.empty() ? observation.page_text
+                                                              : hints::visible_text(tab, kPageTextLimit).value_or("");
+      record.page_digest = content_digest(text);
+    }
   }
 
   // The same action on an unchanged page: the model is warned the third time, and the fourth ends the run.
@@ -247,6 +264,10 @@ struct Agent::Impl {
       if (interrupted()) return end(Outcome::Interrupted, "interrupted", number - 1);
       return end(Outcome::Error, "the model could not be used: " + planned.error().message, number - 1);
     }
+    if (planned->diverged) {
+      return end_at(record, *capture, on_step, *planned->diverged, Outcome::Diverged,
+                    "the replay diverged at step " + std::to_string(number) + ": " + *planned->diverged);
+    }
 
     auto action = parse_action(planned->action);
     const auto act_start = Clock::now();
@@ -266,6 +287,7 @@ struct Agent::Impl {
         action = parse_action(answer.action);
       }
     }
+    if (action) note_target(record, *action, *capture, observation);
     if (!action) {
       if (action.error().kind != ErrorKind::Cancelled) acted = {false, action.error().message, std::nullopt};
     } else if (action->kind == ActionKind::Done) {

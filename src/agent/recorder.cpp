@@ -96,6 +96,15 @@ void Recorder::add_step(const StepRecord& step, const hints::Capture& capture) {
                {"usage", vision::to_json(step.usage)},
                {"usage_so_far", vision::to_json(step.usage_so_far)}};
   if (!step.recovered.empty()) line["recovered"] = step.recovered;
+  if (!step.signature.is_null()) line["signature"] = step.signature;
+  if (!step.page_digest.empty()) line["page_digest"] = step.page_digest;
+  if (!step.replay.is_null()) line["replay"] = step.replay;
+  // A replay that diverged here: the recorded frame around the target, shown beside today's in the report.
+  if (step.recorded_view) {
+    const std::string recorded = std::string(name) + "-recorded." + extension(*step.recorded_view);
+    if (write_file(std::filesystem::path(dir_) / recorded, step.recorded_view->bytes))
+      line["replay"]["recorded_frame"] = recorded;
+  }
   // Taken in the network-quiet window, the page changed meanwhile, so taken again (hints::capture).
   if (capture.retaken) line["capture_retaken"] = true;
   if (step.target) {

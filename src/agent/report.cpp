@@ -55,6 +55,8 @@ section.step.error h2 { color: #b00020; }
 .frame img { max-width: 100%; display: block; border: 1px solid #ccc; }
 .frame svg { position: absolute; left: 0; top: 0; width: 100%; height: 100%; pointer-events: none; }
 pre { background: #f7f7f7; padding: 8px; white-space: pre-wrap; word-break: break-word; max-height: 240px; overflow: auto; }
+.beside { display: flex; gap: 12px; align-items: flex-start; } .beside figure { margin: 0; max-width: 60%; }
+.beside img { max-width: 100%; border: 1px solid #ccc; }
 table { border-collapse: collapse; } td, th { padding: 2px 10px 2px 0; text-align: left; }
 )";
 
@@ -75,6 +77,22 @@ void write_step(std::ostringstream& html, const Json& step, const std::filesyste
        << "</h2>\n";
   html << "<p><b>" << escape(step.value("title", "")) << "</b> &mdash; <code>" << escape(step.value("url", ""))
        << "</code></p>\n";
+  const auto replay = step.value("replay", Json::object());
+  if (!replay.empty()) {
+    html << "<p><b>Replay:</b> " << escape(replay.value("mark", ""));
+    if (replay.contains("step")) html << " (recorded step " << replay.value("step", 0) << ")";
+    if (const auto why = replay.value("why", ""); !why.empty()) html << " &mdash; " << escape(why);
+    if (const auto intention = replay.value("intention", ""); !intention.empty())
+      html << "<br>recorded intention: " << escape(intention);
+    html << "</p>\n";
+  }
+  // A diverged replay step: the recorded frame around the target first, today's frame beside it.
+  const std::string recorded = replay.value("recorded_frame", "");
+  if (!recorded.empty()) {
+    html << "<div class=\"beside\"><figure><figcaption>as recorded</figcaption><img alt=\"" << escape(recorded)
+         << "\" src=\"data:" << mime_for(recorded) << ";base64," << base64_encode(read_file(dir / recorded))
+         << "\"></figure><figure><figcaption>today</figcaption>";
+  }
   for (const auto& frame : step.value("frames", Json::array())) {
     const std::string name = frame.get<std::string>();
     const std::string bytes = read_file(dir / name);
@@ -93,6 +111,7 @@ void write_step(std::ostringstream& html, const Json& step, const std::filesyste
     }
     html << "</div>\n";
   }
+  if (!recorded.empty()) html << "</figure></div>\n";
   if (const auto recovered = step.value("recovered", ""); !recovered.empty())
     html << "<p><b>Recovered:</b> " << escape(recovered) << "</p>\n";
   html << "<p><b>Result:</b> " << (ok ? "ok" : "error") << " &mdash; " << escape(step.value("result", "")) << "</p>\n";

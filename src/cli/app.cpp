@@ -29,6 +29,8 @@ std::string format_usage(const vision::Usage& step, const vision::Usage& run) {
   return text + cost(step) + ", run " + std::to_string(run.total_tokens()) + " tok" + cost(run);
 }
 
+}  // namespace
+
 std::string auto_record_dir() {
   const auto now = std::time(nullptr);
   std::tm local{};
@@ -37,6 +39,8 @@ std::string auto_record_dir() {
   std::strftime(name, sizeof name, "runs/%Y%m%d-%H%M%S", &local);
   return name;
 }
+
+namespace {
 
 Result<std::string> objective_from_voice(const Options& o, const Config& config) {
   voice::SttOptions stt;
@@ -79,6 +83,8 @@ agent::Confirmation confirm_on_terminal(const agent::StepRecord& step, const nlo
   }
 }
 
+}  // namespace
+
 // {"ask"}: the question on the terminal (or spoken, and the answer heard, in voice mode). Nothing when
 // nobody can answer: --no-ask, --json without a terminal, the end of standard input.
 agent::AskPerson person_to_ask(const Options& o, const Config& config) {
@@ -108,26 +114,14 @@ agent::AskPerson person_to_ask(const Options& o, const Config& config) {
   };
 }
 
-}  // namespace
+namespace {
 
-int run_command(Options o) {
-  const Config config = Config::load();
-  // Everything is validated before a browser starts.
-  std::unique_ptr<agent::ScriptedPlanner> script;
-  if (!o.actions_file.empty()) {
-    auto loaded = agent::ScriptedPlanner::from_file(o.actions_file);
-    if (!loaded) return usage(loaded.error().message);
-    script = std::move(*loaded);
-  }
-  auto settings = run_settings(o, config, script ? ModelUse::ScriptInstead : ModelUse::Required);
-  if (!settings) return usage(settings.error().message);
+// A spoken objective (--voice, --voice-file), confirmed or corrected on the terminal; the error when none was heard.
+std::optional<std::string> objective_from_person(Options& o, const Config& config) {
   if (o.objective.empty() && (o.voice || !o.voice_file.empty())) {
     auto spoken = objective_from_voice(o, config);
     std::cerr << "\n";
-    if (!spoken) {
-      std::cerr << "vimgpt: " << spoken.error().message << "\n";
-      return 1;
-    }
+    if (!spoken) return spoken.error().message;
     o.objective = *spoken;
     std::cerr << "heard: \"" << o.objective << "\"\n";
     if (!o.yes && ::isatty(STDIN_FILENO)) {
@@ -137,84 +131,60 @@ int run_command(Options o) {
       if (!correction.empty()) o.objective = correction;
     }
   }
-  if (o.objective.empty() && !script) {
-    if (!::isatty(STDIN_FILENO)) return usage("give an objective: vimgpt \"what to do\" (or --voice)");
-    std::cerr << "What should the browser do? " << std::flush;
-    std::getline(std::cin, o.objective);
-    if (o.objective.empty()) return usage("no objective given");
-  }
+  return std::nullopt;
+}
 
-  const std::string record_dir = o.record == "auto" ? auto_record_dir() : o.record;
-  if (settings->tab.download_dir.empty() && !record_dir.empty()) settings->tab.download_dir = record_dir + "/downloads";
+}  // namespace
 
-  handle_interrupts();
-  auto tab = open_browser_tab(o, settings->launch, settings->tab);
-  if (!tab) {
-    std::cerr << "vimgpt: " << tab.error().message << "\n";
-    return 1;
-  }
-  std::unique_ptr<vision::Client> client;
-  std::unique_ptr<agent::Planner> planner;
-  if (script) {
-    planner = std::move(script);
-  } else {
-    auto created = vision::Client::create(*settings->model);
-    if (!created) return usage(created.error().message);
-    client = std::move(*created);
-    planner = std::make_unique<agent::ModelPlanner>(*client, settings->planner);
-  }
-
-  agent::AgentOptions options = agent_options(o, *settings);
-  options.record_dir = record_dir;
-  options.interrupted = &handle_interrupts();
-  if (o.confirm) options.confirm = confirm_on_terminal;
-  options.ask = person_to_ask(o, config);
-  agent::Agent agent(options, **tab, std::move(planner));
-
-  auto result = agent.run([&](const agent::StepRecord& step) {
+agent::RunResult execute(const Options& o, const agent::AgentOptions& options, browser::Tab& tab,
+                         std::unique_ptr<agent::Planner> planner) {
+  agent::Agent agent(options, tab, std::move(planner));
+  return agent.run([&](const agent::StepRecord& step) {
     if (o.json) {
-      std::cout << nlohmann::json{{"event", "step"},
-                                  {"step", step.step},
-                                  {"url", step.url},
-                                  {"action", step.action},
-                                  {"ok", step.ok},
-                                  {"result", step.result},
-                                  {"ms", step.timings.total.count()},
-                                  {"prompt_tokens", step.usage_so_far.prompt_tokens},
-                                  {"completion_tokens", step.usage_so_far.completion_tokens},
-                                  {"usage", vision::to_json(step.usage)},
-                                  {"usage_so_far", vision::to_json(step.usage_so_far)}}
-                       .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
-                << "\n"
-                << std::flush;
+      nlohmann::json event{{"event", "step"},
+                           {"step", step.step},
+                           {"url", step.url},
+                           {"action", step.action},
+                           {"ok", step.ok},
+                           {"result", step.result},
+                           {"ms", step.timings.total.count()},
+                           {"prompt_tokens", step.usage_so_far.prompt_tokens},
+                           {"completion_tokens", step.usage_so_far.completion_tokens},
+                           {"usage", vision::to_json(step.usage)},
+                           {"usage_so_far", vision::to_json(step.usage_so_far)}};
+      if (step.replay.is_object()) event["replay"] = step.replay.value("mark", "");
+      std::cout << event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n" << std::flush;
     }
     if (o.verbosity >= 0) {
       char seconds[16];
       std::snprintf(seconds, sizeof seconds, "%.1fs", static_cast<double>(step.timings.total.count()) / 1000.0);
       if (!step.recovered.empty()) std::cerr << "recovered: " << step.recovered << "\n";
+      const std::string mark = step.replay.is_object() ? step.replay.value("mark", "") : "";
       std::cerr << "step " << step.step << "/" << step.max_steps << "  " << step.action.dump() << "  "
                 << (step.ok ? "ok" : "error") << ": " << step.result << "  " << seconds << "  "
-                << format_usage(step.usage, step.usage_so_far) << "\n";
+                << (mark.empty() ? "" : mark + ", ") << format_usage(step.usage, step.usage_so_far) << "\n";
+      if (!mark.empty() && mark != "replayed") std::cerr << "  " << mark << ": " << step.replay.value("why", "") << "\n";
     }
     if (o.speak) [[maybe_unused]]
       auto spoken = voice::speak(step.ok ? step.result.substr(0, 60) : "that failed");
   });
-  (*tab)->close();
+}
 
+int finish_run(const Options& o, const agent::RunResult& result, std::string_view cache) {
   const std::string answer = agent::answer_text(result.answer);
   if (o.json) {
-    std::cout << nlohmann::json{{"event", "end"},
-                                {"outcome", agent::to_string(result.outcome)},
-                                {"answer", result.answer},
-                                {"question", result.question},
-                                {"message", result.message},
-                                {"steps", result.steps},
-                                {"prompt_tokens", result.usage.prompt_tokens},
-                                {"completion_tokens", result.usage.completion_tokens},
-                                {"usage", vision::to_json(result.usage)},
-                                {"record_dir", result.record_dir}}
-                     .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
-              << "\n";
+    nlohmann::json event{{"event", "end"},
+                         {"outcome", agent::to_string(result.outcome)},
+                         {"answer", result.answer},
+                         {"question", result.question},
+                         {"message", result.message},
+                         {"steps", result.steps},
+                         {"prompt_tokens", result.usage.prompt_tokens},
+                         {"completion_tokens", result.usage.completion_tokens},
+                         {"usage", vision::to_json(result.usage)},
+                         {"record_dir", result.record_dir}};
+    if (!cache.empty()) event["cache"] = cache;
+    std::cout << event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else if (result.outcome == agent::Outcome::Done) {
     std::cout << answer << "\n";
   }
@@ -236,12 +206,81 @@ int run_command(Options o) {
   return agent::exit_code(result.outcome);
 }
 
+int run_command(Options o) {
+  const Config config = Config::load();
+  // Everything is validated before a browser starts.
+  std::unique_ptr<agent::ScriptedPlanner> script;
+  if (!o.actions_file.empty()) {
+    auto loaded = agent::ScriptedPlanner::from_file(o.actions_file);
+    if (!loaded) return usage(loaded.error().message);
+    script = std::move(*loaded);
+  }
+  if (script && !o.cache.empty()) return usage("--cache keeps model runs; a --actions script needs none");
+  if (o.no_cache && o.cache.empty()) return usage("--no-cache goes with --cache DIR");
+  auto settings = run_settings(o, config, script ? ModelUse::ScriptInstead : ModelUse::Required);
+  if (!settings) return usage(settings.error().message);
+  if (auto failed = objective_from_person(o, config)) {
+    std::cerr << "vimgpt: " << *failed << "\n";
+    return 1;
+  }
+  if (o.objective.empty() && !script) {
+    if (!::isatty(STDIN_FILENO)) return usage("give an objective: vimgpt \"what to do\" (or --voice)");
+    std::cerr << "What should the browser do? " << std::flush;
+    std::getline(std::cin, o.objective);
+    if (o.objective.empty()) return usage("no objective given");
+  }
+
+  const std::string record_dir = o.record == "auto" ? auto_record_dir() : o.record;
+  if (settings->tab.download_dir.empty() && !record_dir.empty()) settings->tab.download_dir = record_dir + "/downloads";
+
+  handle_interrupts();
+  auto tab = open_browser_tab(o, settings->launch, settings->tab);
+  if (!tab) {
+    std::cerr << "vimgpt: " << tab.error().message << "\n";
+    return 1;
+  }
+  std::unique_ptr<vision::Client> client;
+  if (!script) {
+    auto created = vision::Client::create(*settings->model);
+    if (!created) return usage(created.error().message);
+    client = std::move(*created);
+  }
+
+  agent::AgentOptions options = agent_options(o, *settings);
+  options.record_dir = record_dir;
+  options.interrupted = &handle_interrupts();
+  if (o.confirm) options.confirm = confirm_on_terminal;
+  options.ask = person_to_ask(o, config);
+  if (!o.cache.empty()) {
+    const CacheSettings cache{o.cache, !o.no_cache, settings->tab.viewport.width, settings->tab.viewport.height};
+    const auto cached = run_cached(
+        cache, options, *client, settings->planner,
+        [&](const agent::AgentOptions& task, std::unique_ptr<agent::Planner> planner) {
+          return execute(o, task, **tab, std::move(planner));
+        },
+        std::cerr);
+    (*tab)->close();
+    if (o.verbosity >= 0) std::cerr << "cache: " << cached.status << "\n";
+    return finish_run(o, cached.result, cached.status);
+  }
+  std::unique_ptr<agent::Planner> planner;
+  if (script) {
+    planner = std::move(script);
+  } else {
+    planner = std::make_unique<agent::ModelPlanner>(*client, settings->planner);
+  }
+  const auto result = execute(o, options, **tab, std::move(planner));
+  (*tab)->close();
+  return finish_run(o, result, {});
+}
+
 int main(int argc, char** argv) {
   CLI::App app{
       "vimgpt: a web-browsing agent that sees pages through Vimium-style hints and a vision model.\n"
       "Exit codes: 0 done, 1 error, 2 step, time, cost or token budget exhausted, 3 stuck, 4 needs input (the model "
       "asked a question "
-      "nobody could answer), 130 interrupted, 64 usage."};
+      "nobody could answer), 5 diverged (a replay met a changed page and had no model to heal it), 130 "
+      "interrupted, 64 usage."};
   app.set_version_flag("--version", VIMGPT_VERSION);
   Options options;
   add_run_flags(app, options);
@@ -290,6 +329,9 @@ int main(int argc, char** argv) {
   batch->add_option("--parallel", batch_flags.parallel, "Tasks at once (default 1)");
   batch->add_option("--out", batch_flags.out, "RESULTS.jsonl, appended; ids already in it are skipped")->required();
   batch->add_option("--record-dir", batch_flags.record_dir, "Record each task into DIR/<id>");
+  batch->add_option("--cache", batch_flags.cache,
+                    "Replay each task from DIR when it was done before; keep finished runs there");
+  batch->add_flag("--no-cache", batch_flags.no_cache, "With --cache: do every task afresh, and keep them");
   add_browser_flags(*batch, options);
   add_model_flags(*batch, options);
   add_budget_flags(*batch, options);
@@ -321,6 +363,32 @@ int main(int argc, char** argv) {
   mcp->add_option("--max-steps", options.max_steps, "Step budget of browse (default 30)");
   mcp->add_option("--settle-ms", options.settle_ms, "Longest wait for a page to settle (default 3000)");
 
+  ReplayFlags replay_flags;
+  auto* replay = app.add_subcommand(
+      "replay", "Do a recorded run again with no model; a configured model heals only the steps the page changed");
+  replay->add_option("dir", replay_flags.dir, "The --record folder of a finished run")->required();
+  replay->add_flag("--no-heal", replay_flags.no_heal,
+                   "Never ask the model: stop at the first step that does not match (exit 5)");
+  replay->add_option("--record", options.record, "Record the replay into DIR (default runs/<timestamp>/)");
+  replay->add_flag("--json", options.json, "JSON Lines events on stdout, for programs");
+  replay->add_flag(
+      "-q,--quiet", [&options](std::int64_t n) { options.verbosity -= static_cast<int>(n); }, "Less output");
+  replay->add_option("--secret", options.secrets, "NAME=VALUE: the value typed for <secret:NAME> (never recorded)");
+  replay->add_option("--secrets-file", options.secrets_file, "File of NAME=VALUE lines");
+  replay->add_option("--upload-dir", options.upload_dir, "The folder recorded uploads are taken from");
+  replay->add_option("--settle-ms", options.settle_ms, "Longest wait for a page to settle (default 3000)");
+  replay->add_option("--hint-mode", options.hint_mode, "How labels are drawn: overlay, image, both-frames");
+  replay->add_option("--observe", options.observe, "What a healing model gets: vision, hybrid or text");
+  add_browser_flags(*replay, options);
+  add_model_flags(*replay, options);
+  add_budget_flags(*replay, options);
+
+  ExportFlags export_flags;
+  auto* export_cmd = app.add_subcommand("export", "Write a recorded run as code another tool runs");
+  export_cmd->add_option("dir", export_flags.dir, "The --record folder of a finished run")->required();
+  export_cmd->add_option("--to", export_flags.to, "playwright: a Playwright Test script (TypeScript)");
+  export_cmd->add_option("-o,--out", export_flags.out, "Write the script here (default: standard output)");
+
   auto* devices = app.add_subcommand("devices", "List audio input devices (for --mic)");
   app.require_subcommand(0, 1);
 
@@ -343,6 +411,8 @@ int main(int argc, char** argv) {
   if (*devices) return devices_command();
   if (*mcp) return mcp_command(options, mcp_flags);
   if (*batch) return batch_command(options, batch_flags);
+  if (*replay) return replay_command(options, replay_flags);
+  if (*export_cmd) return export_command(export_flags);
   return run_command(options);
 }
 

@@ -88,6 +88,7 @@ struct TaskSettings {
   const Options* options;
   RunSettings run;
   std::string record_root;
+  CacheSettings cache;  // dir empty: no cache
 };
 
 nlohmann::json run_task(const TaskSettings& s, const BatchTask& task, Endpoint& endpoint, bool& endpoint_died) {
@@ -113,8 +114,18 @@ nlohmann::json run_task(const TaskSettings& s, const BatchTask& task, Endpoint& 
   if (!task.start_url.empty()) options.start_url = task.start_url;
   options.max_steps = task.max_steps.value_or(s.options->max_steps);
   if (!s.record_root.empty()) options.record_dir = s.record_root + "/" + folder_name(task.id);
-  agent::Agent agent(options, **tab, std::make_unique<agent::ModelPlanner>(**client, s.run.planner));
-  const auto result = agent.run();
+  const RunAgent run_agent = [&](const agent::AgentOptions& task_options, std::unique_ptr<agent::Planner> planner) {
+    agent::Agent agent(task_options, **tab, std::move(planner));
+    return agent.run();
+  };
+  agent::RunResult result;
+  if (!s.cache.dir.empty()) {
+    auto cached = run_cached(s.cache, options, **client, s.run.planner, run_agent, std::cerr);
+    result = std::move(cached.result);
+    line["cache"] = cached.status;
+  } else {
+    result = run_agent(options, std::make_unique<agent::ModelPlanner>(**client, s.run.planner));
+  }
   (*tab)->close();  // disposes of the task's browser context
   endpoint_died =
       result.outcome == agent::Outcome::Done ? !endpoint.connection->alive() : !browser_answers(*endpoint.connection);
@@ -208,7 +219,9 @@ int batch_command(const Options& o, const BatchFlags& flags) {
   if (!tasks) return usage_error(tasks.error().message);
   auto run = run_settings(o, config, ModelUse::Required);
   if (!run) return usage_error(run.error().message);
-  const TaskSettings settings{&o, *run, flags.record_dir};
+  if (flags.no_cache && flags.cache.empty()) return usage_error("--no-cache goes with --cache DIR");
+  const TaskSettings settings{
+      &o, *run, flags.record_dir, {flags.cache, !flags.no_cache, run->tab.viewport.width, run->tab.viewport.height}};
 
   Batch batch;
   const auto finished = finished_ids(flags.out);

@@ -1,6 +1,8 @@
 // Private to src/cli: one function per command.
 #pragma once
 
+#include <functional>
+#include <ostream>
 #include <string>
 
 #include "cli/cli.h"
@@ -9,6 +11,45 @@
 namespace vimgpt::cli {
 
 int run_command(Options options);
+
+// What run and replay share: the agent run with its progress on the terminal (or --json events), and the
+// end of it (the answer, the outcome, the exit code).
+agent::RunResult execute(const Options& options, const agent::AgentOptions& agent_options, browser::Tab& tab,
+                         std::unique_ptr<agent::Planner> planner);
+// `cache`: replayed, healed or fresh (--json's end event), empty when no cache or replay was involved.
+int finish_run(const Options& options, const agent::RunResult& result, std::string_view cache);
+std::string auto_record_dir();  // runs/<timestamp>
+// {"ask"}: the question on the terminal (or spoken in voice mode); nothing when nobody can answer.
+agent::AskPerson person_to_ask(const Options& options, const Config& config);
+
+// --cache DIR: the task replayed from its entry (healed by the model where the page changed), else done afresh
+// (also when the replay fails); a finished run becomes the entry.
+struct CacheSettings {
+  std::string dir;
+  bool use_cached = true;  // --no-cache: do the task afresh, and still keep it
+  int viewport_width = 0;
+  int viewport_height = 0;
+};
+struct CachedRun {
+  agent::RunResult result;
+  std::string status;  // replayed, healed or fresh
+};
+using RunAgent = std::function<agent::RunResult(const agent::AgentOptions&, std::unique_ptr<agent::Planner>)>;
+CachedRun run_cached(const CacheSettings& cache, agent::AgentOptions options, vision::Client& client,
+                     const agent::PlannerSettings& planner, const RunAgent& run_agent, std::ostream& log);
+
+struct ReplayFlags {
+  std::string dir;
+  bool no_heal = false;  // never ask the model, even when one is configured
+};
+int replay_command(Options options, const ReplayFlags& flags);
+
+struct ExportFlags {
+  std::string dir;
+  std::string to = "playwright";
+  std::string out;  // empty: standard output
+};
+int export_command(const ExportFlags& flags);
 int shot_command(const Options& options, const std::string& url, const std::string& output);
 int hints_command(const Options& options, const std::string& url, bool json, const std::string& png,
                   const std::string& mode);
@@ -21,6 +62,8 @@ struct BatchFlags {
   int parallel = 1;
   std::string out;
   std::string record_dir;
+  std::string cache;  // --cache DIR
+  bool no_cache = false;
 };
 int batch_command(const Options& options, const BatchFlags& flags);
 

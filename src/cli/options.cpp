@@ -81,6 +81,10 @@ void add_run_flags(CLI::App& app, Options& o) {
   app.add_option("--settle-ms", o.settle_ms, "Longest wait for a page to settle after an action (default 3000)");
   app.add_option("--actions", o.actions_file, "Run a scripted list of actions (JSON array or JSONL) with no model");
   app.add_option("--record", o.record, "Record the run into DIR (or 'auto' for runs/<timestamp>/)");
+  app.add_option("--cache", o.cache,
+                 "Replay the task from DIR when it was done before (the model heals only what changed); keep "
+                 "finished runs there");
+  app.add_flag("--no-cache", o.no_cache, "With --cache: do the task afresh (the finished run still replaces the entry)");
   app.add_flag("--json", o.json, "JSON Lines events on stdout, for programs");
   app.add_flag(
       "-v,--verbose", [&o](std::int64_t n) { o.verbosity += static_cast<int>(n); }, "More output");
@@ -174,7 +178,10 @@ Result<hints::CaptureOptions> capture_options(const Options& o) {
   return capture;
 }
 
-Result<vision::ClientOptions> client_options(const Options& o, const Config& config) {
+namespace {
+
+// The model, its provider and where to reach it: flags, then the environment, then .env.
+Result<vision::ClientOptions> model_endpoint(const Options& o, const Config& config) {
   vision::ClientOptions client;
   auto provider = vision::parse_provider(o.provider);
   if (!provider) return usage_error("--provider takes auto, openai or anthropic, not '" + o.provider + "'");
@@ -185,6 +192,18 @@ Result<vision::ClientOptions> client_options(const Options& o, const Config& con
       !o.base_url.empty() ? o.base_url : config.get(anthropic ? "ANTHROPIC_BASE_URL" : "OPENAI_BASE_URL").value_or("");
   client.api_key =
       !o.api_key.empty() ? o.api_key : config.get(anthropic ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY").value_or("");
+  return client;
+}
+
+bool model_configured(const Options& o, const Config& config) {
+  auto client = model_endpoint(o, config);
+  return client && (!client->api_key.empty() || !client->base_url.empty());
+}
+
+}  // namespace
+
+Result<vision::ClientOptions> client_options(const Options& o, const Config& config) {
+  VIMGPT_TRY(vision::ClientOptions client, model_endpoint(o, config));
   if (client.api_key.empty() && client.base_url.empty()) {
     return usage_error(
         "no model is configured. Set one of: OPENAI_API_KEY (OpenAI, in the environment or a .env file), "
@@ -276,7 +295,7 @@ Result<RunSettings> run_settings(const Options& o, const Config& config, ModelUs
     return usage_error("--upload-dir " + o.upload_dir +
                        " is not a folder (create it and put the files to offer in it)");
   }
-  if (model == ModelUse::Required) {
+  if (model == ModelUse::Required || (model == ModelUse::IfConfigured && model_configured(o, config))) {
     VIMGPT_TRY(settings.model, client_options(o, config));
     if (o.max_cost > 0 && !vision::default_price(settings.model->model) &&
         !(settings.model->price_in && settings.model->price_out)) {

@@ -38,6 +38,8 @@ struct Options {
   std::string download_dir;
   std::string upload_dir;
   bool no_ask = false;
+  std::string cache;  // --cache DIR: replay the task from it, keep finished runs in it
+  bool no_cache = false;
   // browser
   bool headed = false;
   std::string viewport = "1080x720";
@@ -115,7 +117,8 @@ struct RunSettings {
   std::map<std::string, std::string> secrets;
   std::optional<vision::ClientOptions> model;  // absent when --actions replays a script instead
 };
-enum class ModelUse { Required, ScriptInstead };
+// IfConfigured: a replay heals with the model when one is configured and stops at a divergence when none is.
+enum class ModelUse { Required, ScriptInstead, IfConfigured };
 // InvalidArgument (a usage error) naming the flag at fault.
 Result<RunSettings> run_settings(const Options& options, const Config& config, ModelUse model);
 // The agent's options both commands share; the caller adds what is its own (objective, recording, asking).

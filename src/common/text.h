@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -20,6 +21,20 @@ inline std::string_view trim(std::string_view text) {
   const auto first = text.find_first_not_of(" \t\r\n\f\v");
   if (first == std::string_view::npos) return {};
   return text.substr(first, text.find_last_not_of(" \t\r\n\f\v") - first + 1);
+}
+
+// A short, stable fingerprint of `text` (64-bit FNV-1a as 16 hex digits): the same on every build and machine,
+// for cache keys and for telling whether a page's text is what it was. Not for secrets.
+inline std::string content_digest(std::string_view text) {
+  std::uint64_t hash = 14695981039346656037ULL;
+  for (const unsigned char c : text) {
+    hash ^= c;
+    hash *= 1099511628211ULL;
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out(16, '0');
+  for (int i = 15; i >= 0; --i, hash >>= 4) out[static_cast<std::size_t>(i)] = kHex[hash & 0xf];
+  return out;
 }
 
 }  // namespace vimgpt

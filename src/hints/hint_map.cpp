@@ -99,27 +99,29 @@ std::vector<std::string> HintMap::near(std::string_view label, std::size_t limit
   return out;
 }
 
+cdp::Json to_json(const Hint& hint) {
+  cdp::Json item = {
+      {"label", hint.label},
+      {"rect", {{"x", hint.rect.x}, {"y", hint.rect.y}, {"width", hint.rect.width}, {"height", hint.rect.height}}},
+      {"tag", hint.tag},
+      {"role", hint.role},
+      {"text", hint.text},
+      {"href", hint.href},
+  };
+  if (hint.value != FieldValue::NotAField) {
+    item["type"] = hint.input_type;
+    item["placeholder"] = hint.placeholder;
+    item["name"] = hint.name;
+    item["empty"] = hint.value == FieldValue::Empty;
+  }
+  if (!hint.frame_url.empty()) item["frame"] = hint.frame_url;
+  if (hint.reason != Reason::Rule) item["reason"] = std::string(to_string(hint.reason));
+  return item;
+}
+
 cdp::Json HintMap::to_json() const {
   cdp::Json out = cdp::Json::array();
-  for (const auto& hint : hints_) {
-    cdp::Json item = {
-        {"label", hint.label},
-        {"rect", {{"x", hint.rect.x}, {"y", hint.rect.y}, {"width", hint.rect.width}, {"height", hint.rect.height}}},
-        {"tag", hint.tag},
-        {"role", hint.role},
-        {"text", hint.text},
-        {"href", hint.href},
-    };
-    if (hint.value != FieldValue::NotAField) {
-      item["type"] = hint.input_type;
-      item["placeholder"] = hint.placeholder;
-      item["name"] = hint.name;
-      item["empty"] = hint.value == FieldValue::Empty;
-    }
-    if (!hint.frame_url.empty()) item["frame"] = hint.frame_url;
-    if (hint.reason != Reason::Rule) item["reason"] = std::string(to_string(hint.reason));
-    out.push_back(std::move(item));
-  }
+  for (const auto& hint : hints_) out.push_back(hints::to_json(hint));
   return out;
 }
 

@@ -73,6 +73,9 @@ struct Hint {
   int index = 0;
 };
 
+// One hint as HintMap::to_json writes it.
+cdp::Json to_json(const Hint& hint);
+
 class HintMap {
  public:
   HintMap() = default;

@@ -1,0 +1,153 @@
+// The replay planner: each recorded step again, on the element its signature finds, with the model asked only
+// where the page no longer matches.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "common/pixels.h"
+#include "common/text.h"
+#include "replay/replay.h"
+
+namespace vimgpt::replay {
+namespace {
+
+bool is_done(const RecordedStep& step) {
+  return step.action.contains("done");
+}
+
+// CSS px around the target kept in the recorded view of a diverged step.
+constexpr double kViewMargin = 80;
+
+// The recorded frame around the step's target (all of it when the step named no element), for the report.
+std::optional<browser::Screenshot> recorded_view(const Recording& recording, const RecordedStep& step) {
+  if (step.frame.empty()) return std::nullopt;
+  std::ifstream in(std::filesystem::path(recording.dir) / step.frame, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  browser::Screenshot whole{buffer.str(), ImageFormat::Png, 0, 0};
+  auto pixels = decode_pixels(whole.bytes);
+  if (!pixels) return std::nullopt;
+  const auto sniffed = sniff_format(whole.bytes);
+  whole.format = sniffed.value_or(ImageFormat::Png);
+  whole.width = pixels->width;
+  whole.height = pixels->height;
+  const Json rect = step.signature.is_object() ? step.signature.value("rect", Json()) : Json();
+  if (!rect.is_object() || step.viewport_width <= 0) return whole;
+  const double scale = pixels->width / step.viewport_width;
+  const auto clamp = [](double value, int limit) { return std::clamp(static_cast<int>(value), 0, limit); };
+  const int left = clamp((rect.value("x", 0.0) - kViewMargin) * scale, pixels->width);
+  const int top = clamp((rect.value("y", 0.0) - kViewMargin) * scale, pixels->height);
+  const int right = clamp((rect.value("x", 0.0) + rect.value("width", 0.0) + kViewMargin) * scale, pixels->width);
+  const int bottom = clamp((rect.value("y", 0.0) + rect.value("height", 0.0) + kViewMargin) * scale, pixels->height);
+  if (right <= left || bottom <= top) return whole;
+  Pixels crop;
+  crop.width = right - left;
+  crop.height = bottom - top;
+  crop.channels = pixels->channels;
+  const auto row = static_cast<std::size_t>(crop.width * crop.channels);
+  crop.data.resize(row * static_cast<std::size_t>(crop.height));
+  for (int y = 0; y < crop.height; ++y) {
+    const auto from = (static_cast<std::size_t>(top + y) * static_cast<std::size_t>(pixels->width) +
+                       static_cast<std::size_t>(left)) *
+                      static_cast<std::size_t>(pixels->channels);
+    std::copy_n(pixels->data.begin() + static_cast<std::ptrdiff_t>(from), row,
+                crop.data.begin() + static_cast<std::ptrdiff_t>(row * static_cast<std::size_t>(y)));
+  }
+  auto png = encode_png(crop);
+  if (!png) return whole;
+  return browser::Screenshot{std::move(*png), ImageFormat::Png, crop.width, crop.height};
+}
+
+// The recorded action made to act on today's page: the label its signature finds now, a point scaled to
+// today's frame. The error says why the step cannot be replayed as recorded.
+Result<Json> replayable_action(const RecordedStep& recorded, const agent::Observation& observation) {
+  if (observation.url != recorded.url || observation.title != recorded.title) {
+    return fail(ErrorKind::NotFound, "the page is not the one recorded: \"" + observation.title + "\" at " +
+                                         observation.url + " instead of \"" + recorded.title + "\" at " +
+                                         recorded.url);
+  }
+  VIMGPT_TRY(agent::Action action, agent::parse_action(recorded.action));
+  if (!action.label.empty()) {
+    if (observation.capture == nullptr) return fail(ErrorKind::Internal, "a replayed step needs the page's hints");
+    VIMGPT_TRY(const hints::Hint* hint, find(observation.capture->map, recorded.signature));
+    action.label = hint->label;
+  }
+  if (action.kind == agent::ActionKind::ClickAt && recorded.frame_width > 0 && observation.capture != nullptr &&
+      observation.capture->labelled.width > 0) {
+    const double scale = static_cast<double>(observation.capture->labelled.width) / recorded.frame_width;
+    action.x *= scale;
+    action.y *= scale;
+  }
+  if (action.kind == agent::ActionKind::Done && content_digest(observation.page_text) != recorded.page_digest) {
+    return fail(ErrorKind::NotFound, "the page does not show the text the answer was read from");
+  }
+  return agent::to_json(action);
+}
+
+std::string healing_objective(const std::string& objective, const RecordedStep& recorded, const std::string& why) {
+  return objective +
+         "\n\n(This task is being replayed from a recording. Its step " + std::to_string(recorded.step) +
+         " no longer fits the page: " + why + ". The recorded step was: " +
+         intention(recorded.action, recorded.signature) +
+         ". Reply with the one action that does what that step meant, on the page as it is now.)";
+}
+
+}  // namespace
+
+ReplayPlanner::ReplayPlanner(Recording recording, std::unique_ptr<agent::Planner> healer)
+    : recording_(std::move(recording)), healer_(std::move(healer)) {}
+
+Result<agent::Plan> ReplayPlanner::next(const agent::Observation& observation) {
+  if (next_ >= recording_.steps.size()) {
+    return fail(ErrorKind::Internal, "the recording in " + recording_.dir + " has no more steps");
+  }
+  const RecordedStep& recorded = recording_.steps[next_++];
+  auto action = replayable_action(recorded, observation);
+  if (action) {
+    ++replayed_;
+    agent::Plan plan;
+    plan.action = std::move(*action);
+    plan.replay = {{"mark", "replayed"}, {"step", recorded.step}};
+    return plan;
+  }
+  const std::string why = action.error().message;
+  const Json note = {{"step", recorded.step}, {"why", why}, {"intention", intention(recorded.action, recorded.signature)}};
+  if (healer_) {
+    agent::Observation asked = observation;
+    asked.objective = healing_objective(observation.objective, recorded, why);
+    VIMGPT_TRY(agent::Plan plan, healer_->next(asked));
+    ++healed_;
+    plan.replay = note;
+    plan.replay["mark"] = "healed";
+    return plan;
+  }
+  agent::Plan plan;
+  plan.action = recorded.action;
+  plan.replay = note;
+  plan.replay["mark"] = "diverged";
+  plan.diverged = why + "; no model was given to heal the step (configure one, or run the task afresh)";
+  plan.recorded_view = recorded_view(recording_, recorded);
+  return plan;
+}
+
+vision::Usage ReplayPlanner::usage() const {
+  return healer_ ? healer_->usage() : vision::Usage{};
+}
+
+std::optional<vision::Usage> ReplayPlanner::estimate(const agent::Observation& observation) const {
+  if (!healer_ || next_ >= recording_.steps.size()) return std::nullopt;
+  const RecordedStep& recorded = recording_.steps[next_];
+  auto action = replayable_action(recorded, observation);
+  if (action) return std::nullopt;  // replaying costs nothing
+  agent::Observation asked = observation;
+  asked.objective = healing_objective(observation.objective, recorded, action.error().message);
+  return healer_->estimate(asked);
+}
+
+bool ReplayPlanner::wants_page_text() const {
+  return (next_ < recording_.steps.size() && is_done(recording_.steps[next_])) ||
+         (healer_ && healer_->wants_page_text());
+}
+
+}  // namespace vimgpt::replay

@@ -10,7 +10,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/setup.sh
-# The official MCP SDK client for the interoperability test, as pinned by its package-lock.
+# The official clients of the interoperability tests (the MCP SDK; Playwright Test, which runs an exported run),
+# as pinned by their package-lock.
 if [[ ! -d tests/interop/node_modules || tests/interop/package-lock.json -nt tests/interop/node_modules ]]; then
   (cd tests/interop && npm ci --no-audit --no-fund --loglevel=error)
   touch tests/interop/node_modules

@@ -163,7 +163,8 @@ agent::RunResult execute(const Options& o, const agent::AgentOptions& options, b
       std::cerr << "step " << step.step << "/" << step.max_steps << "  " << step.action.dump() << "  "
                 << (step.ok ? "ok" : "error") << ": " << step.result << "  " << seconds << "  "
                 << (mark.empty() ? "" : mark + ", ") << format_usage(step.usage, step.usage_so_far) << "\n";
-      if (!mark.empty() && mark != "replayed") std::cerr << "  " << mark << ": " << step.replay.value("why", "") << "\n";
+      if (!mark.empty() && mark != "replayed")
+        std::cerr << "  " << mark << ": " << step.replay.value("why", "") << "\n";
     }
     if (o.speak) [[maybe_unused]]
       auto spoken = voice::speak(step.ok ? step.result.substr(0, 60) : "that failed");

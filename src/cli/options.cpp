@@ -84,7 +84,8 @@ void add_run_flags(CLI::App& app, Options& o) {
   app.add_option("--cache", o.cache,
                  "Replay the task from DIR when it was done before (the model heals only what changed); keep "
                  "finished runs there");
-  app.add_flag("--no-cache", o.no_cache, "With --cache: do the task afresh (the finished run still replaces the entry)");
+  app.add_flag("--no-cache", o.no_cache,
+               "With --cache: do the task afresh (the finished run still replaces the entry)");
   app.add_flag("--json", o.json, "JSON Lines events on stdout, for programs");
   app.add_flag(
       "-v,--verbose", [&o](std::int64_t n) { o.verbosity += static_cast<int>(n); }, "More output");

@@ -45,8 +45,8 @@ void keep_failure(const std::string& cache_dir, const std::string& key, agent::R
 
 CachedRun run_cached(const CacheSettings& cache, agent::AgentOptions options, vision::Client& client,
                      const agent::PlannerSettings& planner, const RunAgent& run_agent, std::ostream& log) {
-  const std::string key = replay::cache_key(options.objective, options.start_url, cache.viewport_width,
-                                            cache.viewport_height);
+  const std::string key =
+      replay::cache_key(options.objective, options.start_url, cache.viewport_width, cache.viewport_height);
   const std::string user_record = options.record_dir;
   const auto failed_to_record = [](const Error& error) {
     CachedRun failed;
@@ -55,36 +55,33 @@ CachedRun run_cached(const CacheSettings& cache, agent::AgentOptions options, vi
     return failed;
   };
 
-  if (cache.use_cached) {
-    if (const auto entry = replay::cached_run(cache.dir, key)) {
-      auto recording = replay::load(*entry);
-      auto dir = record_into(cache.dir, user_record);
-      if (!dir) return failed_to_record(dir.error());
-      agent::AgentOptions replaying = options;
-      replaying.record_dir = *dir;
-      replaying.max_steps = static_cast<int>(recording->steps.size());
-      auto replayer = std::make_unique<replay::ReplayPlanner>(std::move(*recording),
-                                                              std::make_unique<agent::ModelPlanner>(client, planner));
-      const replay::ReplayPlanner& replayed = *replayer;
-      CachedRun run{run_agent(replaying, std::move(replayer)), ""};
-      run.status = replay_status(replayed);
-      if (run.result.outcome == agent::Outcome::Done) {
-        keep_in_cache(cache.dir, key, run.result, user_record.empty(), log);
-        return run;
-      }
-      // Ctrl-C, or a budget spent while healing, ends the task; anything else gets a fresh run.
-      if (run.result.outcome == agent::Outcome::Interrupted ||
-          run.result.outcome == agent::Outcome::BudgetExhausted) {
-        return run;
-      }
-      log << "vimgpt: the cached run could not be replayed (" << run.result.message << "); doing the task afresh\n";
-      std::error_code error;
-      if (user_record.empty()) {
-        fs::remove_all(*dir, error);
-      } else {
-        fs::remove_all(user_record + ".replay", error);
-        fs::rename(user_record, user_record + ".replay", error);
-      }
+  if (auto recording = cache.use_cached ? replay::cached_run(cache.dir, key) : std::nullopt) {
+    auto dir = record_into(cache.dir, user_record);
+    if (!dir) return failed_to_record(dir.error());
+    agent::AgentOptions replaying = options;
+    replaying.record_dir = *dir;
+    replaying.max_steps = static_cast<int>(recording->steps.size()) + 1;  // past the last: diverged, not out of steps
+    auto replayer = std::make_unique<replay::ReplayPlanner>(std::move(*recording),
+                                                            std::make_unique<agent::ModelPlanner>(client, planner));
+    const replay::ReplayPlanner& replayed = *replayer;
+    CachedRun run{run_agent(replaying, std::move(replayer)), ""};
+    run.status = replay_status(replayed);
+    if (run.result.outcome == agent::Outcome::Done) {
+      keep_in_cache(cache.dir, key, run.result, user_record.empty(), log);
+      return run;
+    }
+    // Ctrl-C, or a budget spent while healing, ends the task; anything else gets a fresh run.
+    if (run.result.outcome == agent::Outcome::Interrupted || run.result.outcome == agent::Outcome::BudgetExhausted) {
+      if (user_record.empty()) keep_failure(cache.dir, key, run.result);
+      return run;
+    }
+    log << "vimgpt: the cached run could not be replayed (" << run.result.message << "); doing the task afresh\n";
+    std::error_code error;
+    if (user_record.empty()) {
+      fs::remove_all(*dir, error);
+    } else {
+      fs::remove_all(user_record + ".replay", error);
+      fs::rename(user_record, user_record + ".replay", error);
     }
   }
   auto dir = record_into(cache.dir, user_record);
@@ -110,7 +107,7 @@ int replay_command(Options o, const ReplayFlags& flags) {
   o.objective = recording->objective;
   o.start_url = recording->start_url;
   o.viewport = std::to_string(recording->viewport_width) + "x" + std::to_string(recording->viewport_height);
-  o.max_steps = static_cast<int>(recording->steps.size());
+  o.max_steps = static_cast<int>(recording->steps.size()) + 1;  // past the last: diverged, not out of steps
   auto settings = run_settings(o, config, flags.no_heal ? ModelUse::ScriptInstead : ModelUse::IfConfigured);
   if (!settings) {
     std::cerr << "vimgpt: " << settings.error().message << "\n";

@@ -17,10 +17,10 @@ std::string cache_key(const std::string& objective, const std::string& start_url
                         std::to_string(viewport_height));
 }
 
-std::optional<std::string> cached_run(const std::string& cache_dir, const std::string& key) {
-  const std::string entry = (fs::path(cache_dir) / key).string();
-  if (!load(entry)) return std::nullopt;
-  return entry;
+std::optional<Recording> cached_run(const std::string& cache_dir, const std::string& key) {
+  auto recording = load((fs::path(cache_dir) / key).string());
+  if (!recording) return std::nullopt;
+  return std::move(*recording);
 }
 
 Result<std::string> staging_dir(const std::string& cache_dir) {
@@ -28,7 +28,8 @@ Result<std::string> staging_dir(const std::string& cache_dir) {
   fs::create_directories(cache_dir, error);
   if (error) return fail(ErrorKind::Io, "--cache: cannot create " + cache_dir + ": " + error.message());
   std::string pattern = (fs::path(cache_dir) / ".run-XXXXXX").string();
-  if (::mkdtemp(pattern.data()) == nullptr) return fail(ErrorKind::Io, "--cache: cannot create a folder in " + cache_dir);
+  if (::mkdtemp(pattern.data()) == nullptr)
+    return fail(ErrorKind::Io, "--cache: cannot create a folder in " + cache_dir);
   return pattern;
 }
 

@@ -16,8 +16,10 @@ bool is_done(const RecordedStep& step) {
   return step.action.contains("done");
 }
 
-// CSS px around the target kept in the recorded view of a diverged step.
-constexpr double kViewMargin = 80;
+// CSS px around the target kept in the recorded view of a diverged step: enough of its neighbours to
+// recognise the place.
+constexpr double kViewMarginX = 240;
+constexpr double kViewMarginY = 120;
 
 // The recorded frame around the step's target (all of it when the step named no element), for the report.
 std::optional<browser::Screenshot> recorded_view(const Recording& recording, const RecordedStep& step) {
@@ -36,23 +38,23 @@ std::optional<browser::Screenshot> recorded_view(const Recording& recording, con
   if (!rect.is_object() || step.viewport_width <= 0) return whole;
   const double scale = pixels->width / step.viewport_width;
   const auto clamp = [](double value, int limit) { return std::clamp(static_cast<int>(value), 0, limit); };
-  const int left = clamp((rect.value("x", 0.0) - kViewMargin) * scale, pixels->width);
-  const int top = clamp((rect.value("y", 0.0) - kViewMargin) * scale, pixels->height);
-  const int right = clamp((rect.value("x", 0.0) + rect.value("width", 0.0) + kViewMargin) * scale, pixels->width);
-  const int bottom = clamp((rect.value("y", 0.0) + rect.value("height", 0.0) + kViewMargin) * scale, pixels->height);
+  const int left = clamp((rect.value("x", 0.0) - kViewMarginX) * scale, pixels->width);
+  const int top = clamp((rect.value("y", 0.0) - kViewMarginY) * scale, pixels->height);
+  const int right = clamp((rect.value("x", 0.0) + rect.value("width", 0.0) + kViewMarginX) * scale, pixels->width);
+  const int bottom = clamp((rect.value("y", 0.0) + rect.value("height", 0.0) + kViewMarginY) * scale, pixels->height);
   if (right <= left || bottom <= top) return whole;
   Pixels crop;
   crop.width = right - left;
   crop.height = bottom - top;
   crop.channels = pixels->channels;
-  const auto row = static_cast<std::size_t>(crop.width * crop.channels);
+  const auto channels = static_cast<std::size_t>(pixels->channels);
+  const auto row = static_cast<std::size_t>(crop.width) * channels;
+  const auto source_row = static_cast<std::size_t>(pixels->width) * channels;
   crop.data.resize(row * static_cast<std::size_t>(crop.height));
-  for (int y = 0; y < crop.height; ++y) {
-    const auto from = (static_cast<std::size_t>(top + y) * static_cast<std::size_t>(pixels->width) +
-                       static_cast<std::size_t>(left)) *
-                      static_cast<std::size_t>(pixels->channels);
-    std::copy_n(pixels->data.begin() + static_cast<std::ptrdiff_t>(from), row,
-                crop.data.begin() + static_cast<std::ptrdiff_t>(row * static_cast<std::size_t>(y)));
+  const std::uint8_t* from =
+      pixels->data.data() + static_cast<std::size_t>(top) * source_row + static_cast<std::size_t>(left) * channels;
+  for (std::size_t y = 0; y < static_cast<std::size_t>(crop.height); ++y) {
+    std::copy_n(from + y * source_row, row, crop.data.data() + y * row);
   }
   auto png = encode_png(crop);
   if (!png) return whole;
@@ -64,8 +66,7 @@ std::optional<browser::Screenshot> recorded_view(const Recording& recording, con
 Result<Json> replayable_action(const RecordedStep& recorded, const agent::Observation& observation) {
   if (observation.url != recorded.url || observation.title != recorded.title) {
     return fail(ErrorKind::NotFound, "the page is not the one recorded: \"" + observation.title + "\" at " +
-                                         observation.url + " instead of \"" + recorded.title + "\" at " +
-                                         recorded.url);
+                                         observation.url + " instead of \"" + recorded.title + "\" at " + recorded.url);
   }
   VIMGPT_TRY(agent::Action action, agent::parse_action(recorded.action));
   if (!action.label.empty()) {
@@ -86,10 +87,9 @@ Result<Json> replayable_action(const RecordedStep& recorded, const agent::Observ
 }
 
 std::string healing_objective(const std::string& objective, const RecordedStep& recorded, const std::string& why) {
-  return objective +
-         "\n\n(This task is being replayed from a recording. Its step " + std::to_string(recorded.step) +
-         " no longer fits the page: " + why + ". The recorded step was: " +
-         intention(recorded.action, recorded.signature) +
+  return objective + "\n\n(This task is being replayed from a recording. Its step " + std::to_string(recorded.step) +
+         " no longer fits the page: " + why +
+         ". The recorded step was: " + intention(recorded.action, recorded.signature) +
          ". Reply with the one action that does what that step meant, on the page as it is now.)";
 }
 
@@ -100,7 +100,11 @@ ReplayPlanner::ReplayPlanner(Recording recording, std::unique_ptr<agent::Planner
 
 Result<agent::Plan> ReplayPlanner::next(const agent::Observation& observation) {
   if (next_ >= recording_.steps.size()) {
-    return fail(ErrorKind::Internal, "the recording in " + recording_.dir + " has no more steps");
+    // Healed steps that did not finish the task: the record has nothing more to offer.
+    agent::Plan plan;
+    plan.action = Json::object();
+    plan.diverged = "every recorded step was taken and the task is not done";
+    return plan;
   }
   const RecordedStep& recorded = recording_.steps[next_++];
   auto action = replayable_action(recorded, observation);
@@ -112,7 +116,8 @@ Result<agent::Plan> ReplayPlanner::next(const agent::Observation& observation) {
     return plan;
   }
   const std::string why = action.error().message;
-  const Json note = {{"step", recorded.step}, {"why", why}, {"intention", intention(recorded.action, recorded.signature)}};
+  const Json note = {
+      {"step", recorded.step}, {"why", why}, {"intention", intention(recorded.action, recorded.signature)}};
   if (healer_) {
     agent::Observation asked = observation;
     asked.objective = healing_objective(observation.objective, recorded, why);

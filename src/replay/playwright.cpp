@@ -55,7 +55,8 @@ constexpr std::size_t kCutText = 80;
 // find it by (the step then clicks where the element was).
 std::optional<std::string> locator(const Json& signature) {
   std::string base = "page";
-  if (const auto frame = field(signature, "frame"); !frame.empty()) base = "page.frame({ url: " + literal(frame) + " })!";
+  if (const auto frame = field(signature, "frame"); !frame.empty())
+    base = "page.frame({ url: " + literal(frame) + " })!";
   const std::string role = field(signature, "role");
   const std::string text = field(signature, "text");
   const std::string exact = text.size() >= kCutText ? "false" : "true";
@@ -93,7 +94,8 @@ void click(std::ostream& out, const Json& signature) {
   if (auto found = locator(signature)) {
     out << "  await " << *found << ".click();\n";
   } else {
-    out << "  await page.mouse.click(" << recorded_point(signature) << ");  // nothing to find it by but where it was\n";
+    out << "  await page.mouse.click(" << recorded_point(signature)
+        << ");  // nothing to find it by but where it was\n";
   }
 }
 
@@ -145,7 +147,8 @@ void write_step(std::ostream& out, const RecordedStep& step, const agent::Action
       out << "  page = page.context().pages()[" << action.tab - 1 << "];\n  await page.bringToFront();\n";
       break;
     case agent::ActionKind::CloseTab:
-      out << "  {\n    const closing = page;\n    page = page.context().pages().filter((open) => open !== closing).at(-1)!;\n"
+      out << "  {\n    const closing = page;\n    page = page.context().pages().filter((open) => open !== "
+             "closing).at(-1)!;\n"
              "    await closing.close();\n  }\n";
       break;
     case agent::ActionKind::ClickAt: {
@@ -155,7 +158,8 @@ void write_step(std::ostream& out, const RecordedStep& step, const agent::Action
       break;
     }
     case agent::ActionKind::Scroll:
-      out << "  await page.evaluate(() => scrollBy({ top: " << (action.direction == browser::ScrollDirection::Up ? "-" : "")
+      out << "  await page.evaluate(() => scrollBy({ top: "
+          << (action.direction == browser::ScrollDirection::Up ? "-" : "")
           << "Math.round(innerHeight * 0.8), behavior: 'instant' }));\n";
       break;
     case agent::ActionKind::Back: out << "  await page.goBack();\n"; break;
@@ -182,7 +186,8 @@ Result<std::string> to_playwright(const Recording& recording) {
       << " } });\n\n"
       << "function secret(name: string): string {\n"
       << "  const value = process.env[name];\n"
-      << "  if (value === undefined) throw new Error(`set the environment variable ${name}: the run typed that secret`);\n"
+      << "  if (value === undefined) throw new Error(`set the environment variable ${name}: the run typed that "
+         "secret`);\n"
       << "  return value;\n"
       << "}\n\n"
       << "test(" << literal(recording.objective) << ", async ({ page: first }) => {\n"

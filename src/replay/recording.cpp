@@ -41,7 +41,7 @@ double centre_distance(const Json& a, const Json& b) {
 // "the link \"Reserve this book\"", "the textbox with placeholder \"Search\"", "the a element".
 std::string element_phrase(const Json& signature) {
   const std::string role = field(signature, "role");
-  const std::string noun = role.empty() || role == "generic" ? "the " + field(signature, "tag") + " element" : "the " + role;
+  std::string noun = role.empty() || role == "generic" ? "the " + field(signature, "tag") + " element" : "the " + role;
   if (const auto text = field(signature, "text"); !text.empty()) return noun + " \"" + text + "\"";
   if (const auto placeholder = field(signature, "placeholder"); !placeholder.empty())
     return noun + " with placeholder \"" + placeholder + "\"";
@@ -64,8 +64,9 @@ Result<Recording> load(const std::string& dir) {
   const Json run = read_json_file(folder / "run.json");
   std::ifstream steps_file(folder / "steps.jsonl");
   if (!run.is_object() || !steps_file) {
-    return fail(ErrorKind::NotFound, dir + " is not a record folder (it needs run.json and steps.jsonl, as --record "
-                                           "writes them)");
+    return fail(ErrorKind::NotFound, dir +
+                                         " is not a record folder (it needs run.json and steps.jsonl, as --record "
+                                         "writes them)");
   }
   Recording recording;
   recording.dir = dir;
@@ -125,8 +126,7 @@ Result<const hints::Hint*> find(const hints::HintMap& map, const Json& signature
     if (same_element(signature, facts)) candidates.emplace_back(centre_distance(signature, facts), &hint);
   }
   if (candidates.empty()) return fail(ErrorKind::NotFound, element_phrase(signature) + " is not on the page");
-  std::sort(candidates.begin(), candidates.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::sort(candidates.begin(), candidates.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   // Position only breaks ties: two candidates as near as each other are a guess, not a match.
   if (candidates.size() > 1 && candidates[1].first - candidates[0].first < 1.0) {
     return fail(ErrorKind::NotFound, std::to_string(candidates.size()) + " elements match " +

@@ -98,8 +98,8 @@ class ReplayPlanner final : public agent::Planner {
 // The cache entry a task is kept under: a digest of the objective, the start URL and the viewport.
 std::string cache_key(const std::string& objective, const std::string& start_url, int viewport_width,
                       int viewport_height);
-// DIR/KEY when it holds a finished, replayable run; nothing otherwise.
-std::optional<std::string> cached_run(const std::string& cache_dir, const std::string& key);
+// The run kept in DIR/KEY when there is a finished, replayable one.
+std::optional<Recording> cached_run(const std::string& cache_dir, const std::string& key);
 // Makes the finished run in `record_dir` the entry for `key` (replacing the old one as a whole). A record
 // folder inside the cache is moved there; any other is copied.
 Status store(const std::string& cache_dir, const std::string& key, const std::string& record_dir);

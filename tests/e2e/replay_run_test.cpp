@@ -37,10 +37,11 @@ struct Library {
   Library() {
     server = std::make_unique<test::SiteServer>([this](httplib::Server& s) {
       s.Get("/", [](const httplib::Request&, httplib::Response& res) {
-        res.set_content("<!doctype html><title>Library</title><h1>City Library</h1><form action='/search'>"
-                        "<input name='q' placeholder='Search the catalogue'><button>Search</button></form>"
-                        "<p><a href='/hours'>Opening hours</a></p>",
-                        "text/html");
+        res.set_content(
+            "<!doctype html><title>Library</title><h1>City Library</h1><form action='/search'>"
+            "<input name='q' placeholder='Search the catalogue'><button>Search</button></form>"
+            "<p><a href='/hours'>Opening hours</a></p>",
+            "text/html");
       });
       s.Get("/search", [](const httplib::Request& req, httplib::Response& res) {
         res.set_content("<!doctype html><title>Results</title><h1>Results for " + req.get_param_value("q") +
@@ -62,9 +63,10 @@ struct Library {
         res.set_content(html, "text/html");
       });
       s.Get("/reserve", [](const httplib::Request&, httplib::Response& res) {
-        res.set_content("<!doctype html><title>Reserve</title><form method='post' action='/reserve'>"
-                        "<input name='reader' placeholder='Your name'></form>",
-                        "text/html");
+        res.set_content(
+            "<!doctype html><title>Reserve</title><form method='post' action='/reserve'>"
+            "<input name='reader' placeholder='Your name'></form>",
+            "text/html");
       });
       s.Post("/reserve", [](const httplib::Request& req, httplib::Response& res) {
         res.set_content("<!doctype html><title>Reserved</title><p>Reserved for " + req.get_param_value("reader") +
@@ -85,8 +87,7 @@ void script_the_task(FakeModelServer& model) {
       case 1: return ScriptedReply::text(R"({"click": ")" + label("Search the catalogue") + R"(", "type": "dune"})");
       case 2: return ScriptedReply::text(R"({"click": ")" + label("Dune") + R"("})");
       case 3: return ScriptedReply::text(R"({"click": ")" + label("Reserve this book") + R"("})");
-      case 4:
-        return ScriptedReply::text(R"({"click": ")" + label("Your name") + R"(", "type": "<secret:READER>"})");
+      case 4: return ScriptedReply::text(R"({"click": ")" + label("Your name") + R"(", "type": "<secret:READER>"})");
       default: return ScriptedReply::text(R"({"done": "Confirmation 4242"})");
     }
   });
@@ -106,8 +107,8 @@ class ReplayE2E : public ::testing::Test {
     return {"--base-url", model_.url(), "--api-key", "test-key", "--max-retries", "0", "--observe", "hybrid"};
   }
   [[nodiscard]] std::vector<std::string> task_args(std::vector<std::string> extra = {}) const {
-    std::vector<std::string> all = {"reserve Dune for the reader", "--start-url", library_.server->url("/"),
-                                    "--secret", "READER=Ada"};
+    std::vector<std::string> all = {"reserve Dune for the reader", "--start-url", library_.server->url("/"), "--secret",
+                                    "READER=Ada"};
     for (const auto& flag : model_flags()) all.push_back(flag);
     all.insert(all.end(), extra.begin(), extra.end());
     return all;
@@ -130,7 +131,8 @@ class ReplayE2E : public ::testing::Test {
   }
   static std::vector<std::string> marks(const fs::path& dir) {
     std::vector<std::string> out;
-    for (const auto& step : read_steps(dir)) out.push_back(step.value("replay", nlohmann::json::object()).value("mark", ""));
+    for (const auto& step : read_steps(dir))
+      out.push_back(step.value("replay", nlohmann::json::object()).value("mark", ""));
     return out;
   }
 
@@ -177,7 +179,8 @@ TEST_F(ReplayE2E, AChangedPageIsHealedWithOneModelCall) {
   EXPECT_EQ(model_.requests().size(), 6U);  // one call, for the one step that changed
   EXPECT_NE(healing_prompt.find("click the link \"Reserve this book\""), std::string::npos) << healing_prompt;
   EXPECT_NE(healing_prompt.find("reserve Dune for the reader"), std::string::npos);
-  EXPECT_EQ(marks(root_ / "healed"), (std::vector<std::string>{"replayed", "replayed", "healed", "replayed", "replayed"}));
+  EXPECT_EQ(marks(root_ / "healed"),
+            (std::vector<std::string>{"replayed", "replayed", "healed", "replayed", "replayed"}));
   EXPECT_EQ(library_.reservations(), 2);
   // The healed record replays next time with no model at all.
   const CliRun next = replay(root_ / "healed", root_ / "next");
@@ -202,7 +205,14 @@ TEST_F(ReplayE2E, AStepThatCannotBeFoundStopsWithoutAModel) {
   EXPECT_EQ(steps[2]["replay"]["mark"], "diverged");
   const fs::path view = root_ / "diverged" / steps[2]["replay"]["recorded_frame"].get<std::string>();
   ASSERT_TRUE(fs::exists(view));
-  EXPECT_LT(fs::file_size(view), fs::file_size(root_ / "diverged" / steps[2]["frames"][0].get<std::string>()) * 4);
+  // A PNG cut from the recorded frame: narrower than the frame, and not empty.
+  std::ifstream png(view, std::ios::binary);
+  unsigned char header[24] = {};
+  png.read(reinterpret_cast<char*>(header), sizeof header);
+  ASSERT_EQ(std::string(reinterpret_cast<char*>(header + 1), 3), "PNG");
+  const int width = (header[16] << 24) | (header[17] << 16) | (header[18] << 8) | header[19];
+  EXPECT_GT(width, 100);
+  EXPECT_LT(width, steps[2]["frame_size"][0].get<int>());
   std::ifstream report(root_ / "diverged" / "report.html");
   const std::string html((std::istreambuf_iterator<char>(report)), std::istreambuf_iterator<char>());
   EXPECT_NE(html.find("as recorded"), std::string::npos);
@@ -280,6 +290,22 @@ TEST_F(ReplayE2E, TheCacheReplaysATaskDoneBefore) {
   run = run_vimgpt(task_args({"--cache", cache, "--json"}));
   EXPECT_EQ(end_event(run)["cache"], "replayed");
   EXPECT_EQ(model_.requests().size(), 11U);
+
+  // A replay that cannot be healed (the model fails) is followed by a fresh run, whose answer is kept.
+  library_.book = BookPage::LinkGone;
+  model_.set_responder([&](const test::ReceivedRequest& request) {
+    if (request.text.find("being replayed from a recording") != std::string::npos)
+      return ScriptedReply::status_code(400, "no healing today");
+    return ScriptedReply::text(R"({"done": "Dune cannot be reserved"})");
+  });
+  run = run_vimgpt(task_args({"--cache", cache, "--json"}));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(end_event(run)["cache"], "fresh");
+  EXPECT_EQ(end_event(run)["answer"], "Dune cannot be reserved");
+  EXPECT_NE(run.err.find("could not be replayed"), std::string::npos) << run.err;
+  std::size_t kept = 0;
+  for ([[maybe_unused]] const auto& entry : fs::directory_iterator(cache)) ++kept;
+  EXPECT_EQ(kept, 1U);  // the fresh run replaced the entry; the failed replay left nothing behind
 }
 
 TEST_F(ReplayE2E, BatchResultsSayHowEachTaskWasDone) {
@@ -295,7 +321,8 @@ TEST_F(ReplayE2E, BatchResultsSayHowEachTaskWasDone) {
   };
   CliRun run = batch((root_ / "first.jsonl").string());
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  for (const auto& line : test::read_results((root_ / "first.jsonl").string())) EXPECT_EQ(line["cache"], "fresh") << line;
+  for (const auto& line : test::read_results((root_ / "first.jsonl").string()))
+    EXPECT_EQ(line["cache"], "fresh") << line;
   const auto paid = model_.requests().size();
   EXPECT_EQ(paid, 4U);
   run = batch((root_ / "second.jsonl").string());
@@ -319,13 +346,14 @@ TEST_F(ReplayE2E, ThePlaywrightExportRunsInPlaywright) {
   ASSERT_TRUE(fs::exists(node_modules / "@playwright" / "test"))
       << "npm packages missing: scripts/test.sh installs them (npm ci in tests/interop)";
   fs::create_directory_symlink(node_modules, project / "node_modules");
-  const CliRun exported = run_vimgpt({"export", recorded.string(), "--to", "playwright", "-o",
-                                      (project / "task.spec.ts").string()});
+  const CliRun exported =
+      run_vimgpt({"export", recorded.string(), "--to", "playwright", "-o", (project / "task.spec.ts").string()});
   ASSERT_EQ(exported.exit_code, 0) << exported.err;
   std::ofstream(project / "playwright.config.mjs")
       << "export default { testDir: '.', outputDir: './results', reporter: 'line', workers: 1, timeout: 60000,\n"
          "  use: { headless: true, launchOptions: { executablePath: '/usr/lib/chromium/chromium' } } };\n";
-  const std::string command = "cd '" + project.string() + "' && READER=Ada node node_modules/@playwright/test/cli.js test " +
+  const std::string command = "cd '" + project.string() +
+                              "' && READER=Ada node node_modules/@playwright/test/cli.js test " +
                               "--config playwright.config.mjs 2>&1";
   std::string output;
   FILE* pipe = ::popen(command.c_str(), "r");

@@ -86,7 +86,8 @@ TEST(ReplayIntention, SaysWhatTheStepMeant) {
   EXPECT_EQ(intention({{"click", "A"}}, reserve), "click the link \"Reserve this book\"");
   EXPECT_EQ(intention({{"click", "A"}, {"type", "dune"}}, reserve),
             "click the link \"Reserve this book\" and type \"dune\"");
-  EXPECT_EQ(intention({{"select", "A"}, {"option", "Large"}}, reserve), "choose \"Large\" in the link \"Reserve this book\"");
+  EXPECT_EQ(intention({{"select", "A"}, {"option", "Large"}}, reserve),
+            "choose \"Large\" in the link \"Reserve this book\"");
   EXPECT_EQ(intention({{"navigate", "https://example.com/"}}, Json()), "navigate to https://example.com/");
   EXPECT_EQ(intention({{"done", "42"}}, Json()), "finish with the answer \"42\"");
   hints::Hint icon = link("A", "", 0, 0);
@@ -120,19 +121,25 @@ class ReplayRecords : public ::testing::Test {
   fs::path write_record(const std::string& name, const std::vector<Json>& steps, const std::string& outcome = "done") {
     const fs::path dir = root_ / name;
     fs::create_directories(dir);
-    std::ofstream(dir / "run.json") << Json{{"objective", "reserve Dune"},
-                                            {"start_url", "http://127.0.0.1:9/"},
-                                            {"outcome", outcome},
-                                            {"answer", "Confirmation 4242"}}
-                                           .dump();
+    std::ofstream(dir / "run.json") << Json{
+        {"objective", "reserve Dune"},
+        {"start_url", "http://127.0.0.1:9/"},
+        {"outcome", outcome},
+        {"answer", "Confirmation 4242"}}.dump();
     std::ofstream lines(dir / "steps.jsonl");
     for (const auto& step : steps) lines << step.dump() << "\n";
     return dir;
   }
   static Json step(int number, Json action, Json signature = Json(), bool ok = true) {
-    Json line = {{"step", number},       {"url", "http://127.0.0.1:9/"}, {"title", "Library"}, {"action", action},
-                 {"ok", ok},             {"result", "ok"},              {"frames", Json::array()},
-                 {"viewport", {1080, 720}}, {"frame_size", {768, 512}}};
+    Json line = {{"step", number},
+                 {"url", "http://127.0.0.1:9/"},
+                 {"title", "Library"},
+                 {"action", action},
+                 {"ok", ok},
+                 {"result", "ok"},
+                 {"frames", Json::array()},
+                 {"viewport", {1080, 720}},
+                 {"frame_size", {768, 512}}};
     if (!signature.is_null()) line["signature"] = signature;
     if (action.contains("done")) line["page_digest"] = content_digest("Reserved.");
     return line;
@@ -143,8 +150,9 @@ class ReplayRecords : public ::testing::Test {
 
 TEST_F(ReplayRecords, LoadsTheStepsThatDidSomething) {
   const Json reserve = signature_of(link("A", "Reserve this book", 10, 300));
-  const fs::path dir = write_record("run", {step(1, {{"click", "A"}}, reserve), step(2, {{"click", "ZZ"}}, Json(), false),
-                                            step(3, {{"scroll", "down"}}), step(4, {{"done", "Confirmation 4242"}})});
+  const fs::path dir =
+      write_record("run", {step(1, {{"click", "A"}}, reserve), step(2, {{"click", "ZZ"}}, Json(), false),
+                           step(3, {{"scroll", "down"}}), step(4, {{"done", "Confirmation 4242"}})});
   auto recording = load(dir.string());
   ASSERT_TRUE(recording) << recording.error().message;
   ASSERT_EQ(recording->steps.size(), 3U);  // the failed step changed nothing
@@ -179,7 +187,7 @@ TEST_F(ReplayRecords, StoringReplacesTheEntryWhole) {
   ASSERT_TRUE(store(cache, key, mine.string()));
   EXPECT_TRUE(fs::exists(mine / "run.json"));
   ASSERT_TRUE(cached_run(cache, key));
-  EXPECT_EQ(*cached_run(cache, key), (fs::path(cache) / key).string());
+  EXPECT_EQ(cached_run(cache, key)->dir, (fs::path(cache) / key).string());
   // A staged run is moved in; the old entry is gone, nothing else is left behind.
   auto staged = staging_dir(cache);
   ASSERT_TRUE(staged);

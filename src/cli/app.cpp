@@ -207,6 +207,21 @@ int finish_run(const Options& o, const agent::RunResult& result, std::string_vie
   return agent::exit_code(result.outcome);
 }
 
+Result<StartedRun> start_run(const Options& o, const RunSettings& settings) {
+  handle_interrupts();
+  StartedRun started;
+  VIMGPT_TRY(started.tab, open_browser_tab(o, settings.launch, settings.tab));
+  if (settings.model) {
+    VIMGPT_TRY(started.client, vision::Client::create(*settings.model));
+  }
+  return started;
+}
+
+int report_start_error(const Error& error) {
+  std::cerr << "vimgpt: " << error.message << "\n";
+  return error.kind == ErrorKind::InvalidArgument ? kExitUsage : 1;
+}
+
 int run_command(Options o) {
   const Config config = Config::load();
   // Everything is validated before a browser starts.
@@ -234,18 +249,9 @@ int run_command(Options o) {
   const std::string record_dir = o.record == "auto" ? auto_record_dir() : o.record;
   if (settings->tab.download_dir.empty() && !record_dir.empty()) settings->tab.download_dir = record_dir + "/downloads";
 
-  handle_interrupts();
-  auto tab = open_browser_tab(o, settings->launch, settings->tab);
-  if (!tab) {
-    std::cerr << "vimgpt: " << tab.error().message << "\n";
-    return 1;
-  }
-  std::unique_ptr<vision::Client> client;
-  if (!script) {
-    auto created = vision::Client::create(*settings->model);
-    if (!created) return usage(created.error().message);
-    client = std::move(*created);
-  }
+  auto started = start_run(o, *settings);
+  if (!started) return report_start_error(started.error());
+  auto& [tab, client] = *started;
 
   agent::AgentOptions options = agent_options(o, *settings);
   options.record_dir = record_dir;
@@ -257,10 +263,10 @@ int run_command(Options o) {
     const auto cached = run_cached(
         cache, options, *client, settings->planner,
         [&](const agent::AgentOptions& task, std::unique_ptr<agent::Planner> planner) {
-          return execute(o, task, **tab, std::move(planner));
+          return execute(o, task, *tab, std::move(planner));
         },
         std::cerr);
-    (*tab)->close();
+    tab->close();
     if (o.verbosity >= 0) std::cerr << "cache: " << cached.status << "\n";
     return finish_run(o, cached.result, cached.status);
   }
@@ -270,8 +276,8 @@ int run_command(Options o) {
   } else {
     planner = std::make_unique<agent::ModelPlanner>(*client, settings->planner);
   }
-  const auto result = execute(o, options, **tab, std::move(planner));
-  (*tab)->close();
+  const auto result = execute(o, options, *tab, std::move(planner));
+  tab->close();
   return finish_run(o, result, {});
 }
 

@@ -12,6 +12,15 @@ namespace vimgpt::cli {
 
 int run_command(Options options);
 
+// The tab and, when the settings name a model, its client (Ctrl-C handled from here on).
+struct StartedRun {
+  std::unique_ptr<browser::Tab> tab;
+  std::unique_ptr<vision::Client> client;
+};
+Result<StartedRun> start_run(const Options& options, const RunSettings& settings);
+// Prints why the run could not start; the exit code (usage for a bad model setting, else 1).
+int report_start_error(const Error& error);
+
 // What run and replay share: the agent run with its progress on the terminal (or --json events), and the
 // end of it (the answer, the outcome, the exit code).
 agent::RunResult execute(const Options& options, const agent::AgentOptions& agent_options, browser::Tab& tab,

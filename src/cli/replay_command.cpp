@@ -116,31 +116,19 @@ int replay_command(Options o, const ReplayFlags& flags) {
   const std::string record_dir = o.record.empty() || o.record == "auto" ? auto_record_dir() : o.record;
   if (settings->tab.download_dir.empty()) settings->tab.download_dir = record_dir + "/downloads";
 
-  handle_interrupts();
-  auto tab = open_browser_tab(o, settings->launch, settings->tab);
-  if (!tab) {
-    std::cerr << "vimgpt: " << tab.error().message << "\n";
-    return 1;
-  }
-  std::unique_ptr<vision::Client> client;
+  auto started = start_run(o, *settings);
+  if (!started) return report_start_error(started.error());
+  auto& [tab, client] = *started;
   std::unique_ptr<agent::Planner> healer;
-  if (settings->model) {
-    auto created = vision::Client::create(*settings->model);
-    if (!created) {
-      std::cerr << "vimgpt: " << created.error().message << "\n";
-      return kExitUsage;
-    }
-    client = std::move(*created);
-    healer = std::make_unique<agent::ModelPlanner>(*client, settings->planner);
-  }
+  if (client) healer = std::make_unique<agent::ModelPlanner>(*client, settings->planner);
   agent::AgentOptions options = agent_options(o, *settings);
   options.record_dir = record_dir;
   options.interrupted = &handle_interrupts();
   options.ask = person_to_ask(o, config);
   auto replayer = std::make_unique<replay::ReplayPlanner>(std::move(*recording), std::move(healer));
   const replay::ReplayPlanner& replayed = *replayer;
-  const auto result = execute(o, options, **tab, std::move(replayer));
-  (*tab)->close();
+  const auto result = execute(o, options, *tab, std::move(replayer));
+  tab->close();
   if (o.verbosity >= 0) {
     std::cerr << "replay: " << replayed.replayed() << " steps replayed, " << replayed.healed() << " healed ("
               << result.usage.requests << " model calls)\n";

@@ -217,9 +217,10 @@ class Tab {
   Result<Json> evaluate_in_page(std::string_view expression);
   // The same in the isolated world of an out-of-process child frame.
   Result<Json> evaluate_in_frame(const ChildFrame& frame, std::string_view expression);
-  // Runs `source` in that isolated world of every document the tab loads from now on, in every frame, as
-  // the document is created: a library the agent calls in each page is there before the first evaluate
-  // asks for it. Registered once per `name`; the current documents are left as they are.
+  // Runs `source` in that isolated world of every document the tab loads from now on, in every frame, once:
+  // as the document is created in the full Chromium, when the world is first used in chromium-headless-shell
+  // (so after anything the first evaluate installed: a script that defines a library keeps one it finds).
+  // Registered once per `name`; the current documents are left as they are.
   Status preload(std::string_view name, const std::string& source);
   [[nodiscard]] std::vector<ChildFrame> child_frames() const;
   // Where the out-of-process frame `frame_id` sits in the main viewport (through nested ones too).

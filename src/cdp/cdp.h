@@ -37,7 +37,9 @@ inline constexpr std::string_view kDisabledFeatures =
     "WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup,RenderDocument";
 
 struct LaunchOptions {
-  std::string chrome_path;  // empty: $CHROME_PATH, else /usr/lib/chromium/chromium
+  // empty: $CHROME_PATH, else /usr/lib/chromium/chromium-headless-shell when headless without an extension and
+  // installed, else /usr/lib/chromium/chromium
+  std::string chrome_path;
   Display display = Display::Headless;
   std::string user_data_dir;  // empty: a fresh temporary profile, removed when the browser is closed
   std::string extension_dir;  // an unpacked extension to load (e.g. a real Vimium)

@@ -5,8 +5,10 @@
 namespace vimgpt::hints::detail {
 
 // Installed once per isolated world (a navigation starts a new one), then called as __vimgptHints.fn(args).
+// Never over one already there: chromium-headless-shell runs a world's new-document script when the world is
+// first used, after call_library has installed the library and a find has filled its state.
 std::string preload_source() {
-  return "globalThis.__vimgptHints = " + std::string(library_source()) + ";";
+  return "globalThis.__vimgptHints = globalThis.__vimgptHints || " + std::string(library_source()) + ";";
 }
 
 Result<cdp::Json> call_library(const Evaluator& evaluate, std::string_view function, const cdp::Json& args) {

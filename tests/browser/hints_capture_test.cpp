@@ -111,7 +111,17 @@ TEST_F(HintsCapture, APageThatLeavesDuringTheCaptureIsCapturedWhereItWent) {
   EXPECT_EQ(capture->map.size(), 6u) << "draw.html's links\n" << capture->map.to_text();
 }
 
-TEST_F(HintsCapture, TheBrowsersOwnFetchesDoNotCountAsThePageLoading) {
+// The page's icon is fetched by the full browser only (the headless shell has no tab strip to show it in).
+class HintsCaptureFullBrowser : public HintsCapture {
+ protected:
+  static void SetUpTestSuite() {
+    browser::TabOptions options;
+    options.settle.network_quiet = kWindow;
+    start(held_icon_routes, options, test::full_browser_launch(launch_options()));
+  }
+};
+
+TEST_F(HintsCaptureFullBrowser, TheBrowsersOwnFetchesDoNotCountAsThePageLoading) {
   ASSERT_TRUE(tab_->navigate(server_->url("/with-icon")));
   ASSERT_TRUE(wait_for_icon_request()) << "Chromium did not ask for the page's icon";
   // The icon is still in flight (the server holds it), and cannot change what the page shows.

@@ -14,4 +14,12 @@ inline cdp::LaunchOptions loopback_only_launch() {
   return options;
 }
 
+// The full Chromium, for what only it does: headless runs use chromium-headless-shell, which fetches no page
+// icons and runs an isolated world's new-document scripts only when the world is first used.
+inline constexpr const char* kFullChromium = "/usr/lib/chromium/chromium";
+inline cdp::LaunchOptions full_browser_launch(cdp::LaunchOptions options = loopback_only_launch()) {
+  options.chrome_path = kFullChromium;
+  return options;
+}
+
 }  // namespace vimgpt::test

@@ -251,7 +251,8 @@ int run_command(Options o) {
 
   auto started = start_run(o, *settings);
   if (!started) return report_start_error(started.error());
-  auto& [tab, client] = *started;
+  auto& tab = started->tab;
+  auto& client = started->client;
 
   agent::AgentOptions options = agent_options(o, *settings);
   options.record_dir = record_dir;

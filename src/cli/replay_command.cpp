@@ -118,7 +118,8 @@ int replay_command(Options o, const ReplayFlags& flags) {
 
   auto started = start_run(o, *settings);
   if (!started) return report_start_error(started.error());
-  auto& [tab, client] = *started;
+  auto& tab = started->tab;
+  auto& client = started->client;
   std::unique_ptr<agent::Planner> healer;
   if (client) healer = std::make_unique<agent::ModelPlanner>(*client, settings->planner);
   agent::AgentOptions options = agent_options(o, *settings);

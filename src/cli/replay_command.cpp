@@ -12,8 +12,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string replay_status(const replay::ReplayPlanner& planner) {
-  return planner.healed() > 0 ? "healed" : "replayed";
+std::string replay_status(const replay::ReplayPlanner::Tally& tally) {
+  return tally.healed > 0 ? "healed" : "replayed";
 }
 
 // Where a cached task records: the user's --record folder, or a fresh folder inside the cache.
@@ -63,9 +63,9 @@ CachedRun run_cached(const CacheSettings& cache, agent::AgentOptions options, vi
     replaying.max_steps = static_cast<int>(recording->steps.size()) + 1;  // past the last: diverged, not out of steps
     auto replayer = std::make_unique<replay::ReplayPlanner>(std::move(*recording),
                                                             std::make_unique<agent::ModelPlanner>(client, planner));
-    const replay::ReplayPlanner& replayed = *replayer;
+    const auto tally = replayer->tally();  // the agent owns the planner, and is gone when run_agent returns
     CachedRun run{run_agent(replaying, std::move(replayer)), ""};
-    run.status = replay_status(replayed);
+    run.status = replay_status(*tally);
     if (run.result.outcome == agent::Outcome::Done) {
       keep_in_cache(cache.dir, key, run.result, user_record.empty(), log);
       return run;
@@ -127,14 +127,14 @@ int replay_command(Options o, const ReplayFlags& flags) {
   options.interrupted = &handle_interrupts();
   options.ask = person_to_ask(o, config);
   auto replayer = std::make_unique<replay::ReplayPlanner>(std::move(*recording), std::move(healer));
-  const replay::ReplayPlanner& replayed = *replayer;
+  const auto tally = replayer->tally();  // the agent owns the planner, and is gone when execute returns
   const auto result = execute(o, options, *tab, std::move(replayer));
   tab->close();
   if (o.verbosity >= 0) {
-    std::cerr << "replay: " << replayed.replayed() << " steps replayed, " << replayed.healed() << " healed ("
+    std::cerr << "replay: " << tally->replayed << " steps replayed, " << tally->healed << " healed ("
               << result.usage.requests << " model calls)\n";
   }
-  return finish_run(o, result, result.outcome == agent::Outcome::Done ? replay_status(replayed) : "");
+  return finish_run(o, result, result.outcome == agent::Outcome::Done ? replay_status(*tally) : "");
 }
 
 int export_command(const ExportFlags& flags) {

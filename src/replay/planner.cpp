@@ -109,7 +109,7 @@ Result<agent::Plan> ReplayPlanner::next(const agent::Observation& observation) {
   const RecordedStep& recorded = recording_.steps[next_++];
   auto action = replayable_action(recorded, observation);
   if (action) {
-    ++replayed_;
+    ++tally_->replayed;
     agent::Plan plan;
     plan.action = std::move(*action);
     plan.replay = {{"mark", "replayed"}, {"step", recorded.step}};
@@ -122,7 +122,7 @@ Result<agent::Plan> ReplayPlanner::next(const agent::Observation& observation) {
     agent::Observation asked = observation;
     asked.objective = healing_objective(observation.objective, recorded, why);
     VIMGPT_TRY(agent::Plan plan, healer_->next(asked));
-    ++healed_;
+    ++tally_->healed;
     plan.replay = note;
     plan.replay["mark"] = "healed";
     return plan;

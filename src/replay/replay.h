@@ -77,9 +77,12 @@ class ReplayPlanner final : public agent::Planner {
   [[nodiscard]] std::optional<vision::Usage> estimate(const agent::Observation& observation) const override;
   [[nodiscard]] bool wants_page_text() const override;
 
-  [[nodiscard]] int replayed() const { return replayed_; }
-  [[nodiscard]] int healed() const { return healed_; }
-  [[nodiscard]] const Recording& recording() const { return recording_; }
+  // How the steps went: shared, so it can be read after the agent that owns this planner is gone.
+  struct Tally {
+    int replayed = 0;
+    int healed = 0;
+  };
+  [[nodiscard]] std::shared_ptr<const Tally> tally() const { return tally_; }
 
  private:
   // Why the next recorded step cannot be replayed as it is on this page, or nothing when it can.
@@ -89,8 +92,7 @@ class ReplayPlanner final : public agent::Planner {
   Recording recording_;
   std::unique_ptr<agent::Planner> healer_;
   std::size_t next_ = 0;
-  int replayed_ = 0;
-  int healed_ = 0;
+  std::shared_ptr<Tally> tally_ = std::make_shared<Tally>();
 };
 
 // ---- The run cache -------------------------------------------------------------------------------------------

@@ -37,9 +37,7 @@ inline constexpr std::string_view kDisabledFeatures =
     "WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup,RenderDocument";
 
 struct LaunchOptions {
-  // empty: $CHROME_PATH, else /usr/lib/chromium/chromium-headless-shell when headless without an extension and
-  // installed, else /usr/lib/chromium/chromium
-  std::string chrome_path;
+  std::string chrome_path;  // empty: $CHROME_PATH, else /usr/lib/chromium/chromium
   Display display = Display::Headless;
   std::string user_data_dir;  // empty: a fresh temporary profile, removed when the browser is closed
   std::string extension_dir;  // an unpacked extension to load (e.g. a real Vimium)

@@ -2,8 +2,6 @@
 // where the page no longer matches.
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "common/pixels.h"
 #include "common/text.h"
@@ -24,25 +22,20 @@ constexpr double kViewMarginY = 120;
 // The recorded frame around the step's target (all of it when the step named no element), for the report.
 std::optional<browser::Screenshot> recorded_view(const Recording& recording, const RecordedStep& step) {
   if (step.frame.empty()) return std::nullopt;
-  std::ifstream in(std::filesystem::path(recording.dir) / step.frame, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  browser::Screenshot whole{buffer.str(), ImageFormat::Png, 0, 0};
-  auto pixels = decode_pixels(whole.bytes);
-  if (!pixels) return std::nullopt;
-  const auto sniffed = sniff_format(whole.bytes);
-  whole.format = sniffed.value_or(ImageFormat::Png);
-  whole.width = pixels->width;
-  whole.height = pixels->height;
+  // The frame's format and size are read from its header; its pixels are decoded only to cut it.
+  auto whole = vision::load_image_file((std::filesystem::path(recording.dir) / step.frame).string());
+  if (!whole) return std::nullopt;
   const Json rect = step.signature.is_object() ? step.signature.value("rect", Json()) : Json();
-  if (!rect.is_object() || step.viewport_width <= 0) return whole;
+  if (!rect.is_object() || step.viewport_width <= 0) return *whole;
+  auto pixels = decode_pixels(whole->bytes);
+  if (!pixels) return *whole;
   const double scale = pixels->width / step.viewport_width;
   const auto clamp = [](double value, int limit) { return std::clamp(static_cast<int>(value), 0, limit); };
   const int left = clamp((rect.value("x", 0.0) - kViewMarginX) * scale, pixels->width);
   const int top = clamp((rect.value("y", 0.0) - kViewMarginY) * scale, pixels->height);
   const int right = clamp((rect.value("x", 0.0) + rect.value("width", 0.0) + kViewMarginX) * scale, pixels->width);
   const int bottom = clamp((rect.value("y", 0.0) + rect.value("height", 0.0) + kViewMarginY) * scale, pixels->height);
-  if (right <= left || bottom <= top) return whole;
+  if (right <= left || bottom <= top) return *whole;
   Pixels crop;
   crop.width = right - left;
   crop.height = bottom - top;
@@ -57,7 +50,7 @@ std::optional<browser::Screenshot> recorded_view(const Recording& recording, con
     std::copy_n(from + y * source_row, row, crop.data.data() + y * row);
   }
   auto png = encode_png(crop);
-  if (!png) return whole;
+  if (!png) return *whole;
   return browser::Screenshot{std::move(*png), ImageFormat::Png, crop.width, crop.height};
 }
 

@@ -4,10 +4,13 @@
 #include <cmath>
 #include <sstream>
 
+#include "replay/facts.h"
 #include "replay/replay.h"
 
 namespace vimgpt::replay {
 namespace {
+
+using detail::field;
 
 // Text for a one-line comment.
 std::string comment(std::string text) {
@@ -20,11 +23,6 @@ std::string comment(std::string text) {
 // A JavaScript string literal (JSON's string syntax is JavaScript's).
 std::string literal(const std::string& text) {
   return Json(text).dump(-1, ' ', false, Json::error_handler_t::replace);
-}
-
-std::string field(const Json& object, const char* key) {
-  const auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
 // Typed text as an expression: <secret:NAME> placeholders read the environment at run time, never a value.

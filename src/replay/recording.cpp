@@ -5,21 +5,19 @@
 #include <fstream>
 #include <sstream>
 
+#include "replay/facts.h"
 #include "replay/replay.h"
 
 namespace vimgpt::replay {
 namespace {
+
+using detail::field;
 
 constexpr const char* kRecordAgain = "run the task again with --record DIR (or --cache DIR) to make one that can be";
 
 // The facts that must all be equal for an element to be the recorded one. The rect only breaks ties; the
 // label, the "empty" flag and the reason are not identity.
 constexpr const char* kIdentity[] = {"tag", "role", "text", "href", "type", "placeholder", "name", "frame"};
-
-std::string field(const Json& object, const char* key) {
-  const auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
 
 bool same_element(const Json& signature, const Json& hint) {
   for (const char* key : kIdentity) {

@@ -76,6 +76,11 @@ struct Library {
     });
   }
   [[nodiscard]] int reservations() const { return server->count("POST", "/reserve"); }
+  [[nodiscard]] int reservations_for(const std::string& reader) const {
+    int count = 0;
+    for (const auto& request : server->requests()) count += request.body == "reader=" + reader ? 1 : 0;
+    return count;
+  }
 };
 
 // The model's part in the recorded run: five steps, the reader's name typed as a secret.
@@ -153,10 +158,8 @@ TEST_F(ReplayE2E, ARecordedRunIsDoneAgainWithNoModel) {
   const CliRun run = replay(recorded, root_ / "replayed");  // no model flags, none in the environment
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_EQ(run.out, "Confirmation 4242\n");
-  EXPECT_EQ(model_.requests().size(), 5U);  // not one more
-  int for_ada = 0;
-  for (const auto& request : library_.server->requests()) for_ada += request.body == "reader=Ada" ? 1 : 0;
-  EXPECT_EQ(for_ada, 2);  // the secret typed again, from --secret
+  EXPECT_EQ(model_.requests().size(), 5U);         // not one more
+  EXPECT_EQ(library_.reservations_for("Ada"), 2);  // the secret typed again, from --secret
   EXPECT_EQ(marks(root_ / "replayed"), std::vector<std::string>(5, "replayed"));
   EXPECT_NE(run.err.find("5 steps replayed, 0 healed (0 model calls)"), std::string::npos) << run.err;
   // The replay is a record like any other, and can itself be replayed.
@@ -364,9 +367,7 @@ TEST_F(ReplayE2E, ThePlaywrightExportRunsInPlaywright) {
   EXPECT_EQ(status, 0) << output;
   EXPECT_NE(output.find("1 passed"), std::string::npos) << output;
   // Playwright reserved the book again, for the reader the secret names.
-  int for_ada = 0;
-  for (const auto& request : library_.server->requests()) for_ada += request.body == "reader=Ada" ? 1 : 0;
-  EXPECT_EQ(for_ada, 2);
+  EXPECT_EQ(library_.reservations_for("Ada"), 2);
   std::ifstream script(project / "task.spec.ts");
   const std::string text((std::istreambuf_iterator<char>(script)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("getByRole(\"link\", { name: \"Reserve this book\", exact: true })"), std::string::npos) << text;

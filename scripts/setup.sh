@@ -13,7 +13,7 @@ packages=(
   # tests and benchmarks (Node runs the hint library's own tests; ESLint checks it; tesseract reads the labels
   # and text back from the frames the model is sent)
   libcpp-httplib-dev libgtest-dev libbenchmark-dev espeak-ng sox nodejs eslint tesseract-ocr tesseract-ocr-eng
-  # the browser, and the same one without its UI (--chrome .../chromium-headless-shell: faster headless)
+  # the browser: the full one for --headed and --extension, the headless shell for everything else
   chromium chromium-headless-shell
 )
 

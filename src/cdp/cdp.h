@@ -31,13 +31,17 @@ enum class Display { Headless, Headed };
 // back should load like any navigation. The WebUI omnibox popups: Chromium 156 keeps one loaded in a
 // renderer of its own, even headless, and loads it again on every navigation of the tab, on the cores the
 // capture needs. RenderDocument gives every new document a new frame host and compositor, whose first frame
-// starts from nothing. The figures behind each: docs/benchmarks.md.
+// starts from nothing. IgnoreDuplicateNavs (on in chromium-headless-shell) drops a click's navigation to the
+// URL of one still ongoing: a download's navigation lingers there after the file is saved, so the same download
+// clicked again never began (1 run in 30 under load). The figures behind each: docs/benchmarks.md.
 inline constexpr std::string_view kDisabledFeatures =
     "BackForwardCache,Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider,"
-    "WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup,RenderDocument";
+    "WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup,RenderDocument,IgnoreDuplicateNavs";
 
 struct LaunchOptions {
-  std::string chrome_path;  // empty: $CHROME_PATH, else /usr/lib/chromium/chromium
+  // empty: $CHROME_PATH, else /usr/lib/chromium/chromium-headless-shell when headless without an extension and
+  // installed, else /usr/lib/chromium/chromium
+  std::string chrome_path;
   Display display = Display::Headless;
   std::string user_data_dir;  // empty: a fresh temporary profile, removed when the browser is closed
   std::string extension_dir;  // an unpacked extension to load (e.g. a real Vimium)

@@ -25,6 +25,9 @@ namespace vimgpt::cdp {
 namespace {
 
 constexpr const char* kDefaultChrome = "/usr/lib/chromium/chromium";
+// The same Chromium without its browser UI (Debian's chromium-headless-shell): it starts in about half the time
+// and navigates faster here (docs/benchmarks.md). It cannot show a window or load extensions.
+constexpr const char* kHeadlessShell = "/usr/lib/chromium/chromium-headless-shell";
 // How often a blocked reader re-checks that the child is still alive when the pipe stays silent.
 constexpr int kLivenessPollMs = 200;
 // Time a browser gets to shut down cleanly before it is killed, and its helpers get to disappear.
@@ -37,6 +40,8 @@ std::string errno_text() {
 std::string resolve_chrome_path(const LaunchOptions& options) {
   if (!options.chrome_path.empty()) return options.chrome_path;
   if (const char* env = std::getenv("CHROME_PATH"); env != nullptr && *env != '\0') return env;
+  if (options.display == Display::Headless && options.extension_dir.empty() && ::access(kHeadlessShell, X_OK) == 0)
+    return kHeadlessShell;
   return kDefaultChrome;
 }
 

@@ -23,8 +23,8 @@ void add_browser_flags(CLI::App& app, Options& o) {
   app.add_flag("--headed", o.headed, "Show the browser window (default: headless)");
   app.add_option("--viewport", o.viewport, "Viewport size WxH (default 1080x720, as the original)");
   app.add_option("--chrome", o.chrome,
-                 "Chromium binary (default $CHROME_PATH or /usr/lib/chromium/chromium; "
-                 "/usr/lib/chromium/chromium-headless-shell starts and steps faster headless)");
+                 "Chromium binary (default $CHROME_PATH, else chromium-headless-shell when headless, else "
+                 "/usr/lib/chromium/chromium)");
   app.add_option("--user-data-dir", o.user_data_dir,
                  "Persistent browser profile folder (default: a fresh temporary one)");
   app.add_option("--user-agent", o.user_agent, "User-Agent override");

@@ -130,35 +130,36 @@ TEST_F(BrowserTest, IsolatedWorldIsInvisibleToThePage) {
   EXPECT_EQ(*tab_->evaluate("document.getElementById('b').textContent"), "Press");
 }
 
+// The full Chromium runs a preloaded script as each document is created, before it is parsed.
 TEST_F(BrowserTest, PreloadedScriptsRunInTheIsolatedWorldOfEachNewDocumentBeforeItIsParsed) {
+  auto full = Tab::launch(test::full_browser_launch());
+  ASSERT_TRUE(full) << full.error().describe();
+  Tab& tab = **full;
   const std::string counter = "globalThis.runs = (globalThis.runs || 0) + 1; globalThis.sawBody = !!document.body;";
-  ASSERT_OK(tab_->preload("counter", counter));
-  ASSERT_OK(tab_->preload("counter", counter));  // once per name
-  ASSERT_OK(tab_->navigate(server_->url("/fx/input.html")));
-  EXPECT_EQ(*tab_->evaluate("globalThis.runs"), 1);
-  EXPECT_EQ(*tab_->evaluate("globalThis.sawBody"), false);
-  EXPECT_EQ(*tab_->evaluate_in_page("typeof globalThis.runs"), "undefined");
-  // A new document, and a same-origin frame's document, start with it too.
-  ASSERT_OK(tab_->navigate(server_->url("/fx/popup.html")));
-  EXPECT_EQ(*tab_->evaluate("globalThis.runs"), 1);
-  ASSERT_OK(
-      tab_->evaluate("new Promise((done) => { const f = document.createElement('iframe'); f.onload = () => done(true);"
-                     " f.src = '/fx/input.html'; document.body.appendChild(f); })"));
-  EXPECT_EQ(*tab_->evaluate("document.querySelector('iframe').contentWindow.runs"), 1);
-}
-
-// The headless shell runs it once per document too, but when the world is first used.
-TEST_F(BrowserTest, PreloadedScriptsRunOncePerDocumentInTheHeadlessShell) {
-  auto shell = Tab::launch(test::headless_shell_launch());
-  ASSERT_TRUE(shell) << shell.error().describe();
-  Tab& tab = **shell;
-  ASSERT_OK(tab.preload("counter", "globalThis.runs = (globalThis.runs || 0) + 1;"));
+  ASSERT_OK(tab.preload("counter", counter));
+  ASSERT_OK(tab.preload("counter", counter));  // once per name
   ASSERT_OK(tab.navigate(server_->url("/fx/input.html")));
   EXPECT_EQ(*tab.evaluate("globalThis.runs"), 1);
-  EXPECT_EQ(*tab.evaluate("globalThis.runs"), 1);
+  EXPECT_EQ(*tab.evaluate("globalThis.sawBody"), false);
   EXPECT_EQ(*tab.evaluate_in_page("typeof globalThis.runs"), "undefined");
+  // A new document, and a same-origin frame's document, start with it too.
   ASSERT_OK(tab.navigate(server_->url("/fx/popup.html")));
   EXPECT_EQ(*tab.evaluate("globalThis.runs"), 1);
+  ASSERT_OK(
+      tab.evaluate("new Promise((done) => { const f = document.createElement('iframe'); f.onload = () => done(true);"
+                   " f.src = '/fx/input.html'; document.body.appendChild(f); })"));
+  EXPECT_EQ(*tab.evaluate("document.querySelector('iframe').contentWindow.runs"), 1);
+}
+
+// The headless shell (the default headless engine) runs it once per document too, when the world is first used.
+TEST_F(BrowserTest, PreloadedScriptsRunOncePerDocumentInTheHeadlessShell) {
+  ASSERT_OK(tab_->preload("counter", "globalThis.runs = (globalThis.runs || 0) + 1;"));
+  ASSERT_OK(tab_->navigate(server_->url("/fx/input.html")));
+  EXPECT_EQ(*tab_->evaluate("globalThis.runs"), 1);
+  EXPECT_EQ(*tab_->evaluate("globalThis.runs"), 1);
+  EXPECT_EQ(*tab_->evaluate_in_page("typeof globalThis.runs"), "undefined");
+  ASSERT_OK(tab_->navigate(server_->url("/fx/popup.html")));
+  EXPECT_EQ(*tab_->evaluate("globalThis.runs"), 1);
 }
 
 TEST_F(BrowserTest, LastUrlFollowsNavigationsWithinAndAcrossDocuments) {
@@ -240,6 +241,19 @@ TEST(BrowserLifetime, ClosingReapsTheProcessAndRemovesTheTemporaryProfile) {
   EXPECT_EQ(errno, ECHILD);
   EXPECT_EQ(::kill(-pid, 0), -1);  // nothing of its process group is left either
   std::filesystem::remove_all(temp);
+}
+
+// Headless runs use Debian's chromium-headless-shell (scripts/setup.sh installs it); --chrome still wins.
+TEST(BrowserLaunch, HeadlessRunsUseTheHeadlessShell) {
+  const auto executable = [](const Tab& tab) {
+    return std::filesystem::read_symlink("/proc/" + std::to_string(tab.browser_pid()) + "/exe").string();
+  };
+  auto shell = Tab::launch(test::loopback_only_launch());
+  ASSERT_TRUE(shell) << shell.error().describe();
+  EXPECT_EQ(executable(**shell), "/usr/lib/chromium/chromium-headless-shell");
+  auto full = Tab::launch(test::full_browser_launch());
+  ASSERT_TRUE(full) << full.error().describe();
+  EXPECT_EQ(executable(**full), test::kFullChromium);
 }
 
 // Chromium reads only the last --disable-features it is given: a caller's own list must not turn ours back on.

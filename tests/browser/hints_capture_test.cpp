@@ -111,7 +111,17 @@ TEST_F(HintsCapture, APageThatLeavesDuringTheCaptureIsCapturedWhereItWent) {
   EXPECT_EQ(capture->map.size(), 6u) << "draw.html's links\n" << capture->map.to_text();
 }
 
-TEST_F(HintsCapture, TheBrowsersOwnFetchesDoNotCountAsThePageLoading) {
+// The page's icon is fetched by the full browser only (the headless shell has no tab strip to show it in).
+class HintsCaptureFullBrowser : public HintsCapture {
+ protected:
+  static void SetUpTestSuite() {
+    browser::TabOptions options;
+    options.settle.network_quiet = kWindow;
+    start(held_icon_routes, options, test::full_browser_launch(launch_options()));
+  }
+};
+
+TEST_F(HintsCaptureFullBrowser, TheBrowsersOwnFetchesDoNotCountAsThePageLoading) {
   ASSERT_TRUE(tab_->navigate(server_->url("/with-icon")));
   ASSERT_TRUE(wait_for_icon_request()) << "Chromium did not ask for the page's icon";
   // The icon is still in flight (the server holds it), and cannot change what the page shows.
@@ -130,27 +140,6 @@ TEST_F(HintsCapture, ASettledPageIsCapturedOnce) {
   const auto tokens = by_token(capture->map);
   EXPECT_EQ(tokens.count("yes-first"), 1u) << capture->map.to_text();
   EXPECT_EQ(tokens.count("yes-added-1"), 0u) << capture->map.to_text();
-}
-
-// chromium-headless-shell runs the hint library's new-document script when the isolated world is first used,
-// after a find has installed the library and filled its registry: that late copy must not replace it (every
-// click then found nothing: "no longer on the page").
-TEST(HintsOnTheHeadlessShell, ALabelJustFoundCanBeClicked) {
-  test::SiteServer server;
-  server.mount("/fx", VIMGPT_FIXTURES_DIR);
-  auto tab = browser::Tab::launch(test::headless_shell_launch());
-  ASSERT_TRUE(tab) << tab.error().describe();
-  ASSERT_TRUE((*tab)->navigate(server.url("/fx/site/index.html")));
-  auto map = find_hints(**tab);
-  ASSERT_TRUE(map) << map.error().describe();
-  const Hint* field = nullptr;
-  for (const auto& hint : map->hints()) {
-    if (hint.placeholder == "Search widgets") field = &hint;
-  }
-  ASSERT_NE(field, nullptr) << map->to_text();
-  auto clicked = click_label(**tab, *map, field->label);
-  ASSERT_TRUE(clicked) << clicked.error().describe();
-  EXPECT_EQ(clicked->effect, Effect::Focused);
 }
 
 }  // namespace

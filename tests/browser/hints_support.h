@@ -22,13 +22,14 @@ class HintsBrowserTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() { start(); }
   // For suites that need their own routes or tab settings.
-  static void start(const test::SiteServer::Routes& routes = {}, const browser::TabOptions& options = {}) {
+  static void start(const test::SiteServer::Routes& routes = {}, const browser::TabOptions& options = {},
+                    const cdp::LaunchOptions& launch = launch_options()) {
     server_ = std::make_unique<test::SiteServer>(routes);
     server_->mount("/fx", VIMGPT_FIXTURES_DIR);
     if (const auto pages = test::saved_pages_dir()) server_->mount("/pages", pages->string());
     cross_ = std::make_unique<test::SiteServer>();
     cross_->mount("/fx", VIMGPT_FIXTURES_DIR);
-    auto tab = browser::Tab::launch(launch_options(), options);
+    auto tab = browser::Tab::launch(launch, options);
     if (tab)
       tab_ = std::move(*tab);
     else

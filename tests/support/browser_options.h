@@ -14,12 +14,11 @@ inline cdp::LaunchOptions loopback_only_launch() {
   return options;
 }
 
-// Debian's chromium-headless-shell (--chrome): the same Chromium without its UI, which starts and steps faster
-// and differs in what it does for itself (no page icons; an isolated world's new-document scripts run when the
-// world is first used). scripts/setup.sh installs it.
-inline constexpr const char* kHeadlessShell = "/usr/lib/chromium/chromium-headless-shell";
-inline cdp::LaunchOptions headless_shell_launch(cdp::LaunchOptions options = loopback_only_launch()) {
-  options.chrome_path = kHeadlessShell;
+// The full Chromium, for what only it does: headless runs use chromium-headless-shell, which fetches no page
+// icons and runs an isolated world's new-document scripts only when the world is first used.
+inline constexpr const char* kFullChromium = "/usr/lib/chromium/chromium";
+inline cdp::LaunchOptions full_browser_launch(cdp::LaunchOptions options = loopback_only_launch()) {
+  options.chrome_path = kFullChromium;
   return options;
 }
 

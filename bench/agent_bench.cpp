@@ -9,6 +9,9 @@
 // read from the hint list when the request carries one (vimgpt --observe hybrid), else it is the Vimium
 // label of the element's position among the page's links, buttons and fields (what the peer labels).
 //
+// The form task (bench/ab/run --form): /form's fields filled one action at a time without leaving the page
+// (three text fields, a drop-down, a checkbox that enables the button), then sent; /sent is the end.
+//
 // bench/replay/run changes part 3 between runs (GET /bench/part3?as=renamed|gone|recorded): its "Next" link
 // renamed and moved above the topics, or gone; the model finds the link to part 4 by its text either way.
 #include <httplib.h>
@@ -85,6 +88,21 @@ void routes(httplib::Server& server) {
     response.set_content(page("Results", "<p>3 results for " + request.get_param_value("q") + "</p>" + topics()),
                          "text/html");
   });
+  server.Get("/form", [](const httplib::Request&, httplib::Response& response) {
+    response.set_content(
+        page("Join the guide",
+             "<form action=\"/sent\" method=\"get\"><p><input name=\"first\" aria-label=\"First name\"></p>"
+             "<p><input name=\"last\" aria-label=\"Last name\"></p><p><input name=\"email\" type=\"email\" "
+             "aria-label=\"Email\"></p><p><select name=\"country\" aria-label=\"Country\"><option>Chile</option>"
+             "<option>Portugal</option><option>Spain</option></select></p><p><label><input type=\"checkbox\" "
+             "id=\"agree\"> I agree to the terms</label></p><p><button id=\"send\" disabled>Send</button></p>"
+             "</form><script>document.getElementById('agree').addEventListener('change', (e) => "
+             "{ document.getElementById('send').disabled = !e.target.checked; });</script>"),
+        "text/html");
+  });
+  server.Get("/sent", [](const httplib::Request& request, httplib::Response& response) {
+    response.set_content(page("Sent", "<p>Welcome, " + request.get_param_value("first") + "</p>"), "text/html");
+  });
   server.Get(R"(/topic/(\d+))", [](const httplib::Request&, httplib::Response& response) {
     response.set_content(page("Topic", "<p>A topic.</p>"), "text/html");
   });
@@ -108,15 +126,37 @@ std::string vimium_label(std::size_t count, std::size_t index) {
   return label;
 }
 
-std::string current_page(const SiteServer& site) {
+// The page the agent is on, and the number of the site's request that served it.
+std::pair<std::string, std::size_t> current_page(const SiteServer& site) {
   const auto requests = site.requests();
-  for (auto it = requests.rbegin(); it != requests.rend(); ++it)
-    if (it->path.starts_with("/step/") || it->path == "/results") return it->path;
+  for (std::size_t i = requests.size(); i-- > 0;) {
+    const std::string& path = requests[i].path;
+    if (path.starts_with("/step/") || path == "/results" || path == "/form" || path == "/sent") return {path, i};
+  }
   return {};
 }
 
+// The form's actions in order; the nth request since /form was served gets the nth.
+std::string decide_form(const ReceivedRequest& request, std::size_t nth) {
+  const auto label = [&](const char* name) { return label_in_hint_text(request.text, name); };
+  switch (nth) {
+    case 0: return R"({"click": ")" + label("\"First name\"") + R"(", "type": "Ada", "enter": false})";
+    case 1: return R"({"click": ")" + label("\"Last name\"") + R"(", "type": "Lovelace", "enter": false})";
+    case 2: return R"({"click": ")" + label("\"Email\"") + R"(", "type": "ada@example.test", "enter": false})";
+    case 3: return R"({"select": ")" + label("\"Country\"") + R"(", "option": "Portugal"})";
+    case 4: return R"({"click": ")" + label("I agree") + R"("})";
+    default: return R"({"click": ")" + label("\"Send\"") + R"("})";
+  }
+}
+
 std::string decide(const SiteServer& site, const ReceivedRequest& request) {
-  const std::string path = current_page(site);
+  const auto [path, served] = current_page(site);
+  static std::size_t form_served = 0, form_requests = 0;
+  if (path == "/form") {
+    if (served != form_served) form_served = served, form_requests = 0;
+    return decide_form(request, form_requests++);
+  }
+  if (path == "/sent") return R"({"done": "sent"})";
   if (path == "/results") return R"({"done": "3 results"})";
   const int step = path.starts_with("/step/") ? std::stoi(path.substr(6)) : 0;
   if (step <= 0) return R"({"done": null})";
@@ -150,9 +190,9 @@ int main(int argc, char** argv) {
   slow.set_responder([&](const ReceivedRequest& request) {
     return ScriptedReply::slow(std::chrono::milliseconds(2000), decide(site, request));
   });
-  std::cout << R"({"start_url": ")" << site.url("/step/1") << R"(", "model_instant": ")" << instant.url()
-            << R"(", "model_slow": ")" << slow.url() << R"(", "model_delay_ms": 2000, "steps_per_run": )" << kSteps + 1
-            << "}" << std::endl;
+  std::cout << R"({"start_url": ")" << site.url("/step/1") << R"(", "form_url": ")" << site.url("/form")
+            << R"(", "model_instant": ")" << instant.url() << R"(", "model_slow": ")" << slow.url()
+            << R"(", "model_delay_ms": 2000, "steps_per_run": )" << kSteps + 1 << "}" << std::endl;
   for (std::string line; std::getline(std::cin, line);) {
   }
   std::fprintf(stderr, "agent_bench: %zu requests to the instant model, %zu to the slow one\n", instant.request_count(),

@@ -184,11 +184,12 @@ void Actor::report_downloads(ActResult& acted) {
 }
 
 void Actor::after(const Action& action, ActResult& acted) {
-  // navigate and back waited for their page already. The network-quiet window is left to the next capture,
-  // which is taken in it (hints::capture).
+  // navigate and back waited for their page already. The quiet windows (the network's after a navigation, the
+  // DOM's after an action that did not navigate) are left to the next capture, which is taken in them
+  // (hints::capture).
   const bool navigated = action.kind == ActionKind::Navigate || action.kind == ActionKind::Back;
   if (auto settled = navigated ? Status(ok())
-                               : tab_.settle(options_.settle_cap, milliseconds{150}, browser::NetworkWait::LeaveOpen);
+                               : tab_.settle(options_.settle_cap, milliseconds{150}, browser::SettleWait::LeaveOpen);
       !settled && settled.error().kind == ErrorKind::BrowserExited) {
     acted = failed(settled.error());
   }

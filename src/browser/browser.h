@@ -81,15 +81,29 @@ struct SettleOptions {
   // its load handlers, within a few ms: 50 ms catches them without costing every static page a tenth of
   // a second.
   milliseconds network_quiet{50};
+  // An action that did not navigate, settled with LeaveOpen: the page's first reaction (a framework's render a
+  // task or two later) is over once the DOM has had no mutation for this long; the rest of the DOM-quiet
+  // window is the caller's (take_dom_window).
+  milliseconds first_reaction{50};
 };
 
 // Decides whether a document may load (top-level or frame): the reason it may not, or nothing.
 using NavigationFilter = std::function<std::optional<std::string>(const std::string& url)>;
 
-// How settle() ends a navigation's wait. Close: after the load event, nothing in flight for the
-// network-quiet window (SettleOptions::network_quiet). LeaveOpen: once nothing is in flight; the window is the caller's
-// to close, so it can work on the page meanwhile and check network_state() that the window held.
-enum class NetworkWait { Close, LeaveOpen };
+// How settle() ends its wait. Close: after a navigation's load event, nothing in flight for the network-quiet
+// window (SettleOptions::network_quiet); without a navigation, no DOM mutation for `quiet`. LeaveOpen: the
+// windows are the caller's to close, so it can work on the page meanwhile and then check that they held: a
+// navigation's wait ends once nothing is in flight (network_state()), and without one, once the page's first
+// reaction is over (SettleOptions::first_reaction; take_dom_window()).
+enum class SettleWait { Close, LeaveOpen };
+
+// A DOM-quiet window settle() left open: the page settled if nothing in it mutates before `closes`; if
+// something does, settle(cap, quiet) waits for it.
+struct DomWindow {
+  std::chrono::steady_clock::time_point closes;
+  milliseconds quiet{0};
+  milliseconds cap{0};
+};
 
 // The page's requests, its out-of-process frames' included.
 struct NetworkState {
@@ -173,8 +187,10 @@ class Tab {
   Status reload();
 
   // After an action: if a navigation started, wait for it like navigate(); otherwise wait until the DOM has
-  // had no mutations for `quiet`, at most `cap`.
-  Status settle(milliseconds cap, milliseconds quiet = milliseconds{150}, NetworkWait network = NetworkWait::Close);
+  // had no mutations for `quiet`, at most `cap`. SettleWait says which windows are left to the caller.
+  Status settle(milliseconds cap, milliseconds quiet = milliseconds{150}, SettleWait wait = SettleWait::Close);
+  // The DOM-quiet window the last settle(..., LeaveOpen) left open, if any; taking it forgets it.
+  std::optional<DomWindow> take_dom_window();
   [[nodiscard]] NetworkState network_state() const;
   // Until the network-quiet window has passed, at most the settle idle cap.
   void wait_network_quiet();

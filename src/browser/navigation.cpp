@@ -1,6 +1,7 @@
 // Navigating, and waiting until the page has settled: the load event, the network quiet, the DOM quiet.
 #include <algorithm>
 #include <chrono>
+#include <utility>
 
 #include "browser/tab_impl.h"
 
@@ -33,8 +34,12 @@ void Tab::Impl::wait_for_network_quiet(milliseconds quiet, milliseconds cap) {
 // Waits for the load event of a navigation (the given loader, or the next main-frame one), then for the
 // network to go quiet (or only idle: LeaveOpen). Both are capped: a page that never finishes loading still
 // lets the run go on.
-Status Tab::Impl::wait_for_navigation(std::string loader_id, milliseconds load_cap, NetworkWait network) {
+Status Tab::Impl::wait_for_navigation(std::string loader_id, milliseconds load_cap, SettleWait wait) {
   const auto deadline = Clock::now() + load_cap;
+  {
+    std::scoped_lock lock(mutex);
+    dom_window.reset();  // the document it watched is going
+  }
   if (loader_id.empty()) {
     auto navigated = page_events->wait(
         [&](const cdp::Event& e) {
@@ -47,7 +52,7 @@ Status Tab::Impl::wait_for_navigation(std::string loader_id, milliseconds load_c
   auto loaded =
       page_events->wait([&](const cdp::Event& e) { return is_lifecycle(e, "load", loader_id); }, remaining(deadline));
   if (!loaded && loaded.error().kind != ErrorKind::Timeout) return loaded.failure();
-  wait_for_network_quiet(network == NetworkWait::Close ? options.settle.network_quiet : milliseconds{0},
+  wait_for_network_quiet(wait == SettleWait::Close ? options.settle.network_quiet : milliseconds{0},
                          options.settle.idle_cap);
   if (!connection->alive()) return fail(ErrorKind::BrowserExited, connection->closed_reason());
   page_events->drain();  // what is left belongs to this navigation: the next wait starts clean
@@ -120,7 +125,16 @@ void Tab::wait_network_quiet() {
   impl_->wait_for_network_quiet(impl_->options.settle.network_quiet, impl_->options.settle.idle_cap);
 }
 
-Status Tab::settle(milliseconds cap, milliseconds quiet, NetworkWait network) {
+std::optional<DomWindow> Tab::take_dom_window() {
+  std::scoped_lock lock(impl_->mutex);
+  return std::exchange(impl_->dom_window, std::nullopt);
+}
+
+Status Tab::settle(milliseconds cap, milliseconds quiet, SettleWait wait) {
+  {
+    std::scoped_lock lock(impl_->mutex);
+    impl_->dom_window.reset();
+  }
   if (impl_->has_crashed()) return ok();  // nothing will change until a page loads again
   const auto deadline = Clock::now() + cap;
   const auto navigation_started = [&] {
@@ -136,18 +150,22 @@ Status Tab::settle(milliseconds cap, milliseconds quiet, NetworkWait network) {
   }
   if (opened_tab) return impl_->follow_new_tabs();
   if (!navigation_started()) {
-    // No navigation yet: wait for the DOM to go quiet. If a navigation starts meanwhile, the world is
-    // destroyed under the script and we fall through to waiting for the load instead.
+    // No navigation yet: wait for the DOM to go quiet (LeaveOpen: only for the page's first reaction). If a
+    // navigation starts meanwhile, the world is destroyed under the script and we fall through to waiting for
+    // the load instead.
+    const milliseconds first =
+        wait == SettleWait::LeaveOpen ? std::min(quiet, impl_->options.settle.first_reaction) : quiet;
     const std::string script =
         "new Promise(resolve => {"
         "  const quietMs = " +
-        std::to_string(quiet.count()) + ", capMs = " + std::to_string(cap.count()) +
+        std::to_string(first.count()) + ", capMs = " + std::to_string(cap.count()) +
         ";"
-        "  let timer = setTimeout(done, quietMs);"
-        "  const cap = setTimeout(done, capMs);"
-        "  const observer = new MutationObserver(() => { clearTimeout(timer); timer = setTimeout(done, quietMs); });"
+        "  let timer = setTimeout(() => done(true), quietMs);"
+        "  const cap = setTimeout(() => done(false), capMs);"
+        "  const observer = new MutationObserver(() => {"
+        "    clearTimeout(timer); timer = setTimeout(() => done(true), quietMs); });"
         "  observer.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});"
-        "  function done() { observer.disconnect(); clearTimeout(timer); clearTimeout(cap); resolve(true); }"
+        "  function done(quiet) { observer.disconnect(); clearTimeout(timer); clearTimeout(cap); resolve(quiet); }"
         "})";
     // Not run again when a navigation destroys the world under it: that is the navigation we wait for
     // below, and a second quiet window in the new document would only add to the wait.
@@ -155,10 +173,17 @@ Status Tab::settle(milliseconds cap, milliseconds quiet, NetworkWait network) {
     if (Impl::is_stale_world(quiet_result) && !navigation_started()) {
       quiet_result = impl_->evaluate_isolated(script);  // a world stale from before
     }
-    if (quiet_result && !navigation_started()) return ok();
+    if (quiet_result && !navigation_started()) {
+      // A page still changing when the cap came (an animation) has nothing left to verify.
+      if (first < quiet && *quiet_result == true) {
+        std::scoped_lock lock(impl_->mutex);
+        impl_->dom_window = DomWindow{Clock::now() + (quiet - first), quiet, cap};
+      }
+      return ok();
+    }
     if (!quiet_result && quiet_result.error().kind == ErrorKind::BrowserExited) return quiet_result.failure();
   }
-  return impl_->wait_for_navigation("", std::max(remaining(deadline), milliseconds{1}), network);
+  return impl_->wait_for_navigation("", std::max(remaining(deadline), milliseconds{1}), wait);
 }
 
 }  // namespace vimgpt::browser

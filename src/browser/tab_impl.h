@@ -52,6 +52,7 @@ struct Tab::Impl {
     if (std::erase_if(requests_in_flight, [&](const auto& entry) { return gone(entry.second); }) > 0) network_moved();
   }
   std::chrono::steady_clock::time_point network_changed = std::chrono::steady_clock::now();
+  std::optional<DomWindow> dom_window;  // left open by the last settle(..., LeaveOpen) without a navigation
   std::condition_variable network_cv;
   std::vector<std::string> opened_targets;  // pages this tab opened, not yet followed
   bool current_target_destroyed = false;
@@ -103,7 +104,7 @@ struct Tab::Impl {
   // Sends what a session needs to report (the document filter) and auto-attach nested frames.
   void configure_session(const std::string& session);
   Result<Json> evaluate_with(std::string_view session, std::optional<int> context, std::string_view expression);
-  Status wait_for_navigation(std::string loader_id, milliseconds load_cap, NetworkWait network = NetworkWait::Close);
+  Status wait_for_navigation(std::string loader_id, milliseconds load_cap, SettleWait wait = SettleWait::Close);
   Status wait_for_new_tab_load();
   // Waits until no request has been in flight for `quiet`, at most `cap`.
   void wait_for_network_quiet(milliseconds quiet, milliseconds cap);

@@ -44,11 +44,16 @@ std::chrono::milliseconds elapsed(Clock::time_point since) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - since);
 }
 
-// A capture taken while the network-quiet window is open: how the network stood when it began, and whether
-// the document is being watched for changes.
+// A capture taken while a quiet window is open: how the network stood when it began (its window open when
+// idle but not yet quiet), the DOM-quiet window an action's settle left, and whether the document is being
+// watched for changes.
 struct Window {
   browser::NetworkState before;
+  std::optional<browser::DomWindow> dom;
   bool watching = false;
+
+  [[nodiscard]] bool network_open() const { return before.idle && !before.quiet; }
+  [[nodiscard]] bool open() const { return network_open() || dom.has_value(); }
 };
 
 struct Pass {
@@ -57,19 +62,21 @@ struct Pass {
 };
 
 // After the screenshot: the markers come out and, in the window, once it has closed, the page is asked
-// whether it changed, in the same call. The markers come off whatever the screenshot did: the page must not
-// keep them.
+// whether it changed, in the same call (which waits out the DOM-quiet window, ending early on a change). The
+// markers come off whatever the screenshot did: the page must not keep them.
 Result<bool> finish(browser::Tab& tab, const Window* window, bool overlay, CaptureTimings& timings) {
-  if (window) {
-    const auto waiting = Clock::now();
-    tab.wait_network_quiet();
-    timings.check += elapsed(waiting);
-  }
+  auto phase = Clock::now();
+  if (window && window->network_open()) tab.wait_network_quiet();
+  long long dom_left = 0;
+  if (window && window->dom)
+    dom_left = std::max<long long>(
+        0, std::chrono::ceil<std::chrono::milliseconds>(window->dom->closes - Clock::now()).count());
   if (!overlay && !window) return false;
-  const auto phase = Clock::now();
+  if (window) timings.check += elapsed(phase);
+  phase = Clock::now();
   const bool watched = window && window->watching;
-  auto changed = detail::call_library(in_tab(tab), "finishCapture", {{"watched", watched}});
-  (overlay ? timings.draw : timings.check) += elapsed(phase);
+  auto changed = detail::call_library(in_tab(tab), "finishCapture", {{"watched", watched}, {"quietMs", dom_left}});
+  (window ? timings.check : timings.draw) += elapsed(phase);
   if (!changed) return changed.failure();
   return window && (!watched || *changed != false || tab.network_state().changed != window->before.changed);
 }
@@ -126,8 +133,8 @@ double CaptureOptions::label_size() const {
 Result<Capture> capture(browser::Tab& tab, const CaptureOptions& options) {
   // Taking the picture while the window is open, instead of after it, saves the window on every step
   // that follows a navigation, and costs a second capture only when the page did change meanwhile.
-  Window window{tab.network_state()};
-  const bool in_window = window.before.idle && !window.before.quiet;
+  Window window{tab.network_state(), tab.take_dom_window()};
+  const bool in_window = window.open();
   auto checking = Clock::now();
   window.watching = in_window && detail::call_library(in_tab(tab), "watch", Json::object()).has_value();
   auto check = elapsed(checking);
@@ -138,9 +145,14 @@ Result<Capture> capture(browser::Tab& tab, const CaptureOptions& options) {
   }
   if (!first && (!tab.alive() || tab.crashed())) return first.failure();
   // The page moved on (a request, a change in the document), or the capture failed on its way to a page
-  // that is still coming (a script's redirect): once more, when the network has been quiet.
+  // that is still coming (a script's redirect): once more, when the network and the DOM have been quiet.
   checking = Clock::now();
   tab.wait_network_quiet();
+  if (window.dom) {
+    if (auto settled = tab.settle(window.dom->cap, window.dom->quiet);
+        !settled && settled.error().kind == ErrorKind::BrowserExited)
+      return settled.failure();
+  }
   check += elapsed(checking);
   VIMGPT_TRY(Pass again, capture_once(tab, options, nullptr));
   Capture& out = again.capture;

@@ -165,13 +165,14 @@ struct Capture {
   browser::Screenshot labelled;
   std::optional<browser::Screenshot> clean;  // BothFrames only
   CaptureTimings timings;                    // both passes' when retaken
-  // Taken a second time: the first was taken in the network-quiet window and the page did not stay still.
+  // Taken a second time: the first was taken in a quiet window and the page did not stay still.
   bool retaken = false;
 };
 
-// One hint pass: find, label, draw, screenshot. A page whose network-quiet window is still open (see
-// browser::NetworkWait::LeaveOpen) is captured at once; the capture is kept when no request started or
-// ended and the document did not change before the window closed, and taken again otherwise.
+// One hint pass: find, label, draw, screenshot. A page whose network-quiet or DOM-quiet window is still open
+// (see browser::SettleWait::LeaveOpen) is captured at once; the capture is kept when no request started or
+// ended and the document did not change before the windows closed, and taken again, once the page is quiet,
+// otherwise.
 Result<Capture> capture(browser::Tab& tab, const CaptureOptions& options = {});
 
 // Draws the map's labels onto an encoded frame (PNG or JPEG) the way Vimium styles them, nudged apart so

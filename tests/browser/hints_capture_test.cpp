@@ -1,5 +1,5 @@
-// A capture taken while the page's network-quiet window is still open (after settle with
-// NetworkWait::LeaveOpen) is kept only when the page stayed still until the window closed.
+// A capture taken while the page's network-quiet or DOM-quiet window is still open (after settle with
+// SettleWait::LeaveOpen) is kept only when the page stayed still until the window closed.
 #include <gtest/gtest.h>
 #include <httplib.h>
 
@@ -29,8 +29,14 @@ class HintsCapture : public test_support::HintsBrowserTest {
   static void follow_link_to(const std::string& path) {
     ASSERT_TRUE(tab_->navigate(server_->url("/fx/hints/draw.html")));
     ASSERT_TRUE(tab_->evaluate_in_page("location.href = '" + server_->url(path) + "'"));
-    ASSERT_TRUE(tab_->settle(10s, 150ms, browser::NetworkWait::LeaveOpen));
+    ASSERT_TRUE(tab_->settle(10s, 150ms, browser::SettleWait::LeaveOpen));
     ASSERT_EQ(tab_->url().value_or(""), server_->url(path));
+  }
+
+  // Clicks the page's first button as an action would, and settles leaving the DOM-quiet window open.
+  static void click_first_button(std::chrono::milliseconds quiet) {
+    ASSERT_TRUE(tab_->evaluate_in_page("document.querySelector('button').click()"));
+    ASSERT_TRUE(tab_->settle(10s, quiet, browser::SettleWait::LeaveOpen));
   }
 
   // /with-icon names /held-icon.png as its icon, which Chromium fetches after load; the server holds that
@@ -109,6 +115,35 @@ TEST_F(HintsCapture, APageThatLeavesDuringTheCaptureIsCapturedWhereItWent) {
   EXPECT_TRUE(capture->retaken);
   EXPECT_EQ(tab_->url().value_or(""), server_->url("/fx/hints/draw.html"));
   EXPECT_EQ(capture->map.size(), 6u) << "draw.html's links\n" << capture->map.to_text();
+}
+
+TEST_F(HintsCapture, AnActionThatDidNotNavigateLeavesTheDomWindowToTheCapture) {
+  ASSERT_TRUE(tab_->navigate(server_->url("/fx/hints/reacts.html")));
+  click_first_button(kWindow);
+  const auto window = tab_->take_dom_window();
+  ASSERT_TRUE(window.has_value());
+  EXPECT_EQ(window->quiet, kWindow);
+  EXPECT_FALSE(tab_->take_dom_window().has_value()) << "taken once";
+  ASSERT_TRUE(tab_->settle(10s, kWindow));  // Close: the whole window waited out
+  EXPECT_FALSE(tab_->take_dom_window().has_value());
+}
+
+TEST_F(HintsCapture, ACaptureInTheDomWindowIsKeptWhenThePageStaysStill) {
+  ASSERT_TRUE(tab_->navigate(server_->url("/fx/hints/reacts.html")));
+  click_first_button(kWindow);
+  auto capture = hints::capture(*tab_);
+  ASSERT_TRUE(capture) << capture.error().describe();
+  EXPECT_FALSE(capture->retaken);
+  EXPECT_EQ(by_token(capture->map).count("yes-first"), 1u) << capture->map.to_text();
+}
+
+TEST_F(HintsCapture, ACaptureInTheDomWindowIsTakenAgainWhenThePageChangesLater) {
+  // The page answers the click 400 ms later: after its first reaction was over, before the window closed.
+  ASSERT_TRUE(tab_->navigate(server_->url("/fx/hints/reacts.html?late=400")));
+  click_first_button(kWindow);
+  auto capture = hints::capture(*tab_);
+  ASSERT_TRUE(capture) << capture.error().describe();
+  EXPECT_EQ(by_token(capture->map).count("yes-late"), 1u) << capture->map.to_text();
 }
 
 // The page's icon is fetched by the full browser only (the headless shell has no tab strip to show it in).

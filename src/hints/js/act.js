@@ -93,15 +93,23 @@ function removeOverlay() {
   return true;
 }
 
-// After a capture: the markers out, and (when it was taken in the network-quiet window) whether the page
-// changed meanwhile, in one call.
+// After a capture: the markers out, and (when it was taken in a quiet window) whether the page changed
+// meanwhile, in one call. With P.quietMs, what is left of a DOM-quiet window is waited out here, and a change
+// ends the wait at once.
 function finishCapture(P) {
   removeOverlay();
-  return P.watched ? changed() : false;
+  if (!P.watched) return false;
+  if (!(P.quietMs > 0) || !state.watcher) return changed();
+  if (state.changed || foreign(state.watcher.takeRecords())) return changed(true);
+  return new Promise((resolve) => {
+    const done = () => { clearTimeout(timer); state.onChange = null; resolve(changed()); };
+    const timer = setTimeout(done, P.quietMs);
+    state.onChange = done;
+  });
 }
 
-// Whether the page changed while a capture was taken in the network-quiet window: any mutation of the
-// document but the overlay's own coming and going.
+// Whether the page changed while a capture was taken in a quiet window: any mutation of the document but the
+// overlay's own coming and going.
 function ours(n) { return n.localName === 'vimgpt-hints'; }
 function foreign(records) {
   return records.some((r) => !ours(r.target) &&
@@ -110,13 +118,18 @@ function foreign(records) {
 function watch() {
   if (state.watcher) state.watcher.disconnect();
   state.changed = false;
-  state.watcher = new MutationObserver((records) => { state.changed = state.changed || foreign(records); });
+  state.onChange = null;
+  state.watcher = new MutationObserver((records) => {
+    if (state.changed || !foreign(records)) return;
+    state.changed = true;
+    if (state.onChange) state.onChange();
+  });
   state.watcher.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
   return true;
 }
-function changed() {
+function changed(seenAlready) {
   if (!state.watcher) return true;
-  const seen = state.changed || foreign(state.watcher.takeRecords());
+  const seen = seenAlready || state.changed || foreign(state.watcher.takeRecords());
   state.watcher.disconnect();
   state.watcher = null;
   return seen;

@@ -3,7 +3,8 @@
 // pass's elements.
 
 // The pass's elements, kept in this world's own globals: page scripts cannot see them, the DOM is untouched.
-const state = {pass: 0, els: [], overlay: null, secrets: new Set(), watcher: null, changed: false};
+const state = {pass: 0, els: [], overlay: null, secrets: new Set(), watcher: null, changed: false,
+  onChange: null};
 
 // A frame context: offset of its viewport in the top viewport, its clip there, and the iframe chain.
 const TOPF = {doc: document, ox: 0, oy: 0, clip: [0, 0, innerWidth, innerHeight], frames: []};

@@ -32,8 +32,10 @@ class IterationTimes {
   IterationTimes& operator=(const IterationTimes&) = delete;
 
   void begin() { start_ = std::chrono::steady_clock::now(); }
-  void end() {
-    samples_.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count());
+  void end() { end_at(std::chrono::steady_clock::now()); }
+  // The iteration ended earlier than now (an event's arrival, noted on another thread).
+  void end_at(std::chrono::steady_clock::time_point when) {
+    samples_.push_back(std::chrono::duration<double, std::milli>(when - start_).count());
   }
 
  private:

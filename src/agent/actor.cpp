@@ -1,4 +1,7 @@
 // Carrying out one action on the tab as a person would, and noting what the page did after it.
+#include <cstdio>
+#include <thread>
+
 #include "agent/agent.h"
 
 namespace vimgpt::agent {
@@ -119,15 +122,28 @@ ActResult Actor::act(const Action& action, const hints::Capture& capture) {
       if (auto pressed = tab_.press_key(*key); !pressed) return failed(pressed.error());
       return {true, "pressed " + std::string(browser::to_string(*key)), std::nullopt};
     }
-    case ActionKind::Wait: {
-      // A wait the model asked for. Nothing notifies the variable (a signal handler cannot): Ctrl-C is seen when
-      // the wait ends, at most 10 s later.
-      std::unique_lock lock(wait_mutex_);
-      wait_cv_.wait_for(lock, std::chrono::duration<double>(action.seconds), [&] { return interrupted(); });
-      return {true, describe(action), std::nullopt};
-    }
+    case ActionKind::Wait: return wait(action);
   }
   return {false, "unknown action", std::nullopt};
+}
+
+// A wait the model asked for (at most 10 s). Ctrl-C sets a flag from a signal handler, which can notify
+// nothing: the wait looks at it every 50 ms, so an interrupted run stops at once and still records this step.
+ActResult Actor::wait(const Action& action) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  const auto until = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(action.seconds));
+  constexpr milliseconds kLook{50};
+  for (auto now = start; now < until; now = Clock::now()) {
+    if (interrupted()) {
+      char text[96];
+      std::snprintf(text, sizeof text, "waited %.1f s of %.1f s: interrupted (Ctrl-C)",
+                    std::chrono::duration<double>(now - start).count(), action.seconds);
+      return {true, text, std::nullopt};
+    }
+    std::this_thread::sleep_for(std::min<Clock::duration>(kLook, until - now));
+  }
+  return {true, describe(action), std::nullopt};
 }
 
 // Types into what has the focus, then presses Enter as the seed does, unless the form would be submitted

@@ -11,12 +11,10 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -319,13 +317,12 @@ class Actor {
   ActResult click(const hints::HintMap& map, const std::string& label, hints::Effect* effect = nullptr);
   ActResult select(const hints::HintMap& map, const std::string& label, const std::string& option);
   ActResult type_into_focus(const std::string& text, Enter enter);
+  ActResult wait(const Action& action);
   void report_downloads(ActResult& acted);
   [[nodiscard]] bool interrupted() const;
 
   browser::Tab& tab_;
   const AgentOptions& options_;
-  std::mutex wait_mutex_;
-  std::condition_variable wait_cv_;
 };
 
 // ---- Recordings -------------------------------------------------------------------------------------------

@@ -45,12 +45,11 @@ std::chrono::milliseconds elapsed(Clock::time_point since) {
 }
 
 // A capture taken while a quiet window is open: how the network stood when it began (its window open when
-// idle but not yet quiet), the DOM-quiet window an action's settle left, and whether the document is being
-// watched for changes.
+// idle but not yet quiet) and the DOM-quiet window an action's settle left. The find call of a capture in a
+// window starts watching the document for changes.
 struct Window {
   browser::NetworkState before;
   std::optional<browser::DomWindow> dom;
-  bool watching = false;
 
   [[nodiscard]] bool network_open() const { return before.idle && !before.quiet; }
   [[nodiscard]] bool open() const { return network_open() || dom.has_value(); }
@@ -74,16 +73,18 @@ Result<bool> finish(browser::Tab& tab, const Window* window, bool overlay, Captu
   if (!overlay && !window) return false;
   if (window) timings.check += elapsed(phase);
   phase = Clock::now();
-  const bool watched = window && window->watching;
+  const bool watched = window != nullptr;
   auto changed = detail::call_library(in_tab(tab), "finishCapture", {{"watched", watched}, {"quietMs", dom_left}});
   (window ? timings.check : timings.draw) += elapsed(phase);
   if (!changed) return changed.failure();
-  return window && (!watched || *changed != false || tab.network_state().changed != window->before.changed);
+  return watched && (*changed != false || tab.network_state().changed != window->before.changed);
 }
 
 Result<Pass> capture_once(browser::Tab& tab, const CaptureOptions& options, const Window* window) {
   auto phase = Clock::now();
-  VIMGPT_TRY(HintMap map, find_hints(tab, options.find));
+  FindOptions find = options.find;
+  find.watch = window != nullptr;
+  VIMGPT_TRY(HintMap map, find_hints(tab, find));
   Pass pass;
   Capture& out = pass.capture;
   out.timings.find = elapsed(phase);
@@ -134,26 +135,19 @@ Result<Capture> capture(browser::Tab& tab, const CaptureOptions& options) {
   // Taking the picture while the window is open, instead of after it, saves the window on every step
   // that follows a navigation, and costs a second capture only when the page did change meanwhile.
   Window window{tab.network_state(), tab.take_dom_window()};
-  const bool in_window = window.open();
-  auto checking = Clock::now();
-  window.watching = in_window && detail::call_library(in_tab(tab), "watch", Json::object()).has_value();
-  auto check = elapsed(checking);
-  auto first = capture_once(tab, options, in_window ? &window : nullptr);
-  if (first && !first->moved_on) {
-    first->capture.timings.check += check;
-    return std::move(first->capture);
-  }
+  auto first = capture_once(tab, options, window.open() ? &window : nullptr);
+  if (first && !first->moved_on) return std::move(first->capture);
   if (!first && (!tab.alive() || tab.crashed())) return first.failure();
   // The page moved on (a request, a change in the document), or the capture failed on its way to a page
   // that is still coming (a script's redirect): once more, when the network and the DOM have been quiet.
-  checking = Clock::now();
+  const auto checking = Clock::now();
   tab.wait_network_quiet();
   if (window.dom) {
     if (auto settled = tab.settle(window.dom->cap, window.dom->quiet);
         !settled && settled.error().kind == ErrorKind::BrowserExited)
       return settled.failure();
   }
-  check += elapsed(checking);
+  const auto check = elapsed(checking);
   VIMGPT_TRY(Pass again, capture_once(tab, options, nullptr));
   Capture& out = again.capture;
   out.retaken = true;

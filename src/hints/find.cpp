@@ -114,7 +114,8 @@ Status collect(browser::Tab& tab, const FindOptions& options, std::uint64_t pass
                const std::optional<browser::ChildFrame>& frame, std::vector<Item>& items, double frame_rank,
                Json* viewport, std::vector<Rect>* redactions) {
   const Json args = {{"pass", pass},
-                     {"maxDoubt", options.listeners == ListenerProbe::Doubtful ? options.max_listener_probes : 0}};
+                     {"maxDoubt", options.listeners == ListenerProbe::Doubtful ? options.max_listener_probes : 0},
+                     {"watch", options.watch && !frame}};
   Result<Json> found = detail::call_library(
       [&](const std::string& expression) {
         return frame ? tab.evaluate_in_frame(*frame, expression) : tab.evaluate(expression);

@@ -124,6 +124,8 @@ struct FindOptions {
   ListenerProbe listeners = ListenerProbe::Doubtful;
   int max_listener_probes = 32;
   CrossOriginFrames frames = CrossOriginFrames::Include;
+  // Start watching the main document for changes in the same call (a capture taken in a quiet window).
+  bool watch = false;
 };
 
 // Finds, labels and remembers (in the isolated world, per pass) the clickable elements in the viewport.

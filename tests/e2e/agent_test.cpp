@@ -259,5 +259,26 @@ TEST_F(AgentE2E, CtrlCEndsCleanlyWithARecordingAndNoBrowserLeft) {
   EXPECT_FALSE(run.left_behind);  // no Chromium of that run, no profile folder
 }
 
+TEST_F(AgentE2E, CtrlCCutsAWaitShortAndRecordsIt) {
+  // The model asks for the longest wait; SIGINT arrives once the request is in, so during the call or the wait.
+  model_.push_reply(R"({"wait": 10})");
+  model_.set_default_reply(R"({"done": null})");
+  std::atomic<bool> sent{false};
+  const CliRun run = run_vimgpt(args("wait a while"), [&](pid_t pid) {
+    for (int i = 0; i < 600 && model_.request_count() == 0; ++i) ::poll(nullptr, 0, 50);
+    ::kill(pid, SIGINT);
+    sent = true;
+  });
+  ASSERT_TRUE(sent);
+  EXPECT_EQ(run.exit_code, 130) << run.err;
+  const auto steps = read_steps(record_);
+  ASSERT_EQ(steps.size(), 1U) << run.err;
+  EXPECT_EQ(steps[0]["action"], nlohmann::json::parse(R"({"wait": 10})"));
+  EXPECT_NE(steps[0]["result"].get<std::string>().find("interrupted (Ctrl-C)"), std::string::npos) << steps[0];
+  // Cut short: the 10 s asked for were not waited out (a bound with 10 s to spare, not a speed figure).
+  EXPECT_LT(steps[0]["timings_ms"]["act"].get<int>(), 10000) << steps[0];
+  EXPECT_EQ(model_.request_count(), 1U);
+}
+
 }  // namespace
 }  // namespace vimgpt

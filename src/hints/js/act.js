@@ -363,5 +363,5 @@ function focusedField() {
 
 // The entry points vimgpt calls (as __vimgptHints.NAME(args), hint_script.cpp), and the parts that need no
 // page, for the Node tests.
-const library = {find, overlay, removeOverlay, finishCapture, watch, locate, caretToEnd, options, choose, focusedField,
+const library = {find, overlay, removeOverlay, finishCapture, locate, caretToEnd, options, choose, focusedField,
   markSecret, visibleText, internals: {classify, isSelectable, roleOf, nameOf, squash, choiceKind, pickOption}};

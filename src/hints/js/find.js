@@ -160,7 +160,10 @@ function pathOf(el) {
   return path.reverse();
 }
 
+// P.watch: the capture is taken in a quiet window; the document is watched for changes from here on
+// (finishCapture asks), in this call rather than one of its own.
 function find(P) {
+  if (P.watch) watch();
   state.pass = P.pass;
   state.els = [];
   removeOverlay();

@@ -1,8 +1,8 @@
 // Where actions come from: a vision model, or a script of actions replayed without one.
-#include <fstream>
 #include <sstream>
 
 #include "agent/agent.h"
+#include "common/file.h"
 
 namespace vimgpt::agent {
 
@@ -55,11 +55,9 @@ vision::Usage ModelPlanner::usage() const {
 ScriptedPlanner::ScriptedPlanner(std::vector<Json> actions) : actions_(std::move(actions)) {}
 
 Result<std::unique_ptr<ScriptedPlanner>> ScriptedPlanner::from_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return fail(ErrorKind::NotFound, "--actions: cannot read " + path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  const auto read = read_file(path);
+  if (!read) return fail(ErrorKind::NotFound, "--actions: cannot read " + path);
+  const std::string& text = *read;
   std::vector<Json> actions;
   Json whole = Json::parse(text, nullptr, false, true);
   if (whole.is_array()) {

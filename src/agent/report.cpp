@@ -6,6 +6,7 @@
 
 #include "agent/agent.h"
 #include "common/base64.h"
+#include "common/file.h"
 
 namespace vimgpt::agent {
 namespace {
@@ -25,11 +26,9 @@ std::string escape(std::string_view text) {
   return out;
 }
 
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+// A file of the record, or nothing when it is missing (the report shows what there is).
+std::string read_recorded(const std::filesystem::path& path) {
+  return read_file(path).value_or(std::string());
 }
 
 std::string mime_for(const std::string& name) {
@@ -90,12 +89,12 @@ void write_step(std::ostringstream& html, const Json& step, const std::filesyste
   const std::string recorded = replay.value("recorded_frame", "");
   if (!recorded.empty()) {
     html << "<div class=\"beside\"><figure><figcaption>as recorded</figcaption><img alt=\"" << escape(recorded)
-         << "\" src=\"data:" << mime_for(recorded) << ";base64," << base64_encode(read_file(dir / recorded))
+         << "\" src=\"data:" << mime_for(recorded) << ";base64," << base64_encode(read_recorded(dir / recorded))
          << "\"></figure><figure><figcaption>today</figcaption>";
   }
   for (const auto& frame : step.value("frames", Json::array())) {
     const std::string name = frame.get<std::string>();
-    const std::string bytes = read_file(dir / name);
+    const std::string bytes = read_recorded(dir / name);
     if (bytes.empty()) continue;
     html << "<div class=\"frame\"><img alt=\"" << escape(name) << "\" src=\"data:" << mime_for(name) << ";base64,"
          << base64_encode(bytes) << "\">";
@@ -150,7 +149,7 @@ Status write_report(const std::string& record_dir) {
     Json step = Json::parse(line, nullptr, false);
     if (step.is_object()) steps.push_back(std::move(step));  // a torn last line from a crash is skipped
   }
-  Json run = Json::parse(read_file(dir / "run.json"), nullptr, false);
+  Json run = Json::parse(read_recorded(dir / "run.json"), nullptr, false);
   if (!run.is_object()) run = Json::object();
 
   std::ostringstream html;

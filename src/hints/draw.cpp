@@ -6,12 +6,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
 
+#include "common/file.h"
 #include "common/pixels.h"
 #include "hints/hints.h"
 
@@ -32,11 +31,11 @@ Result<const Font*> load_font(std::string_view path) {
   static std::map<std::string, std::unique_ptr<Font>, std::less<>> cache;
   std::scoped_lock lock(mutex);
   if (auto it = cache.find(path); it != cache.end()) return it->second.get();
-  std::ifstream in{std::string(path), std::ios::binary};
-  if (!in)
+  auto bytes = read_file(std::string(path));
+  if (!bytes)
     return fail(ErrorKind::Io, "cannot read the label font " + std::string(path) + " (install fonts-dejavu-core)");
   auto font = std::make_unique<Font>();
-  font->data.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  font->data.assign(bytes->begin(), bytes->end());
   if (!stbtt_InitFont(&font->info, font->data.data(), stbtt_GetFontOffsetForIndex(font->data.data(), 0)))
     return fail(ErrorKind::Io, "not a TrueType font: " + std::string(path));
   const Font* raw = font.get();

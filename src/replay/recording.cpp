@@ -3,8 +3,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
+#include "common/file.h"
 #include "replay/facts.h"
 #include "replay/replay.h"
 
@@ -49,10 +49,7 @@ std::string element_phrase(const Json& signature) {
 }
 
 Json read_json_file(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return Json::parse(text.str(), nullptr, false);
+  return Json::parse(read_file(path).value_or(std::string()), nullptr, false);
 }
 
 }  // namespace

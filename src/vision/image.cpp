@@ -5,11 +5,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <memory>
-#include <sstream>
 
+#include "common/file.h"
 #include "common/pixels.h"
 #include "vision/vision.h"
 
@@ -85,12 +84,9 @@ bool valid(const Pixels& pixels) {
 }  // namespace
 
 Result<EncodedImage> load_image_file(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return fail(ErrorKind::Io, "cannot open image " + path);
-  std::ostringstream contents;
-  contents << file.rdbuf();
-  if (!file.good() && !file.eof()) return fail(ErrorKind::Io, "cannot read image " + path);
-  auto image = inspect_image(std::move(contents).str());
+  auto bytes = read_file(path);
+  if (!bytes) return fail(ErrorKind::Io, "image: " + bytes.error().message);
+  auto image = inspect_image(std::move(*bytes));
   if (!image) return fail(image.error().kind, path + ": " + image.error().message);
   return image;
 }

@@ -1,5 +1,7 @@
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <thread>
 
@@ -26,6 +28,36 @@ struct Connection::State {
   std::atomic<std::uint64_t> next_id{1};
   bool alive = true;
   std::string closed_reason;
+
+  // $VIMGPT_CDP_LOG: every message, both ways, with the time since the connection opened (README,
+  // "Seeing what the browser was told").
+  std::FILE* log = nullptr;
+  std::chrono::steady_clock::time_point opened = std::chrono::steady_clock::now();
+
+  ~State() {
+    if (log != nullptr) std::fclose(log);
+  }
+
+  void open_log() {
+    const char* path = std::getenv("VIMGPT_CDP_LOG");
+    if (path == nullptr || *path == '\0') return;
+    log = std::fopen(path, "a");
+    if (log == nullptr) std::fprintf(stderr, "vimgpt: cannot write the CDP log to %s (VIMGPT_CDP_LOG)\n", path);
+  }
+
+  // One line per message, cut after 400 bytes (a frame's base64 would fill the file).
+  void note(char direction, std::string_view message) const {
+    if (log == nullptr) return;
+    constexpr std::size_t kShown = 400;
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - opened).count();
+    const int shown = static_cast<int>(std::min(message.size(), kShown));
+    if (message.size() > kShown) {
+      std::fprintf(log, "%10.3f %c %.*s... (%zu bytes)\n", ms, direction, shown, message.data(), message.size());
+    } else {
+      std::fprintf(log, "%10.3f %c %.*s\n", ms, direction, shown, message.data());
+    }
+    std::fflush(log);
+  }
 
   void dispatch(const Event& event) {
     std::vector<Handler> targets;
@@ -82,6 +114,7 @@ struct Connection::State {
         mark_dead(message.error().message);
         return;
       }
+      note('<', *message);
       Json parsed = Json::parse(*message, nullptr, /*allow_exceptions=*/false);
       if (!parsed.is_object()) continue;  // never expected from Chromium; skip rather than die
       try {
@@ -101,6 +134,7 @@ struct Connection::State {
 };
 
 Connection::Connection(std::unique_ptr<Transport> transport) : state_(std::make_shared<State>()) {
+  state_->open_log();
   state_->transport = std::move(transport);
   state_->reader = std::thread([state = state_] { state->read_loop(); });
 }
@@ -127,7 +161,9 @@ Result<Json> Connection::call(std::string_view method, Json params, std::string_
     if (!state_->alive) return fail(ErrorKind::BrowserExited, state_->closed_reason);
     state_->pending.emplace(id, slot);
   }
-  if (auto sent = state_->transport->send(encode_command(id, method, std::move(params), session_id)); !sent) {
+  const std::string command = encode_command(id, method, std::move(params), session_id);
+  state_->note('>', command);
+  if (auto sent = state_->transport->send(command); !sent) {
     {
       std::scoped_lock lock(state_->mutex);
       state_->pending.erase(id);
@@ -166,8 +202,9 @@ void Connection::abandon(std::string_view session_id, const std::string& reason)
 void Connection::post(std::string_view method, Json params, std::string_view session_id) {
   // A failed write is left to the reader to report: post() runs inside event handlers, where dispatching
   // Connection.closed would re-enter them.
-  [[maybe_unused]] auto sent =
-      state_->transport->send(encode_command(state_->next_id++, method, std::move(params), session_id));
+  const std::string command = encode_command(state_->next_id++, method, std::move(params), session_id);
+  state_->note('>', command);
+  [[maybe_unused]] auto sent = state_->transport->send(command);
 }
 
 std::uint64_t Connection::subscribe(Handler handler) {

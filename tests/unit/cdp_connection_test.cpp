@@ -3,9 +3,14 @@
 // reader goes on.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <atomic>
 #include <condition_variable>
+#include <filesystem>
 #include <mutex>
+
+#include "common/file.h"
 
 #include "cdp/cdp.h"
 #include "support/scripted_transport.h"
@@ -43,6 +48,31 @@ TEST(Connection, MalformedEventsAreSkippedAndTheReaderGoesOn) {
   ASSERT_GE(seen.size(), 2U);
   EXPECT_EQ(seen[0], "Page.loadEventFired@");  // a session id of the wrong type counts as none
   EXPECT_EQ(seen[1], "Page.loadEventFired@S1");
+}
+
+TEST(Connection, VimgptCdpLogWritesEveryMessageBothWaysCutShort) {
+  const auto path = std::filesystem::temp_directory_path() / ("vimgpt-cdp-log-" + std::to_string(::getpid()));
+  std::filesystem::remove(path);
+  ::setenv("VIMGPT_CDP_LOG", path.c_str(), 1);
+  {
+    cdp::Connection connection(std::make_unique<test::ScriptedTransport>(std::deque<std::string>{
+        R"({"method": "Page.loadEventFired", "sessionId": "S1", "params": {}})",
+        R"({"id": 1, "result": {"data": ")" + std::string(1000, 'A') + R"("}})"}));
+    auto reply = connection.call("Page.captureScreenshot", {{"format", "jpeg"}}, "S1", 5s);
+    ASSERT_TRUE(reply) << reply.error().describe();
+  }
+  ::unsetenv("VIMGPT_CDP_LOG");
+  auto log = read_file(path);
+  std::filesystem::remove(path);
+  ASSERT_TRUE(log) << log.error().message;
+  EXPECT_NE(log->find(R"( > {"id":1,"method":"Page.captureScreenshot","params":{"format":"jpeg"},"sessionId":"S1"})"),
+            std::string::npos)
+      << *log;
+  EXPECT_NE(log->find(R"( < {"method": "Page.loadEventFired", "sessionId": "S1", "params": {}})"), std::string::npos)
+      << *log;
+  EXPECT_NE(log->find(R"( < {"id": 1, "result": {"data": "AAAA)"), std::string::npos) << *log;
+  EXPECT_NE(log->find("... (1033 bytes)\n"), std::string::npos) << *log;  // the frame is not written out
+  EXPECT_EQ(log->find(std::string(500, 'A')), std::string::npos);
 }
 
 // A browser that is gone, seen from the writing end first: the write fails while the reader, blocked in

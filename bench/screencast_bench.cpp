@@ -2,7 +2,7 @@
 // are), how soon is a frame that shows it at hand, from Page.captureScreenshot (what the agent does) or from a
 // running Page.startScreencast (the first streamed frame that shows the change, checked pixel by pixel)? And
 // what does a running screencast cost a page load? Not part of bench/run: run it by hand (docs/benchmarks.md,
-// "Issue 20").
+// "Issue 20, second session").
 //
 //   build-bench/bench/screencast_bench --benchmark_counters_tabular=true
 //

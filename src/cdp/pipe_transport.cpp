@@ -85,7 +85,7 @@ std::vector<std::string> chromium_arguments(const LaunchOptions& options, const 
   std::string disabled(kDisabledFeatures);
   for (const auto& arg : options.extra_args) {
     if (arg.starts_with(kFlag)) {
-      disabled += "," + arg.substr(kFlag.size());
+      disabled.append(",").append(arg, kFlag.size());
     } else {
       args.push_back(arg);
     }

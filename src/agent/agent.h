@@ -228,6 +228,10 @@ struct StepRecord {
   std::optional<browser::Screenshot> recorded_view;  // Plan::recorded_view
 };
 
+// How much of the viewport's text is read: --observe text's (about 2,000 tokens at most), and the text a done
+// step's page_digest is taken of.
+inline constexpr std::size_t kPageTextLimit = 8000;
+
 struct RunResult {
   Outcome outcome = Outcome::Error;
   Json answer;           // Done: the model's answer to the user

@@ -11,9 +11,6 @@ milliseconds since(Clock::time_point start) {
   return std::chrono::duration_cast<milliseconds>(Clock::now() - start);
 }
 
-// --observe text: about 2,000 tokens of the viewport's text at most.
-constexpr std::size_t kPageTextLimit = 8000;
-
 }  // namespace
 
 struct Agent::Impl {

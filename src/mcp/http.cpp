@@ -358,6 +358,11 @@ Status serve_http(Server& server, const HttpOptions& options) {
     for (auto& socket : sockets) socket->shutdown(tcp::socket::shutdown_both, error);
   }
   for (auto& thread : threads) thread.join();
+  // On the worker, which ran every tool call: the browser was launched there and ends with it.
+  shared.worker.run_on_worker([&server]() -> std::optional<Json> {
+    server.end();
+    return std::nullopt;
+  });
   return ok();
 }
 

@@ -80,6 +80,10 @@ class Server {
   void cancel(const Json& request_id);
   // The tools' descriptions, as tools/list gives them.
   [[nodiscard]] const Json& tools() const;
+  // The session is over: a --record gets its last step (done, on the page as the client left it) and is
+  // finished. Call it on the thread that ran the tools, before that thread ends (a browser launched on a
+  // thread ends with it); serve_stdio and serve_http do.
+  void end();
 
  private:
   struct Impl;

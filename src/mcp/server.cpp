@@ -130,6 +130,10 @@ const Json& Server::tools() const {
   return impl_->tools.list();
 }
 
+void Server::end() {
+  impl_->tools.finish_recording();
+}
+
 void Server::cancel(const Json& request_id) {
   impl_->cancel(request_id);
 }
@@ -169,12 +173,13 @@ int serve_stdio(Server& server, std::istream& in, std::ostream& out) {
       {
         std::unique_lock lock(queue_mutex);
         queue_cv.wait(lock, [&] { return ended || !queue.empty(); });
-        if (queue.empty()) return;
+        if (queue.empty()) break;
         line = std::move(queue.front());
         queue.pop_front();
       }
       if (auto reply = server.handle_text(line, send)) send(*reply);
     }
+    server.end();  // here: the browser was launched on this thread and ends with it
   });
   std::string line;
   while (std::getline(in, line)) {

@@ -3,6 +3,7 @@
 #include "mcp/tools.h"
 
 #include "common/base64.h"
+#include "common/text.h"
 
 namespace vimgpt::mcp {
 namespace {
@@ -107,16 +108,42 @@ Tools::Tools(const ServerOptions& options) : options_(options), acting_(options.
 }
 
 Tools::~Tools() {
+  finish_recording();
+}
+
+// The session's last step: done, on the page as the client left it, with the digest of its text (a replay
+// ends where this session ended, or says the page is not the same).
+void Tools::finish_recording() {
   if (!recorder_) return;
+  if (tab_ && tab_->alive()) {
+    auto last = hints::capture(*tab_, acting_.capture);
+    const auto text = hints::visible_text(*tab_, agent::kPageTextLimit);
+    if (last && text) {
+      agent::StepRecord step;
+      step.step = ++recorded_;
+      const auto page = tab_->page_info().value_or(browser::PageInfo{});
+      step.url = page.url;
+      step.title = page.title;
+      step.hint_count = last->map.size();
+      step.hints = last->map.to_json();
+      step.action = {{"done", nullptr}};
+      step.ok = true;
+      step.result = "the MCP session ended here";
+      step.page_digest = content_digest(*text);
+      recorder_->add_step(step, *last);
+    }
+  }
   agent::RunResult session;
   session.outcome = agent::Outcome::Done;
   session.message = "the MCP session ended";
   session.steps = recorded_;
   recorder_->finish(session);
+  recorder_.reset();
 }
 
-void Tools::record(const agent::Action& action, const agent::ActResult& acted, const hints::Capture& seen) {
-  if (options_.agent.record_dir.empty()) return;
+void Tools::record(const agent::Action& action, const agent::ActResult& acted, const hints::Capture& seen,
+                   const browser::PageInfo& page) {
+  if (!recording()) return;
   if (!recorder_) {
     agent::AgentOptions session = acting_;
     session.objective = "MCP session: the client's tool calls";
@@ -127,7 +154,11 @@ void Tools::record(const agent::Action& action, const agent::ActResult& acted, c
   }
   agent::StepRecord step;
   step.step = ++recorded_;
-  step.url = tab_->last_url();
+  step.url = page.url;
+  step.title = page.title;
+  if (const auto* hint = action.label.empty() ? nullptr : seen.map.find(action.label)) {
+    step.signature = hints::to_json(*hint);
+  }
   step.hint_count = seen.map.size();
   step.hints = seen.map.to_json();
   step.action = agent::to_json(action);
@@ -178,8 +209,9 @@ Json Tools::act(const agent::Action& action) {
   if (!open) return error_result(open.error().message);
   static const hints::Capture kNothingSeen;
   const hints::Capture& seen = seen_ ? *seen_ : kNothingSeen;
+  const auto page = recording() ? (*open)->page_info().value_or(browser::PageInfo{}) : browser::PageInfo{};
   agent::ActResult acted = actor_->act(action, seen);
-  record(action, acted, seen);  // with the frame the client chose from
+  record(action, acted, seen, page);  // with the frame the client chose from
   actor_->after(action, acted);
   std::string said = (acted.ok ? "" : "failed: ") + acted.message;
   if (!seen_ && !acted.ok && !action.label.empty()) said += " (call look first to see the labels)";

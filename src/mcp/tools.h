@@ -35,6 +35,8 @@ class Tools {
                                         const Notify& notify);
   // Ends the running call early (browse stops before its next step).
   void cancel() { cancelled_ = true; }
+  // Server::end: the recording's last step and its end, once.
+  void finish_recording();
 
  private:
   Result<browser::Tab*> tab();
@@ -48,9 +50,14 @@ class Tools {
   std::unique_ptr<browser::Tab> tab_;
   std::unique_ptr<agent::Actor> actor_;
   std::optional<hints::Capture> seen_;  // the labels the client saw last
-  // --record: each acting call a step of DIR/session (browse runs go to DIR/browse-N).
-  void record(const agent::Action& action, const agent::ActResult& acted, const hints::Capture& seen);
+  // --record: each acting call a step of DIR/session (browse runs go to DIR/browse-N), taken on `page` (as it
+  // was before the action), with the signature of the element it named; the session ends with a done step
+  // holding the last page's text digest, so `vimgpt replay DIR/session` can do it all again.
+  void record(const agent::Action& action, const agent::ActResult& acted, const hints::Capture& seen,
+              const browser::PageInfo& page);
+
   std::unique_ptr<agent::Recorder> recorder_;
+  bool recording() const { return !options_.agent.record_dir.empty(); }
   int recorded_ = 0;
   std::atomic<bool> cancelled_{false};
   int browse_runs_ = 0;

@@ -109,8 +109,13 @@ Result<Recording> load(const std::string& dir) {
   if (recording.steps.empty() || !recording.steps.back().action.contains("done")) {
     return fail(ErrorKind::Refused, "steps.jsonl in " + dir + " has no done step to end the replay; " + kRecordAgain);
   }
-  recording.viewport_width = static_cast<int>(recording.steps.front().viewport_width);
-  recording.viewport_height = static_cast<int>(recording.steps.front().viewport_height);
+  // The first step that saw a page (an MCP session's first step may be an open with nothing seen before it).
+  for (const auto& step : recording.steps) {
+    if (step.viewport_width <= 0) continue;
+    recording.viewport_width = static_cast<int>(step.viewport_width);
+    recording.viewport_height = static_cast<int>(step.viewport_height);
+    break;
+  }
   return recording;
 }
 

@@ -85,10 +85,6 @@ class ReplayPlanner final : public agent::Planner {
   [[nodiscard]] std::shared_ptr<const Tally> tally() const { return tally_; }
 
  private:
-  // Why the next recorded step cannot be replayed as it is on this page, or nothing when it can.
-  [[nodiscard]] std::optional<std::string> divergence(const RecordedStep& recorded,
-                                                      const agent::Observation& observation) const;
-
   Recording recording_;
   std::unique_ptr<agent::Planner> healer_;
   std::size_t next_ = 0;

@@ -214,9 +214,10 @@ TEST_F(McpStdio, RecordKeepsEachActingCallAsAStepWithTheFrameTheClientChoseFrom)
   std::ifstream in(steps_file);
   std::vector<json> steps;
   for (std::string line; std::getline(in, line);) steps.push_back(json::parse(line));
-  ASSERT_EQ(steps.size(), 2U);
+  ASSERT_EQ(steps.size(), 3U);
   EXPECT_EQ(steps[0]["action"]["navigate"], site_->url("/fx/login.html"));
   EXPECT_EQ(steps[1]["action"]["type"], "<secret:PW>");  // the placeholder, never the value
+  EXPECT_TRUE(steps[2]["action"].contains("done"));      // the session's end
   EXPECT_TRUE(std::filesystem::exists(record / "session" / "report.html"));
   std::string everything;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(record)) {
@@ -225,6 +226,38 @@ TEST_F(McpStdio, RecordKeepsEachActingCallAsAStepWithTheFrameTheClientChoseFrom)
     everything.append(std::istreambuf_iterator<char>(file), {});
   }
   EXPECT_EQ(everything.find("hunter2"), std::string::npos);
+  std::filesystem::remove_all(record);
+}
+
+TEST_F(McpStdio, ARecordedSessionIsReplayedWithNoModel) {
+  const std::filesystem::path record =
+      std::filesystem::temp_directory_path() / ("vimgpt-mcp-replay-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(record);
+  {
+    McpProcess mcp({"--record", record.string()});
+    mcp.request("initialize", initialize_params());
+    auto login = mcp.call("open", {{"url", site_->url("/fx/login.html")}});
+    auto email = mcp.call("type", {{"label", label_of(login, "Email")}, {"text", "ada@example.test"}});
+    auto password = mcp.call("type", {{"label", label_of(email, "Password")}, {"text", "pw"}});
+    EXPECT_NE(result_text(password).find("Title: Welcome"), std::string::npos) << result_text(password);
+    EXPECT_EQ(mcp.finish(), 0);
+  }
+  EXPECT_EQ(site_->count("POST", "/login"), 1);
+  const auto steps = test::read_steps(record / "session");
+  ASSERT_EQ(steps.size(), 4U);
+  EXPECT_EQ(steps[0]["url"], "about:blank");  // each step on the page it was taken on, before it acted
+  EXPECT_EQ(steps[1]["url"], site_->url("/fx/login.html"));
+  EXPECT_TRUE(steps[1]["signature"].is_object()) << steps[1];  // what a replay finds the field by
+  EXPECT_EQ(steps[3]["action"], json::parse(R"({"done": null})"));  // where the client left the page
+  EXPECT_EQ(steps[3]["title"], "Welcome");
+  EXPECT_FALSE(steps[3].value("page_digest", "").empty()) << steps[3];
+
+  // No model anywhere: every step is found again and done again, the form sent a second time.
+  const auto replayed = record / "replayed";
+  const auto run = test::run_vimgpt({"replay", (record / "session").string(), "--record", replayed.string()});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.err.find("4 steps replayed, 0 healed (0 model calls)"), std::string::npos) << run.err;
+  EXPECT_EQ(site_->count("POST", "/login"), 2);
   std::filesystem::remove_all(record);
 }
 

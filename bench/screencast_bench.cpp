@@ -102,10 +102,11 @@ std::string start_url() {
 
 // Paints a 200x200 square at (100, 100) red or blue; answers the wall-clock time of the change.
 std::string change_to(bool red) {
-  return std::string("(() => { let d = document.getElementById('__probe'); if (!d) { d = document.createElement('div');"
-                     " d.id = '__probe'; d.style.cssText = 'position:fixed;left:100px;top:100px;width:200px;"
-                     "height:200px;z-index:2147483647'; document.documentElement.appendChild(d); }"
-                     " d.style.background = '") +
+  return std::string(
+             "(() => { let d = document.getElementById('__probe'); if (!d) { d = document.createElement('div');"
+             " d.id = '__probe'; d.style.cssText = 'position:fixed;left:100px;top:100px;width:200px;"
+             "height:200px;z-index:2147483647'; document.documentElement.appendChild(d); }"
+             " d.style.background = '") +
          (red ? "#ff0000" : "#0000ff") + "'; return Date.now(); })()";
 }
 
@@ -144,10 +145,9 @@ void BM_FrameAfterChange(benchmark::State& state) {
     times.begin();
     const double changed_ms = evaluate_change(page, red);
     if (!screencast) {
-      auto shot = page.call("Page.captureScreenshot", {{"format", "jpeg"},
-                                                        {"quality", 85},
-                                                        {"captureBeyondViewport", false},
-                                                        {"optimizeForSpeed", true}});
+      auto shot = page.call(
+          "Page.captureScreenshot",
+          {{"format", "jpeg"}, {"quality", 85}, {"captureBeyondViewport", false}, {"optimizeForSpeed", true}});
       times.end();
       auto jpeg = shot ? vimgpt::base64_decode((*shot).value("data", "")) : vimgpt::Result<std::string>(std::string());
       if (!jpeg || !shows(*jpeg, red)) wrong += 1;

@@ -7,7 +7,8 @@ namespace vimgpt {
 
 Result<std::string> read_file(const std::filesystem::path& path) {
   std::error_code error;
-  if (std::filesystem::is_directory(path, error)) return fail(ErrorKind::Io, path.string() + " is a folder, not a file");
+  if (std::filesystem::is_directory(path, error))
+    return fail(ErrorKind::Io, path.string() + " is a folder, not a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) return fail(ErrorKind::Io, "cannot open " + path.string());
   std::ostringstream contents;

@@ -247,7 +247,7 @@ TEST_F(McpStdio, ARecordedSessionIsReplayedWithNoModel) {
   ASSERT_EQ(steps.size(), 4U);
   EXPECT_EQ(steps[0]["url"], "about:blank");  // each step on the page it was taken on, before it acted
   EXPECT_EQ(steps[1]["url"], site_->url("/fx/login.html"));
-  EXPECT_TRUE(steps[1]["signature"].is_object()) << steps[1];  // what a replay finds the field by
+  EXPECT_TRUE(steps[1]["signature"].is_object()) << steps[1];       // what a replay finds the field by
   EXPECT_EQ(steps[3]["action"], json::parse(R"({"done": null})"));  // where the client left the page
   EXPECT_EQ(steps[3]["title"], "Welcome");
   EXPECT_FALSE(steps[3].value("page_digest", "").empty()) << steps[3];

@@ -55,9 +55,9 @@ TEST(Connection, VimgptCdpLogWritesEveryMessageBothWaysCutShort) {
   std::filesystem::remove(path);
   ::setenv("VIMGPT_CDP_LOG", path.c_str(), 1);
   {
-    cdp::Connection connection(std::make_unique<test::ScriptedTransport>(std::deque<std::string>{
-        R"({"method": "Page.loadEventFired", "sessionId": "S1", "params": {}})",
-        R"({"id": 1, "result": {"data": ")" + std::string(1000, 'A') + R"("}})"}));
+    cdp::Connection connection(std::make_unique<test::ScriptedTransport>(
+        std::deque<std::string>{R"({"method": "Page.loadEventFired", "sessionId": "S1", "params": {}})",
+                                R"({"id": 1, "result": {"data": ")" + std::string(1000, 'A') + R"("}})"}));
     auto reply = connection.call("Page.captureScreenshot", {{"format", "jpeg"}}, "S1", 5s);
     ASSERT_TRUE(reply) << reply.error().describe();
   }

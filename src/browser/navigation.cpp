@@ -14,6 +14,31 @@ milliseconds remaining(Clock::time_point deadline) {
   return std::max(milliseconds{0}, std::chrono::duration_cast<milliseconds>(deadline - Clock::now()));
 }
 
+// Chromium's network error names are exact but terse: the common ones get a reason in plain words, for the
+// person reading the error and for the model reading it in its history.
+std::string with_reason(const std::string& error) {
+  static constexpr std::pair<std::string_view, std::string_view> kReasons[] = {
+      {"net::ERR_CONNECTION_REFUSED", "nothing is listening at that address"},
+      {"net::ERR_NAME_NOT_RESOLVED", "that host name does not resolve"},
+      {"net::ERR_ADDRESS_UNREACHABLE", "that address cannot be reached from here"},
+      {"net::ERR_INTERNET_DISCONNECTED", "this machine is offline"},
+      {"net::ERR_CONNECTION_TIMED_OUT", "the server did not answer in time"},
+      {"net::ERR_TIMED_OUT", "the server did not answer in time"},
+      {"net::ERR_CONNECTION_RESET", "the server closed the connection"},
+      {"net::ERR_EMPTY_RESPONSE", "the server closed the connection without an answer"},
+      {"net::ERR_UNSAFE_PORT", "Chromium never connects to that port: it is on its list of unsafe ports"},
+      {"net::ERR_SSL_PROTOCOL_ERROR", "the TLS handshake failed (an https URL for a plain http server?)"},
+      {"net::ERR_CERT_AUTHORITY_INVALID", "the site's certificate is not signed by a trusted authority"},
+      {"net::ERR_CERT_COMMON_NAME_INVALID", "the site's certificate is for another host name"},
+      {"net::ERR_CERT_DATE_INVALID", "the site's certificate has expired or is not valid yet"},
+      {"net::ERR_TOO_MANY_REDIRECTS", "the site redirects in a loop"},
+  };
+  for (const auto& [name, reason] : kReasons) {
+    if (error == name) return error + " (" + std::string(reason) + ")";
+  }
+  return error;
+}
+
 bool is_lifecycle(const cdp::Event& event, std::string_view name, std::string_view loader) {
   return event.method == "Page.lifecycleEvent" && event.params.value("name", "") == name &&
          event.params.value("loaderId", "") == loader;
@@ -74,7 +99,7 @@ Status Tab::navigate(std::string_view url) {
       VIMGPT_TRY_VOID(leave_error_page());
       return fail(ErrorKind::Refused, "navigation to " + refused->url + " was blocked: " + refused->reason);
     }
-    return fail(ErrorKind::Navigation, "could not load " + std::string(url) + ": " + error);
+    return fail(ErrorKind::Navigation, "could not load " + std::string(url) + ": " + with_reason(error));
   }
   const std::string loader = result.value("loaderId", "");
   if (loader.empty()) return ok();  // same-document navigation (a #fragment): nothing loads

@@ -64,7 +64,7 @@ int mcp_command(const Options& o, const McpFlags& flags) {
   options.observe_after = flags.observe_after == "never" ? mcp::ObserveAfter::Never : mcp::ObserveAfter::Look;
   mcp::Server server(std::move(options));
 
-  if (flags.http.empty()) return mcp::serve_stdio(server, std::cin, std::cout);
+  if (flags.http.empty()) return mcp::serve_stdio(server, STDIN_FILENO, std::cout, &handle_interrupts());
   if (!loopback(host)) {
     std::cerr << "vimgpt: warning: serving MCP on " << host
               << ", not loopback: anyone who can reach it drives this browser"

@@ -6,7 +6,7 @@
 //   mcp::ServerOptions options;
 //   options.open_tab = [] { return browser::Tab::launch({}); };  // started on the first tool call
 //   mcp::Server server(std::move(options));
-//   mcp::serve_stdio(server, std::cin, std::cout);
+//   mcp::serve_stdio(server, STDIN_FILENO, std::cout, &stop);
 #pragma once
 
 #include <atomic>
@@ -84,15 +84,19 @@ class Server {
   // finished. Call it on the thread that ran the tools, before that thread ends (a browser launched on a
   // thread ends with it); serve_stdio and serve_http do.
   void end();
+  // Ends the running request early, as a cancellation would: the server is stopping.
+  void interrupt();
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 
-// Reads one message a line from `in` until it ends, answering on `out`; requests run on a worker so that a
-// cancellation can arrive while one runs. Returns 0.
-int serve_stdio(Server& server, std::istream& in, std::ostream& out);
+// Reads one message a line from the file descriptor `in` until it ends or `stop` is set (by a signal handler:
+// SIGTERM or Ctrl-C), answering on `out`; requests run on a worker so that a cancellation can arrive while one
+// runs. On `stop`, requests not begun are dropped and a running browse stops before its next step; the session
+// ends as at the end of the input (Server::end). Returns 0.
+int serve_stdio(Server& server, int in, std::ostream& out, const std::atomic<bool>* stop = nullptr);
 
 struct HttpOptions {
   std::string host = "127.0.0.1";

@@ -1,8 +1,11 @@
 // JSON-RPC 2.0 and the MCP lifecycle: initialize (version negotiation), ping, tools/list, tools/call,
 // cancellation; and the stdio transport.
+#include <poll.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <condition_variable>
 #include <deque>
-#include <istream>
 #include <mutex>
 #include <ostream>
 #include <thread>
@@ -134,6 +137,10 @@ void Server::end() {
   impl_->tools.finish_recording();
 }
 
+void Server::interrupt() {
+  impl_->tools.cancel();
+}
+
 void Server::cancel(const Json& request_id) {
   impl_->cancel(request_id);
 }
@@ -155,7 +162,7 @@ std::optional<Json> Server::handle_text(std::string_view text, const Notify& not
   return handle(message, notify);
 }
 
-int serve_stdio(Server& server, std::istream& in, std::ostream& out) {
+int serve_stdio(Server& server, int in, std::ostream& out, const std::atomic<bool>* stop) {
   std::mutex out_mutex;
   auto send = [&](const Json& message) {
     std::scoped_lock lock(out_mutex);
@@ -181,17 +188,43 @@ int serve_stdio(Server& server, std::istream& in, std::ostream& out) {
     }
     server.end();  // here: the browser was launched on this thread and ends with it
   });
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+  auto take = [&](std::string line) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) return;
     const Json message = Json::parse(line, nullptr, /*allow_exceptions=*/false);
     if (message.is_object() && message.value("method", Json()) == "notifications/cancelled") {
       server.handle(message);  // now, not after the request it cancels
-      continue;
+      return;
     }
     std::scoped_lock lock(queue_mutex);
     queue.push_back(std::move(line));
     queue_cv.notify_one();
+  };
+  // The input is read by hand, not through a stream: a signal (the client stopping its server with SIGTERM
+  // instead of closing our input) interrupts poll() at once, and the session still ends cleanly.
+  std::string buffer;
+  char chunk[1 << 16];
+  for (;;) {
+    if (stop != nullptr && stop->load()) {
+      std::scoped_lock lock(queue_mutex);
+      queue.clear();       // requests not begun are dropped
+      server.interrupt();  // a running browse stops before its next step
+      break;
+    }
+    pollfd readable{in, POLLIN, 0};
+    const int ready = ::poll(&readable, 1, 200);  // the timeout: a signal just before poll() is not missed
+    if (ready < 0 && errno != EINTR) break;
+    if (ready <= 0) continue;
+    const ssize_t got = ::read(in, chunk, sizeof chunk);
+    if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (got <= 0) {
+      take(std::move(buffer));  // a last line without its newline
+      break;
+    }
+    buffer.append(chunk, static_cast<std::size_t>(got));
+    for (std::size_t end; (end = buffer.find('\n')) != std::string::npos;) {
+      take(buffer.substr(0, end));
+      buffer.erase(0, end + 1);
+    }
   }
   {
     std::scoped_lock lock(queue_mutex);

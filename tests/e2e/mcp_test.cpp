@@ -4,6 +4,7 @@
 #include <httplib.h>
 #include <stb_image.h>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -258,6 +259,26 @@ TEST_F(McpStdio, ARecordedSessionIsReplayedWithNoModel) {
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.err.find("4 steps replayed, 0 healed (0 model calls)"), std::string::npos) << run.err;
   EXPECT_EQ(site_->count("POST", "/login"), 2);
+  std::filesystem::remove_all(record);
+}
+
+TEST_F(McpStdio, SigtermEndsTheSessionCleanly) {
+  // A client that stops its server with SIGTERM, its input still open: the record is finished, with its last
+  // step, and the browser's profile does not outlive the server.
+  const std::filesystem::path record =
+      std::filesystem::temp_directory_path() / ("vimgpt-mcp-term-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(record);
+  McpProcess mcp({"--record", record.string()});
+  mcp.request("initialize", initialize_params());
+  auto opened = mcp.call("open", {{"url", site_->url("/fx/login.html")}});
+  ASSERT_FALSE(opened.value("isError", true)) << result_text(opened);
+  ASSERT_FALSE(mcp.left_in_tmp().empty());  // the browser's profile, while it runs
+  EXPECT_EQ(mcp.stop(SIGTERM), 0);
+  EXPECT_EQ(mcp.left_in_tmp(), std::vector<std::string>{});
+  const auto steps = test::read_steps(record / "session");
+  ASSERT_EQ(steps.size(), 2U);
+  EXPECT_TRUE(steps[1]["action"].contains("done")) << steps[1];
+  EXPECT_TRUE(std::filesystem::exists(record / "session" / "report.html"));
   std::filesystem::remove_all(record);
 }
 

@@ -135,6 +135,21 @@ std::string McpProcess::wait_for_stderr(const std::string& text, std::chrono::mi
   }
 }
 
+int McpProcess::stop(int signal) {
+  if (pid_ <= 0) return -1;
+  ::kill(pid_, signal);
+  // Exited with its input still open, or killed: closing the input comes after.
+  if (!wait_for_exit(pid_, 30000)) ::kill(pid_, SIGKILL);
+  return finish();
+}
+
+std::vector<std::string> McpProcess::left_in_tmp() const {
+  std::vector<std::string> left;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(tmp_, error)) left.push_back(entry.path().filename().string());
+  return left;
+}
+
 int McpProcess::finish() {
   if (pid_ <= 0) return -1;
   if (in_ >= 0) {

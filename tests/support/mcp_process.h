@@ -32,6 +32,11 @@ class McpProcess {
   std::string wait_for_stderr(const std::string& text, std::chrono::milliseconds timeout = std::chrono::seconds(30));
   // Closes standard input and waits (bounded) for the exit code.
   int finish();
+  // Sends `signal` with standard input still open (a client that stops its server that way) and waits
+  // (bounded) for the exit code.
+  int stop(int signal);
+  // What the server left in its TMPDIR (a browser profile, a scratch folder): nothing, once it has exited.
+  [[nodiscard]] std::vector<std::string> left_in_tmp() const;
 
   std::vector<nlohmann::json> notifications;
   [[nodiscard]] pid_t pid() const { return pid_; }

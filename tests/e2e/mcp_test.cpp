@@ -6,9 +6,9 @@
 
 #include <csignal>
 #include <filesystem>
-#include <fstream>
 #include <regex>
 
+#include "common/file.h"
 #include "support/cli_runner.h"
 #include "support/fake_model_server.h"
 #include "support/mcp_process.h"
@@ -61,7 +61,14 @@ Decoded decode(const std::string& bytes) {
 
 class McpStdio : public ::testing::Test {
  protected:
+  void SetUp() override { std::filesystem::remove_all(record_); }
+  void TearDown() override { std::filesystem::remove_all(record_); }
+
   std::unique_ptr<test::SiteServer> site_ = start_site();
+  // A --record folder of the test's own.
+  const std::filesystem::path record_ =
+      std::filesystem::temp_directory_path() / ("vimgpt-mcp-" + std::to_string(::getpid()) + "-" +
+                                                ::testing::UnitTest::GetInstance()->current_test_info()->name());
 };
 
 TEST_F(McpStdio, InitializeNegotiatesTheVersionAndListsEveryToolWithItsSchema) {
@@ -201,41 +208,29 @@ TEST_F(McpStdio, BrowseRunsAWholeTaskWithTheConfiguredModelAndReportsProgress) {
 }
 
 TEST_F(McpStdio, RecordKeepsEachActingCallAsAStepWithTheFrameTheClientChoseFrom) {
-  const std::filesystem::path record =
-      std::filesystem::temp_directory_path() / ("vimgpt-mcp-record-" + std::to_string(::getpid()));
-  std::filesystem::remove_all(record);
   {
-    McpProcess mcp({"--record", record.string(), "--secret", "PW=hunter2"});
+    McpProcess mcp({"--record", record_.string(), "--secret", "PW=hunter2"});
     mcp.request("initialize", initialize_params());
     auto login = mcp.call("open", {{"url", site_->url("/fx/login.html")}});
     mcp.call("type", {{"label", label_of(login, "Password")}, {"text", "<secret:PW>"}, {"enter", false}});
     EXPECT_EQ(mcp.finish(), 0);
   }
-  const auto steps_file = record / "session" / "steps.jsonl";
-  std::ifstream in(steps_file);
-  std::vector<json> steps;
-  for (std::string line; std::getline(in, line);) steps.push_back(json::parse(line));
+  const auto steps = test::read_steps(record_ / "session");
   ASSERT_EQ(steps.size(), 3U);
   EXPECT_EQ(steps[0]["action"]["navigate"], site_->url("/fx/login.html"));
   EXPECT_EQ(steps[1]["action"]["type"], "<secret:PW>");  // the placeholder, never the value
   EXPECT_TRUE(steps[2]["action"].contains("done"));      // the session's end
-  EXPECT_TRUE(std::filesystem::exists(record / "session" / "report.html"));
+  EXPECT_TRUE(std::filesystem::exists(record_ / "session" / "report.html"));
   std::string everything;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(record)) {
-    if (!entry.is_regular_file()) continue;
-    std::ifstream file(entry.path(), std::ios::binary);
-    everything.append(std::istreambuf_iterator<char>(file), {});
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(record_)) {
+    if (entry.is_regular_file()) everything += read_file(entry.path()).value_or("");
   }
   EXPECT_EQ(everything.find("hunter2"), std::string::npos);
-  std::filesystem::remove_all(record);
 }
 
 TEST_F(McpStdio, ARecordedSessionIsReplayedWithNoModel) {
-  const std::filesystem::path record =
-      std::filesystem::temp_directory_path() / ("vimgpt-mcp-replay-" + std::to_string(::getpid()));
-  std::filesystem::remove_all(record);
   {
-    McpProcess mcp({"--record", record.string()});
+    McpProcess mcp({"--record", record_.string()});
     mcp.request("initialize", initialize_params());
     auto login = mcp.call("open", {{"url", site_->url("/fx/login.html")}});
     auto email = mcp.call("type", {{"label", label_of(login, "Email")}, {"text", "ada@example.test"}});
@@ -244,7 +239,7 @@ TEST_F(McpStdio, ARecordedSessionIsReplayedWithNoModel) {
     EXPECT_EQ(mcp.finish(), 0);
   }
   EXPECT_EQ(site_->count("POST", "/login"), 1);
-  const auto steps = test::read_steps(record / "session");
+  const auto steps = test::read_steps(record_ / "session");
   ASSERT_EQ(steps.size(), 4U);
   EXPECT_EQ(steps[0]["url"], "about:blank");  // each step on the page it was taken on, before it acted
   EXPECT_EQ(steps[1]["url"], site_->url("/fx/login.html"));
@@ -254,32 +249,27 @@ TEST_F(McpStdio, ARecordedSessionIsReplayedWithNoModel) {
   EXPECT_FALSE(steps[3].value("page_digest", "").empty()) << steps[3];
 
   // No model anywhere: every step is found again and done again, the form sent a second time.
-  const auto replayed = record / "replayed";
-  const auto run = test::run_vimgpt({"replay", (record / "session").string(), "--record", replayed.string()});
+  const auto replayed = record_ / "replayed";
+  const auto run = test::run_vimgpt({"replay", (record_ / "session").string(), "--record", replayed.string()});
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.err.find("4 steps replayed, 0 healed (0 model calls)"), std::string::npos) << run.err;
   EXPECT_EQ(site_->count("POST", "/login"), 2);
-  std::filesystem::remove_all(record);
 }
 
 TEST_F(McpStdio, SigtermEndsTheSessionCleanly) {
   // A client that stops its server with SIGTERM, its input still open: the record is finished, with its last
   // step, and the browser's profile does not outlive the server.
-  const std::filesystem::path record =
-      std::filesystem::temp_directory_path() / ("vimgpt-mcp-term-" + std::to_string(::getpid()));
-  std::filesystem::remove_all(record);
-  McpProcess mcp({"--record", record.string()});
+  McpProcess mcp({"--record", record_.string()});
   mcp.request("initialize", initialize_params());
   auto opened = mcp.call("open", {{"url", site_->url("/fx/login.html")}});
   ASSERT_FALSE(opened.value("isError", true)) << result_text(opened);
   ASSERT_FALSE(mcp.left_in_tmp().empty());  // the browser's profile, while it runs
   EXPECT_EQ(mcp.stop(SIGTERM), 0);
   EXPECT_EQ(mcp.left_in_tmp(), std::vector<std::string>{});
-  const auto steps = test::read_steps(record / "session");
+  const auto steps = test::read_steps(record_ / "session");
   ASSERT_EQ(steps.size(), 2U);
   EXPECT_TRUE(steps[1]["action"].contains("done")) << steps[1];
-  EXPECT_TRUE(std::filesystem::exists(record / "session" / "report.html"));
-  std::filesystem::remove_all(record);
+  EXPECT_TRUE(std::filesystem::exists(record_ / "session" / "report.html"));
 }
 
 TEST_F(McpStdio, ACancelledBrowseStopsAtTheNextStepAndIsNotAnswered) {

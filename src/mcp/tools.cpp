@@ -119,18 +119,10 @@ void Tools::finish_recording() {
     auto last = hints::capture(*tab_, acting_.capture);
     const auto text = hints::visible_text(*tab_, agent::kPageTextLimit);
     if (last && text) {
-      agent::StepRecord step;
-      step.step = ++recorded_;
-      const auto page = tab_->page_info().value_or(browser::PageInfo{});
-      step.url = page.url;
-      step.title = page.title;
-      step.hint_count = last->map.size();
-      step.hints = last->map.to_json();
-      step.action = {{"done", nullptr}};
-      step.ok = true;
-      step.result = "the MCP session ended here";
-      step.page_digest = content_digest(*text);
-      recorder_->add_step(step, *last);
+      agent::Action done;
+      done.kind = agent::ActionKind::Done;
+      record(done, {true, "the MCP session ended here", std::nullopt}, *last,
+             tab_->page_info().value_or(browser::PageInfo{}), content_digest(*text));
     }
   }
   agent::RunResult session;
@@ -142,7 +134,7 @@ void Tools::finish_recording() {
 }
 
 void Tools::record(const agent::Action& action, const agent::ActResult& acted, const hints::Capture& seen,
-                   const browser::PageInfo& page) {
+                   const browser::PageInfo& page, const std::string& page_digest) {
   if (!recording()) return;
   if (!recorder_) {
     agent::AgentOptions session = acting_;
@@ -165,6 +157,7 @@ void Tools::record(const agent::Action& action, const agent::ActResult& acted, c
   step.ok = acted.ok;
   step.result = acted.message;
   step.target = acted.target;
+  step.page_digest = page_digest;
   recorder_->add_step(step, seen);
 }
 

@@ -54,7 +54,7 @@ class Tools {
   // was before the action), with the signature of the element it named; the session ends with a done step
   // holding the last page's text digest, so `vimgpt replay DIR/session` can do it all again.
   void record(const agent::Action& action, const agent::ActResult& acted, const hints::Capture& seen,
-              const browser::PageInfo& page);
+              const browser::PageInfo& page, const std::string& page_digest = {});
 
   std::unique_ptr<agent::Recorder> recorder_;
   bool recording() const { return !options_.agent.record_dir.empty(); }

@@ -1,7 +1,8 @@
-// The loopback world for the per-step agent benchmark (figure 5) and its peer: a multi-page site and two
-// fake OpenAI-compatible model servers (one instant, one answering after 2 s) that play the same task for
-// whoever asks. bench/run starts `agent_bench --serve`, reads the URLs from its first stdout line, runs the
-// vimgpt binary and bench/peer against them one at a time, and closes stdin to stop it.
+// The loopback world for the per-step agent benchmark (figure 5) and its peer: a multi-page site and fake
+// OpenAI-compatible model servers (one instant, one answering after 2 s, and two that take as long as a current
+// model would: see LatencyProfile) that play the same task for whoever asks. bench/run starts `agent_bench --serve`,
+// reads the URLs from its first stdout line, runs the vimgpt binary and bench/peer against them one at a time, and
+// closes stdin to stop it.
 //
 // The task: /step/1 .. /step/N-1 each have 20 topic links and a "Next" link (click it); /step/N has a
 // search form (click the field and type); /results is the end (done). The model decides from the last page
@@ -170,6 +171,34 @@ std::string decide(const SiteServer& site, const ReceivedRequest& request) {
   return R"({"click": ")" + label + R"(", "type": "lisbon"})";
 }
 
+// How long a current hosted model takes to answer, from published figures: a time to first token, plus a time
+// per uncached input token (prefill), plus a time per output token (decode).
+//   912 ms to the first token and 44.8 tokens a second (22.3 ms a token): GPT-5.4's medians in hourly probes
+//   through OpenRouter, jonathanwrede.de/en/blog/ttft-varies-13x-across-llm-providers (2026; a "Hi" prompt, so
+//   the time to first token holds no prefill).
+//   0.04 to 0.24 ms a prompt token: the range nirmalya.net/posts/2026/02/prompt-size-impact-on-llm-response gives
+//   (dedicated infrastructure to a shared API's P95); both ends are served, as two models.
+// Tokens as the fake counts them (text a token per 4 bytes, images by OpenAI's tile rule); cached prompt tokens
+// cost no prefill time. Output: the reply's bytes / 4 (the reply as the request's schema has it sent).
+struct LatencyProfile {
+  double first_token_ms = 912;
+  double per_input_token_ms = 0.24;
+  double per_output_token_ms = 1000.0 / 44.8;
+};
+
+std::chrono::milliseconds profiled_delay(const LatencyProfile& profile, const ReceivedRequest& request,
+                                         const std::string& reply) {
+  std::size_t output_bytes = reply.size();
+  if (request.structured) {
+    const auto parsed = nlohmann::json::parse(reply, nullptr, false);
+    if (parsed.is_object()) output_bytes = nlohmann::json{{"action", parsed}}.dump().size();
+  }
+  const int uncached = request.cache.prompt_tokens - request.cache.read;
+  const double ms = profile.first_token_ms + profile.per_input_token_ms * uncached +
+                    profile.per_output_token_ms * static_cast<double>((output_bytes + 3) / 4);
+  return std::chrono::milliseconds(static_cast<long long>(ms));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -190,9 +219,20 @@ int main(int argc, char** argv) {
   slow.set_responder([&](const ReceivedRequest& request) {
     return ScriptedReply::slow(std::chrono::milliseconds(2000), decide(site, request));
   });
+  FakeModelServer profiled_shared(cheap);
+  FakeModelServer profiled_dedicated(cheap);
+  for (auto [server, profile] : {std::pair{&profiled_shared, LatencyProfile{}},
+                                 std::pair{&profiled_dedicated, LatencyProfile{912, 0.04, 1000.0 / 44.8}}}) {
+    server->set_responder([&site, profile](const ReceivedRequest& request) {
+      const std::string reply = decide(site, request);
+      return ScriptedReply::slow(profiled_delay(profile, request, reply), reply);
+    });
+  }
   std::cout << R"({"start_url": ")" << site.url("/step/1") << R"(", "form_url": ")" << site.url("/form")
             << R"(", "model_instant": ")" << instant.url() << R"(", "model_slow": ")" << slow.url()
-            << R"(", "model_delay_ms": 2000, "steps_per_run": )" << kSteps + 1 << "}" << std::endl;
+            << R"(", "model_profiled_shared": ")" << profiled_shared.url() << R"(", "model_profiled_dedicated": ")"
+            << profiled_dedicated.url() << R"(", "model_delay_ms": 2000, "steps_per_run": )" << kSteps + 1 << "}"
+            << std::endl;
   for (std::string line; std::getline(std::cin, line);) {
   }
   std::fprintf(stderr, "agent_bench: %zu requests to the instant model, %zu to the slow one\n", instant.request_count(),

@@ -15,6 +15,7 @@
 
 #include "support/batch_world.h"
 #include "support/cli_runner.h"
+#include "support/proc.h"
 #include "support/remote_chromium.h"
 
 namespace {
@@ -25,21 +26,20 @@ using namespace std::chrono_literals;
 // Resident memory (kB) of every process in the group `pid` (a Chromium and its helpers), or of one pid.
 long resident_kb(pid_t pid, bool whole_group) {
   long total = 0;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
-    const std::string name = entry.path().filename();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream stat(entry.path() / "stat");
-    std::string line;
-    std::getline(stat, line);
-    const auto close = line.rfind(')');
+  for (const pid_t process : test::all_processes()) {
+    // A process that exits while it is read is simply not counted (test::read_proc gives nullopt).
+    const auto stat = test::read_proc(process, "stat");
+    if (!stat) continue;
+    const auto close = stat->rfind(')');
     if (close == std::string::npos) continue;
-    std::istringstream fields(line.substr(close + 2));
+    std::istringstream fields(stat->substr(close + 2));
     std::string state;
     long ppid = 0;
     long pgrp = 0;
     fields >> state >> ppid >> pgrp;
-    if (whole_group ? pgrp != pid : std::stol(name) != pid) continue;
-    std::ifstream status(entry.path() / "status");
+    if (whole_group ? pgrp != pid : process != pid) continue;
+    std::istringstream status(test::read_proc(process, "status").value_or(""));
+    std::string line;
     while (std::getline(status, line)) {
       if (line.rfind("VmRSS:", 0) == 0) total += std::stol(line.substr(6));
     }

@@ -86,8 +86,8 @@ void report(benchmark::State& state, const PreparedRequest& prepared) {
   state.counters["image_bytes"] = static_cast<double>(prepared.images.at(0).bytes.size());
   state.counters["request_bytes"] = static_cast<double>(prepared.body.size());
   state.counters["est_tokens_openai"] = prepared.estimated_image_tokens;
-  state.counters["est_tokens_anthropic"] =
-      estimate_image_tokens(Provider::Anthropic, prepared.images[0].width, prepared.images[0].height, Detail::High);
+  state.counters["est_tokens_anthropic"] = estimate_image_tokens(
+      find_model("claude-sonnet-5-5")->images, prepared.images[0].width, prepared.images[0].height, Detail::High);
 }
 
 // Decoded frame (e.g. after drawing labels onto the capture) -> scaled, encoded, base64, JSON body.

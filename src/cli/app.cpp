@@ -165,6 +165,14 @@ agent::RunResult execute(const Options& o, const agent::AgentOptions& options, b
                 << (mark.empty() ? "" : mark + ", ") << format_usage(step.usage, step.usage_so_far) << "\n";
       if (!mark.empty() && mark != "replayed")
         std::cerr << "  " << mark << ": " << step.replay.value("why", "") << "\n";
+      // The model's server refused a field by name (left out from now on), or reasoning filled the cap.
+      if (const auto refused = step.request.find("refused_fields"); refused != step.request.end()) {
+        std::cerr << "  note: the server refused " << refused->dump() << ": left out from now on\n";
+      }
+      if (step.request.contains("widened_cap")) {
+        std::cerr << "  note: the model reasoned past its cap; asked again with " << step.request["widened_cap"]
+                  << " tokens (raise --max-tokens to keep it so)\n";
+      }
     }
     if (o.speak) [[maybe_unused]]
       auto spoken = voice::speak(step.ok ? step.result.substr(0, 60) : "that failed");
@@ -398,6 +406,16 @@ int main(int argc, char** argv) {
   export_cmd->add_option("-o,--out", export_flags.out, "Write the script here (default: standard output)");
 
   auto* devices = app.add_subcommand("devices", "List audio input devices (for --mic)");
+
+  std::string model_name;
+  bool models_json = false;
+  auto* models = app.add_subcommand("models", "The model catalogue: what each model accepts, costs and when it ends");
+  models->add_option("model", model_name, "One model: its whole entry and the sources it was read from");
+  models->add_flag("--json", models_json, "All of it as JSON");
+
+  auto* doctor = app.add_subcommand(
+      "doctor", "Check the configured model with one small request: reached, key, image, structured output, reply");
+  add_model_flags(*doctor, options);
   app.require_subcommand(0, 1);
 
   try {
@@ -417,6 +435,8 @@ int main(int argc, char** argv) {
   if (*ask) return ask_command(options, image, objective);
   if (*report) return report_command(dir);
   if (*devices) return devices_command();
+  if (*models) return models_command(model_name, models_json);
+  if (*doctor) return doctor_command(options);
   if (*mcp) return mcp_command(options, mcp_flags);
   if (*batch) return batch_command(options, batch_flags);
   if (*replay) return replay_command(options, replay_flags);

@@ -84,6 +84,7 @@ int ask_command(const Options& options, const std::string& image_path, const std
   const Config config = Config::load();
   auto client = client_options(options, config);
   if (!client) return report_error(client.error());
+  print_model_notices(*client);
   auto image = vision::load_image_file(image_path);
   if (!image) return report_error(image.error());
   auto decision = vision::ask(*client, *image, objective);

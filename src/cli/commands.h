@@ -64,6 +64,10 @@ int hints_command(const Options& options, const std::string& url, bool json, con
                   const std::string& mode);
 int ask_command(const Options& options, const std::string& image_path, const std::string& objective);
 int report_command(const std::string& dir);
+// The model catalogue as a table (or one model's entry with its sources, or all of it as JSON).
+int models_command(const std::string& model, bool json);
+// One checked request to the configured model with a labelled frame: what works, what to change.
+int doctor_command(const Options& options);
 int devices_command();
 
 struct BatchFlags {

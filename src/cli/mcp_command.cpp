@@ -47,6 +47,7 @@ int mcp_command(const Options& o, const McpFlags& flags) {
   std::unique_ptr<vision::Client> client;
   std::string no_model = model ? std::string() : model.error().message;
   if (model) {
+    print_model_notices(*model);
     auto created = vision::Client::create(*model);
     if (!created) return usage(created.error().message);
     client = std::move(*created);

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <regex>
 
 #include "voice/voice.h"
@@ -35,13 +36,23 @@ void add_browser_flags(CLI::App& app, Options& o) {
 }
 
 void add_model_flags(CLI::App& app, Options& o) {
-  app.add_option("--provider", o.provider, "Model provider: auto, openai (any OpenAI-compatible server), anthropic");
-  app.add_option("--model", o.model, "Model name (default gpt-4o; claude-* selects Anthropic)");
+  app.add_option("--provider", o.provider,
+                 "Whose rules the requests follow: auto (by base URL and model), openai, anthropic (their APIs, or a "
+                 "gateway in front of them), compatible (any other OpenAI-compatible server)");
+  app.add_option("--model", o.model,
+                 "Model name (default " + std::string(vision::kDefaultModel) + ", or " +
+                     std::string(vision::kDefaultAnthropicModel) +
+                     " with only ANTHROPIC_API_KEY set; claude-* selects Anthropic; vimgpt models lists them)");
   app.add_option("--base-url", o.base_url,
-                 "API base URL, e.g. http://127.0.0.1:11434/v1 for Ollama ($OPENAI_BASE_URL)");
+                 "API base URL, e.g. http://127.0.0.1:11434/v1 for Ollama ($OPENAI_BASE_URL, $ANTHROPIC_BASE_URL)");
   app.add_option("--api-key", o.api_key, "API key ($OPENAI_API_KEY / $ANTHROPIC_API_KEY, or .env)");
-  app.add_option("--max-tokens", o.max_tokens, "Most tokens per reply (default 300)");
-  app.add_option("--temperature", o.temperature, "Sampling temperature (default: the server's)");
+  app.add_option("--max-tokens", o.max_tokens,
+                 "Most tokens of a reply's answer (default 300; a model that reasons gets room for it on top)");
+  app.add_option("--effort", o.effort,
+                 "Reasoning effort (none, minimal, low, medium, high, xhigh, max: what the model takes; default: the "
+                 "lowest that answers)");
+  app.add_option("--temperature", o.temperature,
+                 "Sampling temperature (default: the server's; not sent to models that refuse it)");
   app.add_option("--detail", o.detail, "Image detail: low, high, auto");
   app.add_option("--structured", o.structured, "Structured output: auto, on, off");
   app.add_option("--img-res", o.img_res,
@@ -181,18 +192,33 @@ Result<hints::CaptureOptions> capture_options(const Options& o) {
   return capture;
 }
 
+void print_model_notices(const vision::ClientOptions& model) {
+  if (auto client = vision::Client::create(model)) {
+    for (const auto& notice : (*client)->notices()) std::cerr << "vimgpt: note: " << notice << "\n";
+  }
+}
+
 namespace {
 
 // The model, its provider and where to reach it: flags, then the environment, then .env.
 Result<vision::ClientOptions> model_endpoint(const Options& o, const Config& config) {
   vision::ClientOptions client;
   auto provider = vision::parse_provider(o.provider);
-  if (!provider) return usage_error("--provider takes auto, openai or anthropic, not '" + o.provider + "'");
-  client.model = o.model.empty() ? config.get("VIMGPT_MODEL").value_or("gpt-4o") : o.model;
-  client.provider = vision::resolve_provider(*provider, client.model);
-  const bool anthropic = client.provider == vision::Provider::Anthropic;
+  if (!provider) {
+    return usage_error("--provider takes auto, openai, anthropic or compatible, not '" + o.provider + "'");
+  }
+  client.model = o.model.empty() ? config.get("VIMGPT_MODEL").value_or("") : o.model;
+  if (client.model.empty()) {
+    // Only an Anthropic key: the Anthropic default, rather than an OpenAI model with no key.
+    const bool anthropic_only = o.api_key.empty() && o.base_url.empty() && !config.get("OPENAI_API_KEY") &&
+                                !config.get("OPENAI_BASE_URL") && config.get("ANTHROPIC_API_KEY");
+    const bool wants_anthropic = *provider == vision::Provider::Anthropic || anthropic_only;
+    client.model = std::string(wants_anthropic ? vision::kDefaultAnthropicModel : vision::kDefaultModel);
+  }
+  const bool anthropic = vision::resolve_provider(*provider, client.model) == vision::Provider::Anthropic;
   client.base_url =
       !o.base_url.empty() ? o.base_url : config.get(anthropic ? "ANTHROPIC_BASE_URL" : "OPENAI_BASE_URL").value_or("");
+  client.provider = vision::resolve_provider(*provider, client.model, client.base_url);
   client.api_key =
       !o.api_key.empty() ? o.api_key : config.get(anthropic ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY").value_or("");
   return client;
@@ -216,6 +242,7 @@ Result<vision::ClientOptions> client_options(const Options& o, const Config& con
   if (o.max_tokens < 16 || o.max_tokens > 32768) return usage_error("--max-tokens takes 16 to 32768");
   client.max_tokens = o.max_tokens;
   if (o.temperature >= 0) client.temperature = o.temperature;
+  client.effort = o.effort;
   auto detail = vision::parse_detail(o.detail);
   if (!detail) return usage_error("--detail takes low, high or auto, not '" + o.detail + "'");
   client.detail = *detail;
@@ -238,6 +265,8 @@ Result<vision::ClientOptions> client_options(const Options& o, const Config& con
   if (o.price_in >= 0) client.price_in = o.price_in;
   if (o.price_out >= 0) client.price_out = o.price_out;
   if (o.price_cached >= 0) client.price_cached = o.price_cached;
+  // What the model cannot take is a usage error now, before any browser starts.
+  if (auto probe = vision::Client::create(client); !probe) return usage_error(probe.error().message);
   auto cache = vision::parse_prompt_cache(o.prompt_cache);
   if (!cache) return usage_error(cache.error().message);
   client.prompt_cache = *cache;
@@ -300,10 +329,11 @@ Result<RunSettings> run_settings(const Options& o, const Config& config, ModelUs
   }
   if (model == ModelUse::Required || (model == ModelUse::IfConfigured && model_configured(o, config))) {
     VIMGPT_TRY(settings.model, client_options(o, config));
+    print_model_notices(*settings.model);
     if (o.max_cost > 0 && !vision::default_price(settings.model->model) &&
         !(settings.model->price_in && settings.model->price_out)) {
       return usage_error("--max-cost needs the price of model " + settings.model->model +
-                         ", which the built-in table does not know: pass --price-in and --price-out");
+                         ", which vimgpt's catalogue does not know (vimgpt models): pass --price-in and --price-out");
     }
   }
   return settings;

@@ -57,6 +57,7 @@ struct Options {
   std::string base_url;
   std::string api_key;
   int max_tokens = 300;
+  std::string effort;
   double temperature = -1;
   std::string detail = "auto";
   std::string structured = "auto";
@@ -106,6 +107,9 @@ Result<hints::CaptureOptions> capture_options(const Options& options);
 // Everything about the model, from flags, then the environment, then .env. A run with no model configured
 // is an error naming the three ways to configure one.
 Result<vision::ClientOptions> client_options(const Options& options, const Config& config);
+// What the person should know of the model before a run (unknown to the catalogue, ending, a flag it does not
+// take), on standard error, once.
+void print_model_notices(const vision::ClientOptions& model);
 Result<std::map<std::string, std::string>> secrets(const Options& options);
 
 // What `run` and each `batch` task need from the flags, every flag checked (before any browser starts).

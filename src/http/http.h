@@ -103,8 +103,12 @@ class Client {
 // One attempt on a fresh connection.
 Result<HttpResponse> perform(const HttpRequest& request);
 
-// Statuses worth another try: rate limiting and transient server trouble. 400/401/403/404 never are.
+// Statuses worth another try, as the OpenAI and Anthropic SDKs retry: 408, 409 (lock timeout), 429 and every 5xx
+// (Anthropic's 529 "overloaded" included). 400/401/403/404 never are.
 bool is_retryable_status(long status);
+// A response worth another try: the server's x-should-retry ("true"/"false"; not a standard header, but OpenAI
+// and Anthropic send it and their SDKs obey it first), else is_retryable_status.
+bool is_worth_retrying(const HttpResponse& response);
 
 // Retry-After as seconds ("1", "2.5") or an HTTP date; nullopt when absent or unreadable.
 std::optional<Milliseconds> parse_retry_after(std::string_view value);
@@ -125,6 +129,9 @@ struct RetryPolicy {
   std::function<void(Milliseconds)> sleep;
   // Called before each retry (progress output); optional.
   std::function<void(const RetryEvent&)> on_retry;
+  // Which responses are retried; default is_worth_retrying. A caller that can read the body sets it to keep,
+  // e.g., a quota error (429, but no retry fixes it) from being retried.
+  std::function<bool(const HttpResponse&)> retry_if;
 };
 
 // The wait before retry number `retry` (1-based): base * 2^(retry-1), capped, with jitter in [half, full]

@@ -74,7 +74,15 @@ std::string body_excerpt(const HttpResponse& response, const HttpRequest& reques
 }  // namespace
 
 bool is_retryable_status(long status) {
-  return status == 408 || status == 429 || status == 500 || status == 502 || status == 503 || status == 504;
+  return status == 408 || status == 409 || status == 429 || status >= 500;
+}
+
+bool is_worth_retrying(const HttpResponse& response) {
+  if (const auto header = response.headers.get("x-should-retry")) {
+    if (*header == "true") return true;
+    if (*header == "false") return false;
+  }
+  return is_retryable_status(response.status);
 }
 
 std::optional<Milliseconds> parse_retry_after(std::string_view value) {
@@ -113,7 +121,7 @@ Result<HttpResponse> perform_with_retry(Client& client, const HttpRequest& reque
     std::optional<Milliseconds> retry_after;
     std::string reason;
     if (result) {
-      if (!is_retryable_status(result->status)) return result;
+      if (result->ok() || !(policy.retry_if ? policy.retry_if(*result) : is_worth_retrying(*result))) return result;
       retry_after = retry_after_of(*result);
       reason = "HTTP " + std::to_string(result->status);
       if (retry_after && *retry_after > policy.max_retry_after) return result;

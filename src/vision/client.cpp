@@ -1,9 +1,11 @@
-// The vision client: one decision per step. Prepares the images, sends one request (with retries), falls back
-// from structured output when a server rejects it, parses and repairs the reply (one repair call at most), and
-// keeps the session's token and cost totals.
+// The vision client: one decision per step. Prepares the images (within the provider's limits), sends one request
+// with the fields the model accepts (rules.cpp), retries what the provider says is worth it, leaves out a field
+// only when an error names it, parses and repairs the reply (one repair call at most), and keeps the session's
+// token and cost totals.
 #include <atomic>
 #include <mutex>
 #include <random>
+#include <set>
 
 #include "vision/provider.h"
 #include "vision/vision.h"
@@ -17,11 +19,10 @@ Milliseconds since(Clock::time_point start) {
   return std::chrono::duration_cast<Milliseconds>(Clock::now() - start);
 }
 
-constexpr std::string_view kDefaultOpenAI = "https://api.openai.com/v1";
-constexpr std::string_view kDefaultAnthropic = "https://api.anthropic.com/v1";
-
 // A step sends the labelled frame and at most a few more (the clean one, or earlier steps'); text mode none.
 constexpr std::size_t kMaxImages = 8;
+// A reply cut off while the model was still reasoning is asked again once, with this much more room.
+constexpr int kCutOffRetryFactor = 2;
 
 Status check_image_count(const StepRequest& step) {
   if (step.images.size() > kMaxImages) {
@@ -44,23 +45,49 @@ constexpr std::string_view kFormalizeSystem =
     "You turn an instruction for a web browser into one JSON action object. You answer with the JSON object and "
     "nothing else: no code block, no prose.";
 
+// The fields a refusal can take out of a request, and what the person is told when one is.
+bool drop_field(detail::ChatRequest& request, const std::string& field, bool may_drop_structure) {
+  if (field == "response_format" && may_drop_structure && request.structured != StructuredMethod::None) {
+    request.structured = StructuredMethod::None;
+  } else if (field == "temperature" && request.temperature) {
+    request.temperature.reset();
+  } else if ((field == "reasoning_effort" || field == "effort") && !request.effort.empty()) {
+    request.effort.clear();
+  } else if (field == "thinking" && !request.thinking.empty()) {
+    request.thinking.clear();
+  } else if (field == "prompt_cache_key" && !request.cache_key.empty()) {
+    request.cache_key.clear();
+  } else if (field == "max_tokens" && request.token_field == "max_tokens") {
+    request.token_field = "max_completion_tokens";
+  } else if (field == "max_completion_tokens" && request.token_field == "max_completion_tokens") {
+    request.token_field = "max_tokens";
+  } else {
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 struct Client::Impl {
   ClientOptions options;
-  Provider provider = Provider::OpenAI;
+  detail::RequestRules rules;
   http::Client http;
-  // Auto mode: a server that rejected structured output once is not asked again in this session.
+  // Auto mode: a server that refused structured output by name is not asked again in this session.
   std::atomic<bool> structured_rejected{false};
-  mutable std::mutex usage_mutex;
+  std::atomic<long> last_status{0};
+  mutable std::mutex mutex;  // guards what follows
   Usage usage;
+  std::vector<std::string> notices;
+  std::set<std::string> refused;  // fields a server refused by name: left out from then on
 
   [[nodiscard]] bool structured_now() const {
-    return options.structured == Structured::On ||
-           (options.structured == Structured::Auto && !structured_rejected.load());
+    return rules.structured != StructuredMethod::None &&
+           (options.structured == Structured::On ||
+            (options.structured == Structured::Auto && !structured_rejected.load()));
   }
 
-  // The price of `model`'s tokens: the flags first, then the built-in table; nullopt when neither knows it.
+  // The price of `model`'s tokens: the flags first, then the catalogue; nullopt when neither knows it.
   [[nodiscard]] std::optional<Price> price_of(const std::string& model) const {
     const auto table = default_price(model);
     if (!(options.price_in || table) || !(options.price_out || table)) return std::nullopt;
@@ -81,6 +108,7 @@ struct Client::Impl {
     used.completion_tokens = reply.completion_tokens;
     used.cached_tokens = reply.cached_tokens;
     used.cache_write_tokens = reply.cache_write_tokens;
+    used.reasoning_tokens = reply.reasoning_tokens;
     used.requests = 1;
     const auto price = price_of(model);
     used.cost_known = price.has_value();
@@ -89,19 +117,20 @@ struct Client::Impl {
   }
 
   [[nodiscard]] bool cache_breakpoints() const {
-    return provider == Provider::Anthropic && options.prompt_cache != PromptCache::Off;
+    return rules.provider == Provider::Anthropic && options.prompt_cache != PromptCache::Off;
   }
   [[nodiscard]] bool cache_key_sent() const {
-    return provider == Provider::OpenAI &&
+    return rules.provider != Provider::Anthropic &&
            (options.prompt_cache == PromptCache::On ||
-            (options.prompt_cache == PromptCache::Auto && options.base_url == kDefaultOpenAI));
+            (options.prompt_cache == PromptCache::Auto && options.base_url == kOpenAIBaseUrl));
   }
+  [[nodiscard]] int token_cap() const { return options.max_tokens + rules.reasoning_reserve; }
 
   // A step's request (cached prefix marked), or with `step` false a one-off text call (repair, formalize).
   [[nodiscard]] detail::ChatRequest chat(std::string model, Prompt prompt, const std::vector<EncodedImage>* images,
                                          bool structured, bool step = false) const {
     detail::ChatRequest request;
-    request.provider = provider;
+    request.provider = rules.provider;
     request.base_url = options.base_url;
     request.api_key = options.api_key;
     request.model = std::move(model);
@@ -110,9 +139,12 @@ struct Client::Impl {
     request.blocks = std::move(prompt.blocks);
     request.images = images;
     request.detail = options.detail;
-    request.max_tokens = options.max_tokens;
-    request.temperature = options.temperature;
-    request.structured = structured;
+    request.token_field = rules.token_field;
+    request.max_tokens = token_cap();
+    request.effort = rules.effort;
+    request.temperature = rules.temperature;
+    request.thinking = rules.thinking;
+    request.structured = structured ? rules.structured : StructuredMethod::None;
     request.connect_timeout = options.connect_timeout;
     request.total_timeout = options.total_timeout;
     request.max_response_bytes = options.max_response_bytes;
@@ -120,6 +152,8 @@ struct Client::Impl {
       request.cache_breakpoints = cache_breakpoints();
       if (cache_key_sent()) request.cache_key = options.cache_key;
     }
+    std::scoped_lock lock(mutex);
+    for (const auto& field : refused) drop_field(request, field, true);
     return request;
   }
 
@@ -128,34 +162,95 @@ struct Client::Impl {
     return build_prompt(step, formalize ? PromptStyle::PlainWords : PromptStyle::JsonObject, options.full_history);
   }
 
-  // One model call with retries and the structured-output fallback; adds its usage to `decision`.
-  Result<detail::ChatReply> call(detail::ChatRequest request, Decision& decision) {
-    int attempts = 0;
-    http::HttpRequest http_request = detail::build_request(request);
-    decision.request_metadata["request_bytes"] =
-        decision.request_metadata.value("request_bytes", std::size_t{0}) + http_request.body.size();
-    auto response = http::perform_with_retry(http, http_request, options.retry, &attempts);
-    decision.request_metadata["attempts"] = decision.request_metadata.value("attempts", 0) + attempts;
-    if (!response) return response.failure();
-    if (response->status == 400 && request.structured && options.structured == Structured::Auto) {
-      // Servers that do not know response_format (or tools) answer 400; ask again without it, and remember.
+  // The frame as the model is sent it: at the chosen width and format, within the provider's limits.
+  [[nodiscard]] Result<EncodedImage> ready_image(const EncodedImage& image, std::size_t count) const {
+    VIMGPT_TRY(EncodedImage ready, prepare_image(image, options.image));
+    const ImageLimits limits = image_limits(rules.provider);
+    const int edge =
+        limits.many_images > 0 && static_cast<int>(count) > limits.many_images ? limits.max_edge_many : limits.max_edge;
+    return fit_image(ready, edge, limits.max_base64_bytes);
+  }
+
+  void note(std::string notice) {
+    std::scoped_lock lock(mutex);
+    notices.push_back(std::move(notice));
+  }
+
+  // A server refused `field` by name: left out of this and every later request, and the person told.
+  bool leave_out(detail::ChatRequest& request, const std::string& field, Decision& decision) {
+    const bool may_drop_structure = options.structured == Structured::Auto;
+    if (!drop_field(request, field, may_drop_structure)) return false;
+    if (field == "response_format") {
       structured_rejected = true;
       decision.request_metadata["structured_fallback"] = true;
-      request.structured = false;
-      http_request = detail::build_request(request);
-      response = http::perform_with_retry(http, http_request, options.retry, &attempts);
-      decision.request_metadata["attempts"] = decision.request_metadata.value("attempts", 0) + attempts;
-      if (!response) return response.failure();
     }
-    VIMGPT_TRY_VOID(http::check_status(*response, http_request, "model " + request.model + " at " + options.base_url));
-    auto reply = provider == Provider::Anthropic ? detail::parse_anthropic_response(*response)
-                                                 : detail::parse_openai_response(*response, request.structured);
-    if (!reply) return reply;
-    decision.usage += usage_of(request.model, *reply);
-    return reply;
+    decision.request_metadata["refused_fields"].push_back(field);
+    {
+      std::scoped_lock lock(mutex);
+      refused.insert(field);
+    }
+    note("the server refused " + field + " for model " + request.model + ": it is left out from now on" +
+         (rules.spec != nullptr
+              ? " (vimgpt's catalogue of " + std::string(catalogue_read_on()) + " may be out of date: vimgpt models)"
+              : std::string()) +
+         ".");
+    return true;
+  }
+
+  // One model call: retries as the provider says, a field refused by name left out, and one more try with more
+  // room when reasoning used the whole cap before any answer. Adds its usage to `decision`.
+  Result<detail::ChatReply> call(detail::ChatRequest request, Decision& decision) {
+    http::RetryPolicy retry = options.retry;
+    retry.retry_if = detail::should_retry;
+    bool widened = false;
+    while (true) {
+      int attempts = 0;
+      const http::HttpRequest http_request = detail::build_request(request);
+      decision.request_metadata["request_bytes"] =
+          decision.request_metadata.value("request_bytes", std::size_t{0}) + http_request.body.size();
+      auto response = http::perform_with_retry(http, http_request, retry, &attempts);
+      decision.request_metadata["attempts"] = decision.request_metadata.value("attempts", 0) + attempts;
+      last_status = response ? response->status : 0;
+      if (!response) return response.failure();
+      if (!response->ok()) {
+        const std::string field = detail::refused_field(detail::read_error(*response), rules.provider);
+        if (!field.empty() && leave_out(request, field, decision)) continue;
+        return fail(detail::provider_failure(*response, http_request,
+                                             "model " + request.model + " at " + options.base_url, rules.provider));
+      }
+      const bool structured = request.structured != StructuredMethod::None;
+      auto reply = rules.provider == Provider::Anthropic ? detail::parse_anthropic_response(*response, structured)
+                                                         : detail::parse_openai_response(*response, structured);
+      if (!reply) return reply;
+      decision.usage += usage_of(request.model, *reply);
+      const bool starved =
+          reply->finish_reason == "length" && reply->text.find_first_not_of(" \n") == std::string::npos;
+      if (!starved) return reply;
+      const std::string spent = std::to_string(reply->completion_tokens) + " tokens (" +
+                                std::to_string(reply->reasoning_tokens) + " reasoning) of its " +
+                                std::to_string(request.max_tokens) + "-token cap";
+      if (widened) {
+        return fail(ErrorKind::Parse, "model " + request.model + " spent " + spent +
+                                          " before answering, twice: raise --max-tokens or lower --effort");
+      }
+      // Billed either way; a step lost costs more than a step asked again with room for its reasoning.
+      widened = true;
+      request.max_tokens *= kCutOffRetryFactor;
+      decision.request_metadata["widened_cap"] = request.max_tokens;
+      note("model " + request.model + " spent " + spent + " before answering: asked again with " +
+           std::to_string(request.max_tokens) + " (raise --max-tokens to keep it so).");
+    }
   }
 
   Result<ParsedReply> parse(const detail::ChatReply& reply) const {
+    // A reply in the schema's own form is taken as it is: unwrapping it is no repair.
+    if (reply.structured) {
+      Json strict = Json::parse(reply.text, nullptr, false);
+      if (strict.is_object()) {
+        Json action = structured_action(std::move(strict));
+        if (!action.empty() && unknown_keys(action).empty()) return ParsedReply{std::move(action), Repair::None, {}};
+      }
+    }
     auto parsed = parse_reply(reply.text);
     if (parsed && reply.structured) parsed->action = structured_action(std::move(parsed->action));
     return parsed;
@@ -167,17 +262,17 @@ Client::~Client() = default;
 
 Result<std::unique_ptr<Client>> Client::create(ClientOptions options) {
   if (options.model.empty()) return fail(ErrorKind::InvalidArgument, "no model given: pass --model");
-  const Provider provider = resolve_provider(options.provider, options.model);
-  if (options.base_url.empty()) {
-    options.base_url = provider == Provider::Anthropic ? kDefaultAnthropic : kDefaultOpenAI;
-  }
   while (options.base_url.ends_with('/')) options.base_url.pop_back();
+  const Provider provider = resolve_provider(options.provider, options.model, options.base_url);
+  if (options.base_url.empty()) {
+    options.base_url = provider == Provider::Anthropic ? kAnthropicBaseUrl : kOpenAIBaseUrl;
+  }
   if (!options.base_url.starts_with("http://") && !options.base_url.starts_with("https://")) {
     return fail(ErrorKind::InvalidArgument,
                 "the base URL must start with http:// or https:// (e.g. http://localhost:11434/v1), not \"" +
                     options.base_url + "\"");
   }
-  const bool hosted = options.base_url == kDefaultOpenAI || options.base_url == kDefaultAnthropic;
+  const bool hosted = options.base_url == kOpenAIBaseUrl || options.base_url == kAnthropicBaseUrl;
   if (hosted && options.api_key.empty()) {
     return fail(ErrorKind::InvalidArgument, provider == Provider::Anthropic
                                                 ? "no API key for Anthropic: set ANTHROPIC_API_KEY or pass --api-key"
@@ -191,7 +286,7 @@ Result<std::unique_ptr<Client>> Client::create(ClientOptions options) {
   if (options.full_history < 1) return fail(ErrorKind::InvalidArgument, "--history must be at least 1");
   if (options.cache_key.empty()) options.cache_key = random_cache_key();
   auto impl = std::make_unique<Impl>();
-  impl->provider = provider;
+  VIMGPT_TRY(impl->rules, detail::resolve_rules(options, provider, impl->notices));
   impl->options = std::move(options);
   return std::unique_ptr<Client>(new Client(std::move(impl)));
 }
@@ -204,8 +299,25 @@ bool Client::structured_active() const {
   return impl_->structured_now();
 }
 
+Provider Client::provider() const {
+  return impl_->rules.provider;
+}
+
+const ModelSpec* Client::model_spec() const {
+  return impl_->rules.spec;
+}
+
+std::vector<std::string> Client::notices() const {
+  std::scoped_lock lock(impl_->mutex);
+  return impl_->notices;
+}
+
+long Client::last_status() const {
+  return impl_->last_status.load();
+}
+
 Usage Client::usage() const {
-  std::scoped_lock lock(impl_->usage_mutex);
+  std::scoped_lock lock(impl_->mutex);
   return impl_->usage;
 }
 
@@ -213,9 +325,9 @@ Result<PreparedRequest> Client::prepare(const StepRequest& step) const {
   VIMGPT_TRY_VOID(check_image_count(step));
   PreparedRequest prepared;
   for (const auto& image : step.images) {
-    VIMGPT_TRY(EncodedImage ready, prepare_image(image, impl_->options.image));
+    VIMGPT_TRY(EncodedImage ready, impl_->ready_image(image, step.images.size()));
     prepared.estimated_image_tokens +=
-        estimate_image_tokens(impl_->provider, ready.width, ready.height, impl_->options.detail);
+        estimate_image_tokens(impl_->rules.images, ready.width, ready.height, impl_->options.detail);
     prepared.images.push_back(std::move(ready));
   }
   const bool structured = impl_->options.formalize_model.empty() && impl_->structured_now();
@@ -233,7 +345,7 @@ Result<Usage> Client::estimate(const StepRequest& step) const {
   Usage estimate;
   estimate.requests = 1;
   estimate.prompt_tokens = static_cast<std::int64_t>(text_bytes / 3) + prepared.estimated_image_tokens;
-  estimate.completion_tokens = impl_->options.max_tokens;
+  estimate.completion_tokens = impl_->token_cap();
   const auto price = impl_->price_of(impl_->options.model);
   estimate.cost_known = price.has_value();
   if (price) estimate.cost_usd = cost_of(estimate, *price);
@@ -251,25 +363,28 @@ Result<Decision> Client::decide(const StepRequest& step) {
   VIMGPT_TRY_VOID(check_image_count(step));
   Json image_metadata = Json::array();
   for (const auto& image : step.images) {
-    VIMGPT_TRY(EncodedImage ready, prepare_image(image, options.image));
-    decision.estimated_image_tokens += estimate_image_tokens(self.provider, ready.width, ready.height, options.detail);
+    VIMGPT_TRY(EncodedImage ready, self.ready_image(image, step.images.size()));
+    decision.estimated_image_tokens +=
+        estimate_image_tokens(self.rules.images, ready.width, ready.height, options.detail);
     image_metadata.push_back(
         {{"mime", ready.mime()}, {"width", ready.width}, {"height", ready.height}, {"bytes", ready.bytes.size()}});
     images.push_back(std::move(ready));
   }
   const bool structured = !formalize && self.structured_now();
-  decision.request_metadata = {{"provider", to_string(self.provider)},
+  auto request = self.chat(options.model, self.step_prompt(step), &images, structured, true);
+  decision.request_metadata = {{"provider", to_string(self.rules.provider)},
                                {"model", options.model},
                                {"base_url", options.base_url},
                                {"detail", to_string(options.detail)},
-                               {"structured", structured},
-                               {"max_tokens", options.max_tokens},
+                               {"structured", to_string(request.structured)},
+                               {"max_tokens", request.max_tokens},
                                {"images", std::move(image_metadata)},
                                {"estimated_image_tokens", decision.estimated_image_tokens}};
-  if (options.temperature) decision.request_metadata["temperature"] = *options.temperature;
+  if (!request.effort.empty()) decision.request_metadata["effort"] = request.effort;
+  if (!request.thinking.empty()) decision.request_metadata["thinking"] = request.thinking;
+  if (request.temperature) decision.request_metadata["temperature"] = *request.temperature;
   if (formalize) decision.request_metadata["formalize_model"] = options.formalize_model;
-  if (self.cache_key_sent()) decision.request_metadata["prompt_cache_key"] = options.cache_key;
-  auto request = self.chat(options.model, self.step_prompt(step), &images, structured, true);
+  if (!request.cache_key.empty()) decision.request_metadata["prompt_cache_key"] = options.cache_key;
   decision.timings.prepare = since(start);
 
   const auto model_start = Clock::now();
@@ -281,7 +396,7 @@ Result<Decision> Client::decide(const StepRequest& step) {
     UsageGuard(const UsageGuard&) = delete;
     UsageGuard& operator=(const UsageGuard&) = delete;
     ~UsageGuard() {
-      std::scoped_lock lock(self.usage_mutex);
+      std::scoped_lock lock(self.mutex);
       self.usage += used;
     }
   } guard{self, decision.usage};

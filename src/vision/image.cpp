@@ -156,3 +156,36 @@ Result<EncodedImage> prepare_image(const Pixels& pixels, const ImageOptions& opt
 }
 
 }  // namespace vimgpt::vision
+
+namespace vimgpt::vision {
+
+Result<EncodedImage> fit_image(const EncodedImage& image, int max_edge, std::size_t max_base64_bytes) {
+  const auto base64_size = [](const EncodedImage& encoded) { return (encoded.bytes.size() + 2) / 3 * 4; };
+  const bool edge_fits = max_edge <= 0 || std::max(image.width, image.height) <= max_edge;
+  const bool bytes_fit = max_base64_bytes == 0 || base64_size(image) <= max_base64_bytes;
+  if (edge_fits && bytes_fit) return image;
+  VIMGPT_TRY(Pixels pixels, decode_image(image));
+  if (!edge_fits) {
+    const int width = std::max(
+        1, static_cast<int>(static_cast<double>(pixels.width) * max_edge / std::max(pixels.width, pixels.height)));
+    VIMGPT_TRY(pixels, scale_to_width(pixels, width));
+  }
+  EncodedImage fitted = image;
+  if (!edge_fits) {
+    VIMGPT_TRY(fitted, encode_image(pixels, image.format, 85));
+  }
+  // Too many bytes: JPEG at lower qualities first (the labels read at 70), then smaller, a fifth at a time.
+  for (int attempt = 0; max_base64_bytes > 0 && base64_size(fitted) > max_base64_bytes; ++attempt) {
+    if (attempt >= 12) {
+      return fail(ErrorKind::InvalidArgument, "the image cannot be made to fit " + std::to_string(max_base64_bytes) +
+                                                  " bytes of base64: lower --img-res");
+    }
+    if (attempt >= 2) {
+      VIMGPT_TRY(pixels, scale_to_width(pixels, std::max(1, pixels.width * 4 / 5)));
+    }
+    VIMGPT_TRY(fitted, encode_image(pixels, ImageFormat::Jpeg, attempt == 0 ? 85 : 70));
+  }
+  return fitted;
+}
+
+}  // namespace vimgpt::vision

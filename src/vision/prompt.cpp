@@ -46,8 +46,7 @@ constexpr std::string_view kExtraActions =
 
 struct Word {
   std::string_view key;
-  Json strict;             // OpenAI strict structured output: every key required, so unused ones are null
-  Json relaxed;            // Anthropic tool input: keys optional
+  Json value;              // the value's schema, in keywords every provider's structured mode takes
   std::string_view gloss;  // for the repair and formalize calls
 };
 
@@ -56,48 +55,69 @@ Json typed(std::string_view type, std::string_view description = {}) {
   if (!description.empty()) schema["description"] = description;
   return schema;
 }
-Json nullable(std::string_view type) {
-  return {{"type", Json::array({type, "null"})}};
-}
 
-// The action vocabulary, in one place: the prompt's key list, both schemas, the repair call's summary and
-// the reply parser (is_action_key) all read it. The agent's parser (agent/action.cpp) gives each its meaning.
+// The action vocabulary, in one place: the prompt's key list, the schema, the repair call's summary and the
+// reply parser (is_action_key) all read it. The agent's parser (agent/action.cpp) gives each its meaning.
 const std::vector<Word>& vocabulary() {
   static const std::vector<Word> kVocabulary = {
-      {"navigate", nullable("string"), typed("string", "URL to open"), "navigate (URL string)"},
-      {"click", nullable("string"), typed("string", "the yellow label to click"), "click (label string)"},
-      {"type", nullable("string"), typed("string", "text to type (after clicking the box)"), "type (text string)"},
-      {"enter", nullable("boolean"),
-       typed("boolean", "press Enter after typing (default: unless the form has empty fields left)"),
+      {"navigate", typed("string", "URL to open"), "navigate (URL string)"},
+      {"click", typed("string", "the yellow label to click"), "click (label string)"},
+      {"type", typed("string", "text to type (after clicking the box)"), "type (text string)"},
+      {"enter", typed("boolean", "press Enter after typing (default: unless the form has empty fields left)"),
        "enter (true or false, with type)"},
-      // Not nullable: with every key present, "done": null could mean "not done" or "done, no answer".
-      // false is "not done"; true or a string ends the run.
       {"done",
-       {{"type", Json::array({"string", "boolean"})},
-        {"description", "false until the task is complete; then true, or the answer to the user's task"}},
-       {{"description", "the answer to the user's task when it is complete, or true"}},
+       {{"anyOf", Json::array({typed("string"), typed("boolean")})},
+        {"description", "the answer to the user's task when it is complete, or true"}},
        "done (the answer, or true)"},
-      {"scroll",
-       {{"type", Json::array({"string", "null"})}, {"enum", Json::array({"down", "up", nullptr})}},
-       {{"type", "string"}, {"enum", Json::array({"down", "up"})}},
-       "scroll (\"down\" or \"up\")"},
-      {"back", nullable("boolean"), typed("boolean"), "back (true)"},
-      {"key", nullable("string"), typed("string"), "key (key name)"},
-      {"select", nullable("string"), typed("string"), "select (label) with option (text)"},
-      {"option", nullable("string"), typed("string"), ""},
-      {"upload", nullable("string"), typed("string", "the label of a file input or the button that opens one"),
+      {"scroll", {{"type", "string"}, {"enum", Json::array({"down", "up"})}}, "scroll (\"down\" or \"up\")"},
+      {"back", typed("boolean"), "back (true)"},
+      {"key", typed("string"), "key (key name)"},
+      {"select", typed("string"), "select (label) with option (text)"},
+      {"option", typed("string"), ""},
+      {"upload", typed("string", "the label of a file input or the button that opens one"),
        "upload (label) with file (a file name)"},
-      {"file", nullable("string"), typed("string"), ""},
-      {"tab", nullable("integer"), typed("integer", "the number of an open tab to switch to"), "tab (a tab's number)"},
-      {"close_tab", nullable("boolean"), typed("boolean"), "close_tab (true)"},
-      {"ask", nullable("string"), typed("string", "a question for the user"), "ask (a question for the user)"},
-      {"wait", nullable("number"), {{"type", "number"}, {"maximum", 10}}, "wait (seconds, at most 10)"},
+      {"file", typed("string"), ""},
+      {"tab", typed("integer", "the number of an open tab to switch to"), "tab (a tab's number)"},
+      {"close_tab", typed("boolean"), "close_tab (true)"},
+      {"ask", typed("string", "a question for the user"), "ask (a question for the user)"},
+      {"wait", typed("number", "seconds, at most 10"), "wait (seconds, at most 10)"},
       {"click_at",
-       {{"type", Json::array({"array", "null"})}, {"items", {{"type", "number"}}}},
-       {{"type", "array"}, {"items", {{"type", "number"}}}, {"minItems", 2}, {"maxItems", 2}},
+       {{"type", "array"}, {"items", typed("number")}, {"description", "[x, y] in the image's pixels"}},
        "click_at ([x, y])"},
   };
   return kVocabulary;
+}
+
+// The shapes a structured reply may take: the keys of each, all required. The seed's come first.
+const std::vector<std::vector<std::string_view>>& action_shapes() {
+  static const std::vector<std::vector<std::string_view>> kShapes = {
+      {"navigate"},
+      {"click"},
+      {"type"},
+      {"click", "type"},
+      {"done"},
+      {"type", "enter"},
+      {"click", "type", "enter"},
+      {"scroll"},
+      {"back"},
+      {"key"},
+      {"select", "option"},
+      {"upload", "file"},
+      {"tab"},
+      {"close_tab"},
+      {"ask"},
+      {"wait"},
+      {"click_at"},
+  };
+  return kShapes;
+}
+
+const Json& value_schema(std::string_view key) {
+  for (const auto& word : vocabulary()) {
+    if (word.key == key) return word.value;
+  }
+  static const Json kNone;
+  return kNone;
 }
 
 // "navigate, click, ..., wait or click_at"
@@ -199,32 +219,38 @@ std::string vocabulary_text() {
   return text + ". A click and a type may go together.";
 }
 
-const Json& action_schema(SchemaStyle style) {
-  static const Json kStrict = [] {
-    Json properties = Json::object();
-    Json required = Json::array();
-    for (const auto& word : vocabulary()) {
-      properties[std::string(word.key)] = word.strict;
-      required.push_back(word.key);
+const Json& action_schema() {
+  static const Json kSchema = [] {
+    Json shapes = Json::array();
+    for (const auto& shape : action_shapes()) {
+      Json properties = Json::object();
+      Json required = Json::array();
+      for (const auto key : shape) {
+        properties[std::string(key)] = value_schema(key);
+        required.push_back(key);
+      }
+      shapes.push_back(
+          {{"type", "object"}, {"properties", properties}, {"required", required}, {"additionalProperties", false}});
     }
-    return Json{
-        {"type", "object"}, {"properties", properties}, {"required", required}, {"additionalProperties", false}};
+    return Json{{"type", "object"},
+                {"properties", {{"action", {{"anyOf", shapes}}}}},
+                {"required", Json::array({"action"})},
+                {"additionalProperties", false}};
   }();
-  static const Json kRelaxed = [] {
-    Json properties = Json::object();
-    for (const auto& word : vocabulary()) properties[std::string(word.key)] = word.relaxed;
-    return Json{{"type", "object"}, {"properties", properties}, {"additionalProperties", false}};
-  }();
-  return style == SchemaStyle::Strict ? kStrict : kRelaxed;
+  return kSchema;
 }
 
 Json structured_action(Json action) {
   if (!action.is_object()) return action;
+  if (const auto inner = action.find("action"); action.size() == 1 && inner != action.end() && inner->is_object()) {
+    action = *inner;
+  }
+  // The flat form of earlier versions: every key listed, unused ones null.
   for (auto it = action.begin(); it != action.end();) {
     it = it.value().is_null() && it.key() != "done" ? action.erase(it) : std::next(it);
   }
   if (auto done = action.find("done"); done != action.end()) {
-    // false is the schema's "not done"; a null done beside a chosen action is a key filled in, not a choice.
+    // false is the flat schema's "not done"; a null done beside a chosen action is a key filled in, not a choice.
     if (*done == false || (done->is_null() && action.size() > 1)) action.erase(done);
   }
   return action;

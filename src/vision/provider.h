@@ -1,14 +1,37 @@
-// Private to src/vision: one provider-neutral chat request, and each provider's wire format for it.
+// Private to src/vision: the request rules a model gets (from the catalogue), one provider-neutral chat request,
+// each provider's wire format for it, and how each provider's errors are read.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "http/http.h"
 #include "vision/vision.h"
 
 namespace vimgpt::vision::detail {
+
+// src/vision/models.json, as embedded at build time (cmake/embed_text.cmake).
+std::string_view models_json();
+
+// Which request fields a model gets: the catalogue's entry, or safe defaults for a model it does not know, with
+// what the person asked for (--effort, --temperature) where the model takes it.
+struct RequestRules {
+  Provider provider = Provider::OpenAI;  // resolved: OpenAI, Anthropic or Compatible
+  const ModelSpec* spec = nullptr;       // nullptr: not in the catalogue
+  std::string token_field = "max_tokens";
+  int reasoning_reserve = 0;  // added to max_tokens: reasoning counts against the same cap
+  std::string effort;         // reasoning_effort / output_config.effort; empty: not sent
+  std::optional<double> temperature;
+  std::string thinking;  // Anthropic thinking.type to send ("disabled", "between_tools"); empty: none
+  StructuredMethod structured = StructuredMethod::None;
+  ImageTokenRule images;
+};
+
+// InvalidArgument for what cannot work (a Responses-only model, an effort the model does not take, a model retired
+// on its provider's own API). `notices` gets what the person should know (one line each).
+Result<RequestRules> resolve_rules(const ClientOptions& options, Provider provider, std::vector<std::string>& notices);
 
 struct ChatRequest {
   Provider provider = Provider::OpenAI;
@@ -18,41 +41,74 @@ struct ChatRequest {
   std::string system;
   // The user message's text blocks, then the images. Blocks before `stable_blocks` repeat the previous
   // request's: with `cache_breakpoints` the last of them (and the system prompt) is marked for Anthropic's cache.
+  // Empty (or blank) blocks are never sent: providers refuse them.
   std::vector<std::string> blocks;
   std::size_t stable_blocks = 0;
   const std::vector<EncodedImage>* images = nullptr;  // may be null: a text-only call
   bool cache_breakpoints = false;                     // Anthropic cache_control
   std::string cache_key;                              // OpenAI prompt_cache_key; empty: not sent
   Detail detail = Detail::Auto;
-  int max_tokens = 300;
+  std::string token_field = "max_tokens";
+  int max_tokens = 300;  // the whole cap, reasoning reserve included
+  std::string effort;
   std::optional<double> temperature;
-  bool structured = false;  // send the action schema (response_format / forced tool)
+  std::string thinking;
+  StructuredMethod structured = StructuredMethod::None;  // send the action schema by this method
   Milliseconds connect_timeout{10'000};
   Milliseconds total_timeout{120'000};
   std::size_t max_response_bytes = std::size_t{8} * 1024 * 1024;
 };
 
 struct ChatReply {
-  std::string text;         // the assistant text, or the tool input serialised as JSON
+  std::string text;         // the assistant's text
   bool structured = false;  // the text came from a schema-constrained answer
   std::string finish_reason;
   std::int64_t prompt_tokens = 0;  // all of them, cached or not
   std::int64_t completion_tokens = 0;
   std::int64_t cached_tokens = 0;
   std::int64_t cache_write_tokens = 0;
+  std::int64_t reasoning_tokens = 0;
 };
 
 http::HttpRequest build_openai_request(const ChatRequest& request);
 Result<ChatReply> parse_openai_response(const http::HttpResponse& response, bool structured);
 
 http::HttpRequest build_anthropic_request(const ChatRequest& request);
-Result<ChatReply> parse_anthropic_response(const http::HttpResponse& response);
+Result<ChatReply> parse_anthropic_response(const http::HttpResponse& response, bool structured);
 
 inline http::HttpRequest build_request(const ChatRequest& request) {
   return request.provider == Provider::Anthropic ? build_anthropic_request(request) : build_openai_request(request);
 }
 
-// The name of the forced tool on Anthropic.
-inline constexpr const char* kToolName = "browser_action";
+// The fields every request shares: URL, timeouts, body, JSON content type.
+http::HttpRequest http_request(const ChatRequest& request, std::string_view path, std::string body);
+// Images are put into the serialised body after the rest: hundreds of KB that need no escaping.
+std::string image_placeholder(std::size_t index);
+void insert_images(std::string& body, const ChatRequest& request, bool data_urls);
+
+// A provider's error reply, as both document it: OpenAI {"error": {"message", "type", "param", "code"}},
+// Anthropic {"type": "error", "error": {"type", "message"}}.
+struct ProviderError {
+  long status = 0;
+  std::string type;
+  std::string code;
+  std::string param;
+  std::string message;
+};
+ProviderError read_error(const http::HttpResponse& response);
+
+// A field of the request that the error says the server refused, so that the request can go again without it;
+// empty when the error names none. "response_format" / "output_config.format" mean structured output.
+std::string refused_field(const ProviderError& error, Provider provider);
+// Quota, credit and spend limits: retrying does not help (OpenAI's insufficient_quota codes, Anthropic's billing
+// errors and spend limits).
+bool is_quota_error(const ProviderError& error);
+// Whether a response is worth another attempt: http::is_worth_retrying (x-should-retry, else 408, 409, 429 and
+// every 5xx, as the official SDKs do), but never a quota error.
+bool should_retry(const http::HttpResponse& response);
+// The error a person can act on for a failed response: the provider's own words (the key never in them), what
+// it means and what to change.
+Error provider_failure(const http::HttpResponse& response, const http::HttpRequest& request, std::string_view what,
+                       Provider provider);
 
 }  // namespace vimgpt::vision::detail

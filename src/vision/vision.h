@@ -82,43 +82,138 @@ struct ImageOptions {
 // Chromium at capture time) passes through untouched.
 Result<EncodedImage> prepare_image(const EncodedImage& image, const ImageOptions& options);
 Result<EncodedImage> prepare_image(const Pixels& pixels, const ImageOptions& options);
+// The image within a provider's limits: scaled down to its largest edge, then (when its base64 is still too large)
+// re-encoded as JPEG at lower quality and smaller sizes. Unchanged when it already fits. `max_edge` and
+// `max_base64_bytes` of 0 are no limit.
+Result<EncodedImage> fit_image(const EncodedImage& image, int max_edge, std::size_t max_base64_bytes);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Providers, detail, token and cost estimates
 
-enum class Provider { Auto, OpenAI, Anthropic };
+// OpenAI and Anthropic: their own APIs (or a gateway in front of them: --provider says so), with the rules the
+// catalogue gives each model. Compatible: any other OpenAI-compatible server (Ollama, vLLM, llama.cpp, LM Studio,
+// OpenRouter): the Chat Completions wire with the generic rules (max_tokens, no reasoning fields).
+enum class Provider { Auto, OpenAI, Anthropic, Compatible };
 enum class Detail { Auto, Low, High };
 enum class Structured { Auto, On, Off };
 std::string_view to_string(Provider provider);
 std::string_view to_string(Detail detail);
 std::string_view to_string(Structured structured);
-Result<Provider> parse_provider(std::string_view text);      // "auto" | "openai" | "anthropic"
+Result<Provider> parse_provider(std::string_view text);      // "auto" | "openai" | "anthropic" | "compatible"
 Result<Detail> parse_detail(std::string_view text);          // "auto" | "low" | "high"
 Result<Structured> parse_structured(std::string_view text);  // "auto" | "on" | "off"
 
-// Auto becomes Anthropic for "claude-*" models, OpenAI-compatible otherwise.
-Provider resolve_provider(Provider provider, std::string_view model);
+inline constexpr std::string_view kOpenAIBaseUrl = "https://api.openai.com/v1";
+// The official SDKs' form (ANTHROPIC_BASE_URL too): no /v1, which the request path carries. A base URL that
+// ends in /v1 (vimgpt's earlier form) is read the same way.
+inline constexpr std::string_view kAnthropicBaseUrl = "https://api.anthropic.com";
 
-// Each provider's published rule. OpenAI: low = 85; high (and auto, counted as high) = fit in 2048x2048, shortest
-// side down to 768, then 170 per 512-px tile + 85. Anthropic: long edge down to 1568, then width*height/750.
-int estimate_image_tokens(Provider provider, int width, int height, Detail detail);
+// Auto: by the base URL when it is a provider's own (api.openai.com, api.anthropic.com); else Anthropic for bare
+// "claude-*" models (the Anthropic wire; "anthropic/claude-..." is an OpenRouter name); else OpenAI with no base
+// URL and Compatible with any other.
+Provider resolve_provider(Provider provider, std::string_view model, std::string_view base_url = {});
 
 struct Price {
   double input_per_million = 0;   // USD per million prompt tokens
   double output_per_million = 0;  // USD per million completion tokens
-  // Prompt tokens read from the provider's cache, and (Anthropic) written to it: OpenAI bills cached tokens at
-  // 10-50% of the input price by model, Anthropic reads at 10% and writes at 125%.
+  // Prompt tokens read from the provider's cache, and written to it (Anthropic; OpenAI from GPT-5.6 on: 1.25x
+  // the input price; before, a write costs what any input token does).
   double cached_input_per_million = 0;
   double cache_write_per_million = 0;
 };
-// Built-in list price by model-name prefix (longest match); nullopt when the model is not in the table.
+
+// ---------------------------------------------------------------------------------------------------------------
+// The model catalogue: src/vision/models.json, embedded at build time. What each model accepts, what its images
+// and tokens cost and when it ends, with the date and the sources they were read from. `vimgpt models` prints it.
+
+enum class ModelStatus { Active, Legacy, Deprecated, Retired };
+enum class ModelApi { Chat, Messages, Responses };  // Responses: not served on Chat Completions
+// Whether a temperature other than the default is accepted: always, never, or only while the model does not
+// reason (OpenAI's reasoning models at effort "none").
+enum class TemperatureRule { Yes, No, WithoutReasoning };
+// Anthropic's thinking: off unless asked; always on; or on by default and turned off with {"type": "disabled"}
+// or, on Sonnet 5.5, {"type": "between_tools"}.
+enum class Thinking { Off, Always, OffWhenDisabled, OffBetweenTools };
+enum class StructuredMethod { None, JsonSchema, OutputConfig };  // response_format (strict) | output_config.format
+std::string_view to_string(ModelStatus status);
+std::string_view to_string(StructuredMethod method);
+
+// How an image's tokens are counted.
+//   Tiles (OpenAI, gpt-4o era): fit 2048x2048, shortest side down to 768, base + tile per 512-px tile; low = base.
+//   Patches (OpenAI, gpt-5.2 on): ceil(w/32) * ceil(h/32), shrunk to fit `budget` patches, times `multiplier`.
+//   ClaudeArea (Anthropic up to 4.6): long edge down to `long_edge`, then w*h/750.
+//   ClaudePatches (Anthropic 4.7 on): long edge down to `long_edge`, ceil(w/28) * ceil(h/28), at most `max_tokens`.
+struct ImageTokenRule {
+  enum class Kind { Tiles, Patches, ClaudeArea, ClaudePatches } kind = Kind::Tiles;
+  int base = 85;
+  int tile = 170;
+  int patch = 32;
+  double multiplier = 1;
+  int budget = 0;  // 0: none
+  int long_edge = 0;
+  int per = 750;
+  int max_tokens = 0;      // 0: none
+  bool estimated = false;  // the provider does not document it; a third party measured it
+};
+int estimate_image_tokens(const ImageTokenRule& rule, int width, int height, Detail detail);
+// The rule for a model the catalogue does not know: OpenAI's tiles, Anthropic's area rule.
+ImageTokenRule default_image_rule(Provider provider);
+
+struct ModelSpec {
+  std::string id;
+  std::vector<std::string> aliases;  // other names of the same model (snapshots, -latest)
+  Provider provider = Provider::OpenAI;
+  ModelApi api = ModelApi::Chat;
+  ModelStatus status = ModelStatus::Active;
+  std::string shutdown;              // YYYY-MM-DD: when it stops (or stopped) answering; empty when none is announced
+  std::string replacement;           // what the provider recommends instead
+  std::string token_limit;           // the request's cap field: "max_completion_tokens" or "max_tokens"
+  std::vector<std::string> efforts;  // reasoning efforts it accepts; empty: no effort field
+  std::string effort;                // what vimgpt sends: the lowest that still answers
+  // Tokens added to --max-tokens while the model reasons (they count against the cap): vimgpt's own choice, for
+  // one frame at the lowest effort; 0 when the model answers without reasoning.
+  int reasoning_reserve = 0;
+  TemperatureRule temperature = TemperatureRule::Yes;
+  Thinking thinking = Thinking::Off;
+  StructuredMethod structured = StructuredMethod::None;
+  ImageTokenRule images;
+  std::optional<Price> price;
+  std::vector<std::string> sources;  // where each fact was read
+  std::string note;
+};
+
+// Every model of the catalogue, in its order (newest families first).
+const std::vector<ModelSpec>& model_catalogue();
+// The day the catalogue's facts were read (YYYY-MM-DD).
+std::string_view catalogue_read_on();
+// A model by its id or an alias, or a dated snapshot of either (gpt-4o-2024-08-06, claude-haiku-4-5-20251001);
+// never by prefix: gpt-5.6-luna is not gpt-5. nullptr when unknown.
+const ModelSpec* find_model(std::string_view name);
+
+// What a provider accepts of each image (0: no limit): Anthropic refuses an image over 5 MB of base64 or 8000 px
+// a side (2000 px when a request has more than 20). prepare_image scales or re-encodes a frame to fit.
+struct ImageLimits {
+  std::size_t max_base64_bytes = 0;
+  int max_edge = 0;
+  int max_edge_many = 0;  // with more than `many_images` images in one request
+  int many_images = 0;
+};
+ImageLimits image_limits(Provider provider);
+
+// The model's list price from the catalogue; nullopt when it has none.
 std::optional<Price> default_price(std::string_view model);
+
+// The default model: current, vision-capable, not marked as ending (the catalogue's note says why this one).
+inline constexpr std::string_view kDefaultModel = "gpt-6.1-terra";
+// When only an Anthropic key is configured: Anthropic's "best combination of speed and intelligence".
+inline constexpr std::string_view kDefaultAnthropicModel = "claude-sonnet-5-5";
 
 struct Usage {
   std::int64_t prompt_tokens = 0;  // every input token, cached or not (Anthropic's three counts summed)
   std::int64_t completion_tokens = 0;
   std::int64_t cached_tokens = 0;       // of prompt_tokens: read from the provider's prompt cache
-  std::int64_t cache_write_tokens = 0;  // of prompt_tokens: written to it (Anthropic)
+  std::int64_t cache_write_tokens = 0;  // of prompt_tokens: written to it
+  std::int64_t reasoning_tokens = 0;    // of completion_tokens: spent reasoning (OpenAI reasoning, Anthropic thinking)
   int requests = 0;
   double cost_usd = 0;  // 0 with cost_known false when no price is known for a model used
   bool cost_known = true;
@@ -127,8 +222,8 @@ struct Usage {
   [[nodiscard]] std::int64_t total_tokens() const { return prompt_tokens + completion_tokens; }
 };
 
-// {"prompt_tokens", "cached_tokens", "cache_write_tokens", "completion_tokens", "requests", "cost_usd"}, the
-// cost left out when it is not known: for recordings and --json events.
+// {"prompt_tokens", "cached_tokens", "cache_write_tokens", "completion_tokens", "reasoning_tokens", "requests",
+// "cost_usd"}, the cost left out when it is not known: for recordings and --json events.
 Json to_json(const Usage& usage);
 
 // What `usage` costs at `price`: uncached prompt tokens at the input price, cached ones at the cached price,
@@ -143,13 +238,15 @@ double cost_of(const Usage& usage, const Price& price);
 const std::vector<std::string>& action_keys();
 // "Allowed keys: navigate (URL string), ...": the vocabulary in one line, for the repair and formalize calls.
 std::string vocabulary_text();
-enum class SchemaStyle {
-  Strict,   // OpenAI strict structured output: every key required, unused ones null, no extra keys
-  Relaxed,  // Anthropic tool input: optional keys
-};
-const Json& action_schema(SchemaStyle style);
-// A structured reply lists every key, unused ones null: the action is what is left. "done" is false until
-// the task is complete, so a null "done" stays only when nothing else was chosen ({"done": null} alone).
+// The schema a provider's structured output is given: {"action": one of a small object per action shape}
+// ({"click": L}, {"click": L, "type": T}, {"navigate": U}, {"done": A}, ...), every key of a shape required, so a
+// reply names only what it chose: {"action":{"click":"AB"}} is 7 tokens (o200k). Only keywords both OpenAI's
+// strict mode and Anthropic's output_config.format take: the root is an object, unions are nested anyOf, no
+// numeric or length bounds (the parser checks those).
+const Json& action_schema();
+// A structured reply as the action: {"action": {...}} unwrapped. Also reads the flat form every key listed with
+// unused ones null (recordings of earlier versions): the action is what is left, "done": false is "not done",
+// and a null "done" stays only when nothing else was chosen ({"done": null} alone).
 Json structured_action(Json action);
 // Keys of `action` outside the vocabulary, in order; reported to the user, never silently dropped.
 std::vector<std::string> unknown_keys(const Json& action);
@@ -238,11 +335,16 @@ Result<PromptCache> parse_prompt_cache(std::string_view text);  // "auto" | "on"
 
 struct ClientOptions {
   Provider provider = Provider::Auto;
-  std::string base_url;  // empty: https://api.openai.com/v1 or https://api.anthropic.com/v1
+  std::string base_url;  // empty: kOpenAIBaseUrl or kAnthropicBaseUrl
   std::string api_key;   // may be empty for local servers (Ollama, llama.cpp)
-  std::string model = "gpt-4o";
+  std::string model = std::string(kDefaultModel);
+  // The visible reply's tokens. A model that reasons gets its catalogue's reasoning reserve on top (reasoning
+  // counts against the same cap), so a short answer is never starved by the thinking before it.
   int max_tokens = 300;
-  std::optional<double> temperature;  // unset: the server's default (not sent)
+  std::optional<double> temperature;  // unset: the server's default (not sent); dropped where the model refuses it
+  // --effort: the reasoning effort (OpenAI reasoning_effort, Anthropic output_config.effort); empty: the
+  // catalogue's, the lowest the model takes that still answers. Checked against the values the model accepts.
+  std::string effort;
   Detail detail = Detail::Auto;
   Structured structured = Structured::Auto;
   std::string repair_model;     // empty: the same model
@@ -313,14 +415,43 @@ class Client {
   // rule, all at the uncached price, plus max_tokens of completion. For --max-cost and --max-tokens-total.
   [[nodiscard]] Result<Usage> estimate(const StepRequest& step) const;
   [[nodiscard]] const ClientOptions& options() const;
-  // Whether structured output is in use now (auto turns it off for the session after a rejection).
+  // Whether structured output is in use now (auto turns it off for the session after a rejection that names it).
   [[nodiscard]] bool structured_active() const;
+  // The provider whose rules the requests follow (Auto resolved).
+  [[nodiscard]] Provider provider() const;
+  // The catalogue's entry for the model; nullptr when the model is not in it (safe defaults are used).
+  [[nodiscard]] const ModelSpec* model_spec() const;
+  // What the person should know before the run: an unknown model (no price: --price-in/--price-out), a model
+  // that is ending, a flag the model refuses (and which was dropped). One line each.
+  [[nodiscard]] std::vector<std::string> notices() const;
+  // The HTTP status of the provider's last response (0: none came, e.g. the server could not be reached).
+  [[nodiscard]] long last_status() const;
 
  private:
   struct Impl;
   explicit Client(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+// `vimgpt doctor`: one small request with a labelled frame, checked stage by stage, for a person setting a model
+// up: where it failed and what to change.
+struct CheckStage {
+  enum class State { Passed, Failed, Skipped };
+  std::string name;  // "configuration", "reached", "key accepted", "model found", "image accepted", ...
+  State state = State::Passed;
+  std::string detail;  // what was seen; on a failure, what to change
+};
+struct Checkup {
+  std::vector<CheckStage> stages;
+  std::vector<std::string> notices;  // the client's (unknown model, ending model, a refused flag)
+  std::optional<Decision> decision;  // when the model answered
+  Milliseconds took{0};
+  [[nodiscard]] bool passed() const;
+};
+// `expected` is the action the frame asks for; a different answer fails the last stage (the model may not see
+// images, or not read the labels).
+Checkup check_model(const ClientOptions& options, const EncodedImage& frame, const std::string& objective,
+                    const Json& expected);
 
 // `vimgpt ask IMAGE "objective"`: one saved screenshot, one decision, no browser.
 Result<Decision> ask(const ClientOptions& options, const EncodedImage& image, const std::string& objective);

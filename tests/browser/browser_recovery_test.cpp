@@ -16,6 +16,7 @@
 #include "browser/browser.h"
 #include "support/assertions.h"
 #include "support/browser_options.h"
+#include "support/proc.h"
 #include "support/site_server.h"
 
 namespace vimgpt {
@@ -26,16 +27,8 @@ using browser::DownloadState;
 using browser::Tab;
 using namespace std::chrono_literals;
 
-std::string command_line(int pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  for (auto& c : text)
-    if (c == '\0') c = ' ';
-  return text;
-}
-
 std::string profile_of(int pid) {
-  const std::string text = command_line(pid);
+  const std::string text = test::command_line_of(pid);
   const auto at = text.find("--user-data-dir=");
   if (at == std::string::npos) return {};
   const auto begin = at + std::string_view("--user-data-dir=").size();

@@ -74,8 +74,8 @@ class AgentActions : public ::testing::Test {
   }
 
   std::unique_ptr<test::SiteServer> site_;
-  FakeModelServer model_{
-      test::Expectations{"test-key", "gpt-4o", test::default_frame_width(), 1, test::Requirement::Any}};
+  FakeModelServer model_{test::Expectations{"test-key", std::string(vision::kDefaultModel), test::default_frame_width(),
+                                            1, test::Requirement::Any}};
   std::size_t answered_ = 0;
   fs::path scratch_;
 };
@@ -108,7 +108,8 @@ TEST_F(AgentActions, EveryDocumentedDoneReplyEndsTheRun) {
   EXPECT_TRUE(model_.problems().empty()) << model_.problems().front();
 }
 
-// A strict structured reply as OpenAI sends it: every key, unused ones null, "done" false until done.
+// A server that answers in the flat form earlier versions asked for: every key, unused ones null, "done" false
+// until done.
 TEST_F(AgentActions, AStrictStructuredReplyActsOnlyOnWhatWasChosen) {
   auto strict = [](const nlohmann::json& chosen) {
     nlohmann::json reply = nlohmann::json::object();

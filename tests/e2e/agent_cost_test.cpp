@@ -61,14 +61,15 @@ class CostE2E : public ::testing::Test {
                                     "--max-retries",
                                     "0",
                                     "--model",
-                                    "gpt-4o"};
+                                    std::string(vision::kDefaultModel)};
     all.insert(all.end(), extra.begin(), extra.end());
     return all;
   }
   nlohmann::json run_json() const { return nlohmann::json::parse(std::ifstream(record_ / "run.json")); }
 
   std::unique_ptr<test::SiteServer> site_;
-  FakeModelServer model_{test::Expectations{"test-key", "gpt-4o", 0, 0, test::Requirement::Any}};
+  FakeModelServer model_{
+      test::Expectations{"test-key", std::string(vision::kDefaultModel), 0, 0, test::Requirement::Any}};
   fs::path record_;
 };
 
@@ -91,18 +92,18 @@ std::pair<double, double> spent_and_next(const std::string& err, const std::stri
 
 TEST_F(CostE2E, MaxCostStopsBeforeTheRequestThatCouldPassIt) {
   scroll_back_and_forth(model_);
-  // gpt-4o at $2.50/M in and $10/M out: the fake reports 1,000 + 12 tokens a request (~$0.0026), and each
-  // request is estimated at its text and frame plus 300 tokens of reply (~$0.009).
-  const auto run = run_vimgpt(args({"--max-cost", "0.02"}));
+  // gpt-6.1-terra at $1/M in and $5/M out (the catalogue's): the fake reports 1,000 + 12 tokens a request
+  // (~$0.0011), and each request is estimated at its text and frame plus 300 tokens of reply (~$0.004).
+  const auto run = run_vimgpt(args({"--max-cost", "0.008"}));
   EXPECT_EQ(run.exit_code, 2) << run.err;
-  ASSERT_NE(run.err.find("stopped before passing the cost budget of $0.0200"), std::string::npos) << run.err;
+  ASSERT_NE(run.err.find("stopped before passing the cost budget of $0.0080"), std::string::npos) << run.err;
   const auto [spent, next] = spent_and_next(run.err, "$");
   const auto requests = static_cast<int>(model_.request_count());
   EXPECT_GE(requests, 2);
-  EXPECT_NEAR(spent, requests * (1000 * 2.5 + 12 * 10.0) / 1e6, 1e-4);
-  EXPECT_LE(spent, 0.02);
-  EXPECT_GT(spent + next, 0.02);                     // the request not sent would have been allowed to pass it
-  EXPECT_GT(next, (1000 * 2.5 + 300 * 10.0) / 1e6);  // an upper bound of what a request costs
+  EXPECT_NEAR(spent, requests * (1000 * 1.0 + 12 * 5.0) / 1e6, 1e-4);
+  EXPECT_LE(spent, 0.008);
+  EXPECT_GT(spent + next, 0.008);                   // the request not sent would have been allowed to pass it
+  EXPECT_GT(next, (1000 * 1.0 + 300 * 5.0) / 1e6);  // an upper bound of what a request costs
   const auto json = run_json();
   EXPECT_EQ(json["outcome"], "budget exhausted");
   EXPECT_NEAR(json["usage"]["cost_usd"].get<double>(), spent, 1e-4);
@@ -155,7 +156,7 @@ TEST_F(CostE2E, CachedTokensAreReadShownPerStepAndPricedAtTheCachedRate) {
     EXPECT_EQ(steps[i]["usage"]["cached_tokens"], requests[i].cache.read) << i;
     const double prompt = requests[i].cache.prompt_tokens;
     const double read = requests[i].cache.read;
-    EXPECT_NEAR(steps[i]["usage"]["cost_usd"].get<double>(), ((prompt - read) * 2.5 + read * 1.25 + 12 * 10.0) / 1e6,
+    EXPECT_NEAR(steps[i]["usage"]["cost_usd"].get<double>(), ((prompt - read) * 1.00 + read * 0.05 + 12 * 5.0) / 1e6,
                 1e-9);
     cached += requests[i].cache.read;
   }
@@ -212,17 +213,17 @@ TEST(CostBatch, ResultsCarryTheBudgetsAndTheCachedTokens) {
   model.set_default_reply(R"({"scroll": "down"})");
   test::BatchDir dir;
   auto args = test::batch_args(dir.tasks(site.base(), 2), dir.out(), model, 1, {});
-  for (const char* flag : {"--max-cost", "0.01", "--max-tokens-total", "50000", "--api-key", "k"})
+  for (const char* flag : {"--max-cost", "0.004", "--max-tokens-total", "50000", "--api-key", "k"})
     args.emplace_back(flag);
   const auto run = run_vimgpt(args);
   const auto results = test::read_results(dir.out());
   ASSERT_EQ(results.size(), 2U) << run.err;
   for (const auto& line : results) {
     EXPECT_EQ(line["status"], "budget exhausted") << line.dump();
-    EXPECT_EQ(line["max_cost_usd"], 0.01);
+    EXPECT_EQ(line["max_cost_usd"], 0.004);
     EXPECT_EQ(line["max_tokens_total"], 50000);
     EXPECT_TRUE(line.contains("cached_tokens")) << line.dump();
-    EXPECT_LE(line["cost_usd"].get<double>(), 0.01);
+    EXPECT_LE(line["cost_usd"].get<double>(), 0.004);
   }
 }
 

@@ -48,8 +48,8 @@ class SafetyE2E : public ::testing::Test {
   void TearDown() override { fs::remove_all(record_); }
 
   std::unique_ptr<test::SiteServer> site_;
-  test::FakeModelServer model_{
-      test::Expectations{"test-key", "gpt-4o", test::default_frame_width(), 1, test::Requirement::Any}};
+  test::FakeModelServer model_{test::Expectations{"test-key", std::string(vision::kDefaultModel),
+                                                  test::default_frame_width(), 1, test::Requirement::Any}};
   fs::path record_;
 };
 
@@ -154,7 +154,8 @@ TEST_F(SafetyE2E, AFieldHoldingASecretIsPaintedOverInEveryLaterFrame) {
     if (step == 2) return ScriptedReply::text(R"({"scroll": "down"})");
     return ScriptedReply::text(R"({"done": "stored"})");
   });
-  model_.expect(test::Expectations{"test-key", "gpt-4o", 1080, 1, test::Requirement::Any});  // pixels below at 1080
+  model_.expect(test::Expectations{"test-key", std::string(vision::kDefaultModel), 1080, 1,
+                                   test::Requirement::Any});  // pixels below at 1080
   const auto run = test::run_vimgpt({"store my token", "--base-url", model_.url(), "--api-key", "test-key", "--observe",
                                      "hybrid", "--start-url", site_->url("/token"), "--secret", "TOKEN=WWWWWWWWWWWW",
                                      "--record", record_.string(), "--hint-mode", "image", "--img-res", "original"});

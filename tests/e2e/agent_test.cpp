@@ -68,8 +68,8 @@ class AgentE2E : public ::testing::Test {
   }
 
   std::unique_ptr<test::SiteServer> site_;
-  FakeModelServer model_{
-      test::Expectations{"test-key", "gpt-4o", test::default_frame_width(), 1, test::Requirement::Any}};
+  FakeModelServer model_{test::Expectations{"test-key", std::string(vision::kDefaultModel), test::default_frame_width(),
+                                            1, test::Requirement::Any}};
   fs::path record_;
 };
 

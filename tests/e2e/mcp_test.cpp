@@ -176,8 +176,8 @@ TEST_F(McpStdio, BadInputIsAToolErrorOrARpcErrorNeverACrash) {
 }
 
 TEST_F(McpStdio, BrowseRunsAWholeTaskWithTheConfiguredModelAndReportsProgress) {
-  test::FakeModelServer model(
-      test::Expectations{"k", "gpt-4o", test::default_frame_width(), 1, test::Requirement::Any});
+  test::FakeModelServer model(test::Expectations{"k", std::string(vision::kDefaultModel), test::default_frame_width(),
+                                                 1, test::Requirement::Any});
   int step = 0;
   model.set_responder([&](const test::ReceivedRequest& request) {
     ++step;

@@ -142,7 +142,8 @@ class ReplayE2E : public ::testing::Test {
   }
 
   Library library_;
-  FakeModelServer model_{test::Expectations{"test-key", "gpt-4o", 0, 0, test::Requirement::Any}};
+  FakeModelServer model_{
+      test::Expectations{"test-key", std::string(vision::kDefaultModel), 0, 0, test::Requirement::Any}};
   fs::path root_;
 };
 

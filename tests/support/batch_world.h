@@ -20,6 +20,7 @@
 
 #include "support/fake_model_server.h"
 #include "support/site_server.h"
+#include "vision/vision.h"
 
 namespace vimgpt::test {
 
@@ -110,9 +111,9 @@ inline std::vector<nlohmann::json> read_results(const std::string& path) {
 inline std::vector<std::string> batch_args(const std::string& tasks, const std::string& out,
                                            const FakeModelServer& model, int parallel,
                                            const std::vector<std::string>& browsers) {
-  std::vector<std::string> args = {"batch",   tasks,    "--parallel",  std::to_string(parallel),
-                                   "--out",   out,      "--base-url",  model.url(),
-                                   "--model", "gpt-4o", "--settle-ms", "500"};
+  std::vector<std::string> args = {
+      "batch",      tasks,       "--parallel", std::to_string(parallel),           "--out",       out,
+      "--base-url", model.url(), "--model",    std::string(vision::kDefaultModel), "--settle-ms", "500"};
   for (const auto& browser : browsers) {
     args.emplace_back("--browser");
     args.push_back(browser);

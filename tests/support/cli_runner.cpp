@@ -12,6 +12,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "support/proc.h"
+
 namespace vimgpt::test {
 
 namespace fs = std::filesystem;
@@ -22,39 +24,12 @@ fs::path run_dir() {
   return fs::temp_directory_path() / ("vimgpt-e2e-" + std::to_string(::getpid()));
 }
 
-std::string command_line(const fs::path& process) {
-  std::ifstream in(process / "cmdline");
-  return {(std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()};
-}
-
-pid_t parent_of(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  // "pid (comm) state ppid ...": comm may hold spaces, so read after its closing parenthesis.
-  const auto close = stat.rfind(')');
-  if (close == std::string::npos) return 0;
-  std::istringstream rest(stat.substr(close + 1));
-  char state = 0;
-  pid_t parent = 0;
-  rest >> state >> parent;
-  return parent;
-}
-
-std::vector<pid_t> all_processes() {
-  std::vector<pid_t> pids;
-  for (const auto& entry : fs::directory_iterator("/proc")) {
-    const std::string name = entry.path().filename().string();
-    if (!name.empty() && std::all_of(name.begin(), name.end(), ::isdigit)) pids.push_back(std::stoi(name));
-  }
-  return pids;
-}
-
 }  // namespace
 
 pid_t run_browser_pid() {
   const std::string tmp = (run_dir() / "tmp").string();
   for (pid_t pid : all_processes()) {
-    const std::string text = command_line("/proc/" + std::to_string(pid));
+    const std::string text = command_line_of(pid);
     if (text.find(tmp) != std::string::npos && text.find("--type=") == std::string::npos &&
         text.find("--user-data-dir=") != std::string::npos)
       return pid;
@@ -68,8 +43,7 @@ std::vector<pid_t> run_browser_helpers(std::string_view type) {
   if (browser == 0) return helpers;
   const std::string wanted = "--type=" + std::string(type);
   for (pid_t pid : all_processes()) {
-    std::string text = command_line("/proc/" + std::to_string(pid));
-    std::replace(text.begin(), text.end(), '\0', ' ');
+    const std::string text = command_line_of(pid);
     if ((text + " ").find(wanted + " ") == std::string::npos) continue;
     for (pid_t up = parent_of(pid); up > 1; up = parent_of(up)) {
       if (up == browser) {
@@ -142,8 +116,8 @@ CliRun run_vimgpt(const std::vector<std::string>& args, const std::function<void
   run.out = out.str();
   run.err = err.str();
   run.left_behind = !fs::is_empty(tmp);
-  for (const auto& process : fs::directory_iterator("/proc")) {
-    if (command_line(process.path()).find(tmp.string()) != std::string::npos) run.left_behind = true;
+  for (pid_t process : all_processes()) {
+    if (command_line_of(process).find(tmp.string()) != std::string::npos) run.left_behind = true;
   }
   fs::remove_all(dir);
   return run;

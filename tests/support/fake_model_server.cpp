@@ -107,6 +107,7 @@ void read_openai(const json& body, ReceivedRequest& received, bool decode) {
         }
         received.images.push_back(
             inspect_image(decoded->first, decoded->second, image_url.value("detail", ""), decode));
+        received.images.back().base64_bytes = url.size() - url.find(',') - 1;
       }
     }
   }
@@ -114,6 +115,7 @@ void read_openai(const json& body, ReceivedRequest& received, bool decode) {
   received.structured = format.is_object() && format.value("type", "") == "json_schema" &&
                         format.contains("json_schema") && format["json_schema"].contains("schema") &&
                         format["json_schema"]["schema"].is_object();
+  if (received.structured) received.schema = format["json_schema"]["schema"];
 }
 
 void read_anthropic(const json& body, ReceivedRequest& received, bool decode) {
@@ -144,20 +146,29 @@ void read_anthropic(const json& body, ReceivedRequest& received, bool decode) {
           received.problems.emplace_back("image source is not base64");
           continue;
         }
-        auto bytes = decode_base64(source.value("data", ""));
+        const std::string data = source.value("data", "");
+        auto bytes = decode_base64(data);
         if (!bytes) {
           received.problems.emplace_back("image data is not valid base64");
           continue;
         }
         received.images.push_back(inspect_image(source.value("media_type", ""), *bytes, "", decode));
+        received.images.back().base64_bytes = data.size();
       }
     }
+  }
+  const auto& format = body.value("output_config", json::object()).value("format", json());
+  if (format.is_object() && format.value("schema", json()).is_object()) {
+    received.structured = true;
+    received.schema = format["schema"];
+    return;
   }
   const auto& tools = body.value("tools", json());
   const auto& choice = body.value("tool_choice", json());
   received.structured = tools.is_array() && !tools.empty() && choice.is_object() &&
                         choice.value("type", "") == "tool" && tools[0].contains("input_schema") &&
                         tools[0]["input_schema"].is_object();
+  if (received.structured) received.schema = tools[0]["input_schema"];
 }
 
 // One block of a prompt as a provider's cache sees it: what it holds, what it costs, and whether the request
@@ -192,6 +203,7 @@ std::vector<Block> prompt_blocks(const ReceivedRequest& received) {
   const auto marked = [](const json& block) { return block.is_object() && block.contains("cache_control"); };
   if (body.contains("tools")) text_block(body["tools"].dump(), false);
   if (body.contains("response_format")) text_block(body["response_format"].dump(), false);
+  if (body.contains("output_config")) text_block(body["output_config"].dump(), false);
   const auto& system = body.value("system", json());
   if (system.is_string()) text_block(system.get<std::string>(), false);
   if (system.is_array()) {
@@ -230,16 +242,47 @@ std::vector<std::size_t> prefix_hashes(const std::vector<Block>& blocks) {
 
 constexpr int kMinimumCachedTokens = 1024;
 
-json usage_json(ApiFlavor flavor, const ScriptedReply& reply, const ReceivedRequest::Cache& cache) {
+// What the model spends: its reasoning first, then the answer, both out of the request's cap.
+struct Spend {
+  int reasoning = 0;
+  int completion = 0;
+  bool cut_off = false;  // the cap ran out before the answer: no answer at all
+};
+
+Spend spend_of(ApiFlavor flavor, Service service, const ReceivedRequest& received, const ScriptedReply& reply) {
+  Spend spend;
+  // A compatible server's model is whatever it runs: it reasons only when the script says so.
+  const bool provider = flavor == ApiFlavor::Anthropic || service == Service::OpenAI;
+  spend.reasoning = reply.reasoning_tokens >= 0 ? reply.reasoning_tokens
+                    : provider                  ? reasoning_spend(received.body, flavor == ApiFlavor::Anthropic)
+                                                : 0;
+  spend.completion = spend.reasoning + reply.completion_tokens;
+  const json& body = received.body;
+  const json cap =
+      body.contains("max_completion_tokens") ? body["max_completion_tokens"] : body.value("max_tokens", json());
+  if (cap.is_number_integer() && spend.completion > cap.get<int>()) {
+    spend.cut_off = true;
+    spend.completion = cap.get<int>();
+    spend.reasoning = std::min(spend.reasoning, spend.completion);
+  }
+  return spend;
+}
+
+json usage_json(ApiFlavor flavor, const ScriptedReply& reply, const ReceivedRequest::Cache& cache, const Spend& spend) {
   const int prompt = cache.asked ? cache.prompt_tokens : reply.prompt_tokens;
   if (flavor == ApiFlavor::OpenAI) {
     json usage = {{"prompt_tokens", prompt},
-                  {"completion_tokens", reply.completion_tokens},
-                  {"total_tokens", prompt + reply.completion_tokens}};
-    if (cache.asked) usage["prompt_tokens_details"] = {{"cached_tokens", cache.read}};
+                  {"completion_tokens", spend.completion},
+                  {"total_tokens", prompt + spend.completion},
+                  {"completion_tokens_details", {{"reasoning_tokens", spend.reasoning}}}};
+    if (cache.asked) {
+      usage["prompt_tokens_details"] = {{"cached_tokens", cache.read}, {"cache_write_tokens", cache.written}};
+    }
     return usage;
   }
-  json usage = {{"input_tokens", prompt - cache.read - cache.written}, {"output_tokens", reply.completion_tokens}};
+  json usage = {{"input_tokens", prompt - cache.read - cache.written},
+                {"output_tokens", spend.completion},
+                {"output_tokens_details", {{"thinking_tokens", spend.reasoning}}}};
   if (cache.asked) {
     usage["cache_read_input_tokens"] = cache.read;
     usage["cache_creation_input_tokens"] = cache.written;
@@ -247,38 +290,50 @@ json usage_json(ApiFlavor flavor, const ScriptedReply& reply, const ReceivedRequ
   return usage;
 }
 
-std::string success_body(ApiFlavor flavor, const ReceivedRequest& received, const ScriptedReply& reply) {
+std::string success_body(ApiFlavor flavor, Service service, const ReceivedRequest& received, const ScriptedReply& reply,
+                         const std::string& content) {
+  const Spend spend = spend_of(flavor, service, received, reply);
+  const std::string finish = spend.cut_off ? "length" : reply.finish_reason;
+  const std::string text = spend.cut_off ? "" : content;
   if (flavor == ApiFlavor::OpenAI) {
     json choices = json::array();
     if (reply.fault != Fault::NoChoices) {
-      choices.push_back({{"index", 0},
-                         {"message", {{"role", "assistant"}, {"content", reply.content}}},
-                         {"finish_reason", reply.finish_reason}});
+      json message = {{"role", "assistant"}, {"content", text}};
+      if (reply.fault == Fault::Refusal) message = {{"role", "assistant"}, {"content", nullptr}, {"refusal", content}};
+      choices.push_back({{"index", 0}, {"message", message}, {"finish_reason", finish}});
     }
     return json{{"id", "chatcmpl-fake"}, {"object", "chat.completion"},
                 {"created", 0},          {"model", received.model},
-                {"choices", choices},    {"usage", usage_json(flavor, reply, received.cache)}}
+                {"choices", choices},    {"usage", usage_json(flavor, reply, received.cache, spend)}}
         .dump();
   }
-  json content = json::array();
-  std::string stop_reason = reply.finish_reason == "length" ? "max_tokens" : "end_turn";
-  if (reply.fault != Fault::NoChoices) {
-    json input = json::parse(reply.content, nullptr, false);
-    if (received.structured && input.is_object()) {
+  json blocks = json::array();
+  std::string stop_reason = finish == "length" ? "max_tokens" : "end_turn";
+  json stop_details = nullptr;
+  // Thinking comes first, its text empty as the current models send it by default (display "omitted").
+  if (spend.reasoning > 0) blocks.push_back({{"type", "thinking"}, {"thinking", ""}, {"signature", "fake-signature"}});
+  if (reply.fault == Fault::Refusal) {
+    stop_reason = "refusal";
+    stop_details = {{"type", "refusal"}, {"category", nullptr}, {"explanation", content}};
+  } else if (reply.fault != Fault::NoChoices && !spend.cut_off) {
+    json input = json::parse(text, nullptr, false);
+    if (received.structured && received.body.contains("tools") && input.is_object()) {
       const std::string tool = received.body["tools"][0].value("name", "");
-      content.push_back({{"type", "tool_use"}, {"id", "toolu_fake"}, {"name", tool}, {"input", input}});
+      blocks.push_back({{"type", "tool_use"}, {"id", "toolu_fake"}, {"name", tool}, {"input", input}});
       stop_reason = "tool_use";
     } else {
-      content.push_back({{"type", "text"}, {"text", reply.content}});
+      blocks.push_back({{"type", "text"}, {"text", text}});
     }
   }
+  if (reply.fault == Fault::NoChoices) blocks = json::array();
   return json{{"id", "msg_fake"},
               {"type", "message"},
               {"role", "assistant"},
               {"model", received.model},
-              {"content", content},
+              {"content", blocks},
               {"stop_reason", stop_reason},
-              {"usage", usage_json(flavor, reply, received.cache)}}
+              {"stop_details", stop_details},
+              {"usage", usage_json(flavor, reply, received.cache, spend)}}
       .dump();
 }
 
@@ -340,6 +395,12 @@ ScriptedReply ScriptedReply::oversized(std::size_t bytes) {
 ScriptedReply ScriptedReply::reject_response_format() {
   ScriptedReply reply;
   reply.fault = Fault::RejectResponseFormat;
+  return reply;
+}
+
+ScriptedReply ScriptedReply::refusal(std::string explanation) {
+  ScriptedReply reply = text(std::move(explanation));
+  reply.fault = Fault::Refusal;
   return reply;
 }
 
@@ -529,6 +590,24 @@ void FakeModelServer::handle(ApiFlavor flavor, const httplib::Request& request, 
 
   std::unique_lock lock(mutex_);
   check(received);
+  // What the real service refuses, it refuses here, and says so in its own words; the script is kept for the
+  // request that follows.
+  std::optional<Refusal> refusal;
+  if (received.problems.empty() && !received.body.is_null()) {
+    std::vector<ImageFacts> images;
+    for (const auto& image : received.images)
+      images.push_back({image.base64_bytes, image.width, image.height, image.detail});
+    refusal = flavor == ApiFlavor::OpenAI ? openai_refusal(received.body, expectations_.service, images)
+                                          : anthropic_refusal(received.body, images);
+    if (refusal) received.problems.push_back("refused as the real service would: " + refusal->message);
+  }
+  if (refusal) {
+    requests_.push_back(received);
+    lock.unlock();
+    response.status = refusal->status;
+    response.set_content(refusal->body.dump(), "application/json");
+    return;
+  }
   if (!received.body.is_null()) simulate_cache(received);
   const bool rejected = !received.problems.empty();
   ScriptedReply reply;
@@ -541,6 +620,21 @@ void FakeModelServer::handle(ApiFlavor flavor, const httplib::Request& request, 
     reply = next_reply(received);
   } else {
     reply = next_reply(received);
+  }
+  // A structured reply is what the schema allows: the scripted action, put in the schema's form when it needs to be.
+  std::string content = reply.content;
+  if (received.structured && reply.fault == Fault::None && reply.finish_reason == "stop" && reply.raw_body.empty() &&
+      reply.status < 400) {
+    const json scripted = json::parse(reply.content, nullptr, false);
+    if (scripted.is_object() && !fits_schema(scripted, received.schema)) {
+      const json wrapped = {{"action", scripted}};
+      if (fits_schema(wrapped, received.schema)) {
+        content = wrapped.dump();
+      } else if (flavor == ApiFlavor::Anthropic || expectations_.service == Service::OpenAI) {
+        // These services guarantee schema-valid replies; a compatible server may ignore the schema.
+        received.problems.push_back("the scripted reply does not fit the schema sent: " + reply.content);
+      }
+    }
   }
   requests_.push_back(received);
   if (reply.delay.count() > 0) {
@@ -558,7 +652,7 @@ void FakeModelServer::handle(ApiFlavor flavor, const httplib::Request& request, 
       return;
     }
     reply.fault = Fault::None;
-    reply.content = R"({"done": null})";
+    content = R"({"done": null})";
   }
   if (reply.fault == Fault::CutConnection) {
     response.set_chunked_content_provider("application/json", [](std::size_t, httplib::DataSink& sink) {
@@ -573,7 +667,7 @@ void FakeModelServer::handle(ApiFlavor flavor, const httplib::Request& request, 
   } else if (reply.status >= 400) {
     response.set_content(error_body(flavor, reply.status, reply.content), "application/json");
   } else {
-    response.set_content(success_body(flavor, received, reply), "application/json");
+    response.set_content(success_body(flavor, expectations_.service, received, reply, content), "application/json");
   }
 }
 
@@ -598,6 +692,10 @@ void FakeModelServer::simulate_cache(ReceivedRequest& received) {
     }
     const int matched = common == 0 ? 0 : tokens[common - 1];
     if (matched >= kMinimumCachedTokens) cache.read = matched - (matched - kMinimumCachedTokens) % 128;
+    // OpenAI's own API reports what it wrote (billed from GPT-5.6 on): the rest of a cacheable prompt.
+    if (expectations_.service == Service::OpenAI && cache.prompt_tokens >= kMinimumCachedTokens) {
+      cache.written = cache.prompt_tokens - cache.read;
+    }
     earlier.push_back(hashes);
     return;
   }

@@ -1,8 +1,11 @@
 // A fake model provider on 127.0.0.1 speaking both OpenAI Chat Completions (POST /v1/chat/completions) and
 // Anthropic Messages (POST /v1/messages). It checks every request it receives (credentials, model, that each
-// image decodes and its declared MIME type matches its bytes, image width, structured-output schema) and
-// replies from a script, including faults: error statuses with Retry-After, slow replies, connections cut
-// mid-reply, replies without choices, oversized replies, a 400 that rejects response_format.
+// image decodes and its declared MIME type matches its bytes, image width, structured-output schema), refuses
+// what the real service refuses (provider_contract.h: the parameters a model does not take, schemas outside
+// strict mode's rules, empty blocks, oversized images; each refusal is also a problem), spends reasoning tokens
+// from the cap as reasoning models do, and replies from a script, including faults: error statuses with
+// Retry-After, slow replies, connections cut mid-reply, replies without choices, oversized replies, a 400 that
+// rejects response_format, a refusal. A structured reply is sent in the form the request's schema asks for.
 //
 //   Expectations want;
 //   want.api_key = "sk-test";
@@ -29,6 +32,8 @@
 #include <utility>
 #include <vector>
 
+#include "support/provider_contract.h"
+
 namespace httplib {
 class Server;
 struct Request;
@@ -47,7 +52,9 @@ struct Expectations {
   std::string model;                          // body "model"
   int image_width = 0;                        // every image's decoded width
   std::size_t images = 0;                     // number of images per request (0: any, including none)
-  Requirement structured = Requirement::Any;  // response_format json_schema / forced tool
+  Requirement structured = Requirement::Any;  // response_format json_schema / output_config.format / forced tool
+  // Who the fake plays on /v1/chat/completions: OpenAI's own API holds each model to its rules.
+  Service service = Service::Compatible;
   // Every image is decoded in full (a truncated or corrupt one is a problem). false: only its header is
   // read, for its size: the benchmark's model, whose own time should be small next to the client's.
   bool decode_images = true;
@@ -58,7 +65,8 @@ struct ReceivedImage {
   std::string sniffed_mime;   // from the magic bytes; empty when unknown
   std::string detail;         // OpenAI image_url.detail, if any
   std::size_t bytes = 0;
-  int width = 0;  // 0 when the bytes did not decode
+  std::size_t base64_bytes = 0;  // as sent
+  int width = 0;                 // 0 when the bytes did not decode
   int height = 0;
 };
 
@@ -71,7 +79,8 @@ struct ReceivedRequest {
   std::string model;
   std::string text;  // all text parts of all messages (and the Anthropic system prompt), newline-joined
   std::vector<ReceivedImage> images;
-  bool structured = false;            // response_format json_schema (OpenAI) or a forced tool (Anthropic)
+  bool structured = false;  // response_format json_schema (OpenAI), output_config.format or a forced tool (Anthropic)
+  nlohmann::json schema;    // the schema a structured request sent; null otherwise
   std::vector<std::string> problems;  // failed checks for this request
   // The provider's prompt cache, simulated when the request asks for it (OpenAI: a prompt_cache_key;
   // Anthropic: cache_control breakpoints): the usage reported is then these counts, not the script's.
@@ -83,7 +92,7 @@ struct ReceivedRequest {
     bool asked = false;
     int prompt_tokens = 0;  // all input tokens
     int read = 0;           // of them, read from the cache
-    int written = 0;        // of them, written to it (Anthropic)
+    int written = 0;        // of them, written to it
   } cache;
 
   [[nodiscard]] std::string header(std::string_view name) const;
@@ -94,6 +103,7 @@ enum class Fault {
   CutConnection,         // headers sent, then the connection is closed mid-body
   NoChoices,             // 200 with "choices": [] (OpenAI) / "content": [] (Anthropic)
   RejectResponseFormat,  // 400 like a server that does not know response_format, if the request has it
+  Refusal,               // the model declines: message.refusal (OpenAI), stop_reason "refusal" (Anthropic)
 };
 
 struct ScriptedReply {
@@ -105,7 +115,10 @@ struct ScriptedReply {
   std::chrono::milliseconds delay{0};  // wait before answering (cut short when the server stops)
   std::function<void()> hold;          // runs before answering, outside the server's lock (a test's gate)
   int prompt_tokens = 1000;
-  int completion_tokens = 12;
+  int completion_tokens = 12;  // the visible answer's
+  // Tokens spent reasoning before the answer; -1: as the model would at the effort sent (reasoning_spend). When
+  // reasoning and answer pass the request's cap, the reply is cut off with no answer, as the real ones are.
+  int reasoning_tokens = -1;
   std::string finish_reason = "stop";  // "length" simulates a reply cut off by max_tokens
 
   static ScriptedReply text(std::string content);
@@ -117,6 +130,7 @@ struct ScriptedReply {
   static ScriptedReply oversized(std::size_t bytes);
   static ScriptedReply reject_response_format();
   static ScriptedReply truncated(std::string content);  // finish_reason "length"
+  static ScriptedReply refusal(std::string explanation);
 };
 
 class FakeModelServer {

@@ -171,32 +171,86 @@ TEST(Image, LoadImageFileReportsMissingFiles) {
   EXPECT_EQ(loaded->mime(), "image/png");
 }
 
-TEST(Tokens, OpenAIHighDetailTilesAfterScaling) {
-  EXPECT_EQ(estimate_image_tokens(Provider::OpenAI, 1080, 720, Detail::High), 170 * 6 + 85);
-  EXPECT_EQ(estimate_image_tokens(Provider::OpenAI, 768, 512, Detail::High), 170 * 2 + 85);
+const ImageTokenRule& rule_of(std::string_view model) {
+  const ModelSpec* spec = find_model(model);
+  EXPECT_NE(spec, nullptr) << model;
+  return spec->images;
+}
+
+TEST(Tokens, OpenAITilesAfterScaling) {
+  const ImageTokenRule& gpt4o = rule_of("gpt-4o");
+  EXPECT_EQ(estimate_image_tokens(gpt4o, 1080, 720, Detail::High), 170 * 6 + 85);
+  EXPECT_EQ(estimate_image_tokens(gpt4o, 768, 512, Detail::High), 170 * 2 + 85);
   // OpenAI's published examples: 1024x1024 -> 768x768, 4 tiles; 2048x4096 -> 768x1536, 6 tiles.
-  EXPECT_EQ(estimate_image_tokens(Provider::OpenAI, 1024, 1024, Detail::High), 765);
-  EXPECT_EQ(estimate_image_tokens(Provider::OpenAI, 2048, 4096, Detail::High), 1105);
-  EXPECT_EQ(estimate_image_tokens(Provider::OpenAI, 1080, 720, Detail::Auto), 1105);
-  EXPECT_EQ(estimate_image_tokens(Provider::OpenAI, 4000, 3000, Detail::Low), 85);
+  EXPECT_EQ(estimate_image_tokens(gpt4o, 1024, 1024, Detail::High), 765);
+  EXPECT_EQ(estimate_image_tokens(gpt4o, 2048, 4096, Detail::High), 1105);
+  EXPECT_EQ(estimate_image_tokens(gpt4o, 1080, 720, Detail::Auto), 1105);
+  EXPECT_EQ(estimate_image_tokens(gpt4o, 4000, 3000, Detail::Low), 85);
+  // gpt-5 and gpt-5.1 count tiles at 70 + 140 a tile; gpt-4o-mini at 2833 + 5667.
+  EXPECT_EQ(estimate_image_tokens(rule_of("gpt-5"), 1024, 1024, Detail::High), 140 * 4 + 70);
+  EXPECT_EQ(estimate_image_tokens(rule_of("gpt-4o-mini"), 1024, 1024, Detail::High), 5667 * 4 + 2833);
 }
 
-TEST(Tokens, AnthropicIsAreaOver750) {
-  EXPECT_EQ(estimate_image_tokens(Provider::Anthropic, 1080, 720, Detail::Auto), 1037);
-  EXPECT_EQ(estimate_image_tokens(Provider::Anthropic, 1092, 1092, Detail::High), 1590);
+TEST(Tokens, OpenAIPatchesWithTheirBudgetAndMultiplier) {
+  // The images-vision guide's worked examples: gpt-5.4 at high, 1024x1024 -> 1024 patches x 1.2; 2048x2048
+  // shrunk to the 2,500-patch budget, 1600x1600 -> 3000 tokens; 1800x2400 at a 1,536-patch budget -> 1056x1408,
+  // 1452 patches.
+  const ImageTokenRule& gpt54 = rule_of("gpt-5.4");
+  EXPECT_EQ(estimate_image_tokens(gpt54, 1024, 1024, Detail::High), 1229);
+  EXPECT_EQ(estimate_image_tokens(gpt54, 2048, 2048, Detail::High), 3000);
+  ImageTokenRule small_budget = gpt54;
+  small_budget.budget = 1536;
+  small_budget.multiplier = 1;
+  EXPECT_EQ(estimate_image_tokens(small_budget, 1800, 2400, Detail::High), 1452);
+  // The default model's frame (768x512, --img-res medium): 24 x 16 patches x 1.2.
+  EXPECT_EQ(estimate_image_tokens(rule_of(kDefaultModel), 768, 512, Detail::Auto), 461);
+  EXPECT_TRUE(rule_of(kDefaultModel).estimated);  // GPT-6 is not in OpenAI's guide: a third party measured it
+}
+
+TEST(Tokens, AnthropicAreaOver750AndPatchesOf28) {
+  const ImageTokenRule& haiku45 = rule_of("claude-haiku-4-5");
+  EXPECT_EQ(estimate_image_tokens(haiku45, 1080, 720, Detail::Auto), 1037);
+  EXPECT_EQ(estimate_image_tokens(haiku45, 1092, 1092, Detail::High), 1590);
   // Long edge above 1568 is scaled down first.
-  EXPECT_EQ(estimate_image_tokens(Provider::Anthropic, 3136, 1568, Detail::Auto), 1639);  // 1568x784 / 750
+  EXPECT_EQ(estimate_image_tokens(haiku45, 3136, 1568, Detail::Auto), 1639);  // 1568x784 / 750
+  // Claude 4.7 on: ceil(w/28) x ceil(h/28) up to a 2576-px long edge; the docs' example, 1920x1080 -> 2691.
+  const ImageTokenRule& sonnet55 = rule_of("claude-sonnet-5-5");
+  EXPECT_EQ(estimate_image_tokens(sonnet55, 1920, 1080, Detail::Auto), 2691);
+  EXPECT_EQ(estimate_image_tokens(sonnet55, 5152, 2576, Detail::Auto), 92 * 46);  // 2576x1288
+  EXPECT_EQ(estimate_image_tokens(sonnet55, 2576, 2576, Detail::Auto), 4784);     // the most an image costs
 }
 
-TEST(Tokens, ProviderAndPriceLookups) {
-  EXPECT_EQ(resolve_provider(Provider::Auto, "claude-3-5-sonnet-latest"), Provider::Anthropic);
-  EXPECT_EQ(resolve_provider(Provider::Auto, "anthropic/claude-3.5-sonnet"), Provider::OpenAI);
-  EXPECT_EQ(resolve_provider(Provider::Auto, "gpt-4o"), Provider::OpenAI);
-  EXPECT_EQ(resolve_provider(Provider::OpenAI, "claude-3-haiku"), Provider::OpenAI);
+TEST(Tokens, ProviderResolution) {
+  EXPECT_EQ(resolve_provider(Provider::Auto, "claude-sonnet-5-5"), Provider::Anthropic);
+  EXPECT_EQ(resolve_provider(Provider::Auto, "anthropic/claude-sonnet-5-5", "https://openrouter.ai/api/v1"),
+            Provider::Compatible);
+  EXPECT_EQ(resolve_provider(Provider::Auto, "gpt-6.1-terra"), Provider::OpenAI);
+  EXPECT_EQ(resolve_provider(Provider::Auto, "gpt-6.1-terra", "https://api.openai.com/v1/"), Provider::OpenAI);
+  EXPECT_EQ(resolve_provider(Provider::Auto, "llava", "http://127.0.0.1:11434/v1"), Provider::Compatible);
+  EXPECT_EQ(resolve_provider(Provider::Auto, "claude-haiku-5-5", "https://gateway.example/anthropic"),
+            Provider::Anthropic);  // the Anthropic wire, behind a proxy
+  EXPECT_EQ(resolve_provider(Provider::Auto, "whatever", "https://api.anthropic.com"), Provider::Anthropic);
+  EXPECT_EQ(resolve_provider(Provider::OpenAI, "claude-haiku-5-5"), Provider::OpenAI);
+  EXPECT_EQ(resolve_provider(Provider::OpenAI, "gpt-6-luna", "https://gateway.example/v1"), Provider::OpenAI);
+}
+
+TEST(Tokens, PricesComeFromTheCatalogueByExactNameOrSnapshot) {
   ASSERT_TRUE(default_price("gpt-4o-mini-2024-07-18"));
   EXPECT_DOUBLE_EQ(default_price("gpt-4o-mini-2024-07-18")->input_per_million, 0.15);
   EXPECT_DOUBLE_EQ(default_price("gpt-4o-2024-08-06")->input_per_million, 2.50);
   EXPECT_FALSE(default_price("llava:13b"));
+  // Families are not prefixes: gpt-5.6-luna is not gpt-5, Opus 4.5 is not Opus 4.
+  EXPECT_DOUBLE_EQ(default_price("gpt-5.6-luna")->input_per_million, 0.20);
+  EXPECT_DOUBLE_EQ(default_price("gpt-5")->input_per_million, 1.25);
+  EXPECT_FALSE(default_price("gpt-5.6-luna-preview"));
+  EXPECT_FALSE(default_price("gpt-5.7"));
+  EXPECT_DOUBLE_EQ(default_price("claude-opus-4-5-20251101")->input_per_million, 5.00);
+  EXPECT_DOUBLE_EQ(default_price("claude-opus-5-5")->cached_input_per_million, 0.20);
+  EXPECT_DOUBLE_EQ(default_price("claude-haiku-4-5-20251001")->cache_write_per_million, 1.25);
+  EXPECT_EQ(find_model("gpt-5.6")->id, "gpt-5.6-sol");  // an alias
+  EXPECT_EQ(find_model("gpt-6.1-terra-2026-10-26")->id, "gpt-6.1-terra");
+  EXPECT_EQ(find_model("gpt-6.1-terra-20261026")->id, "gpt-6.1-terra");
+  EXPECT_EQ(find_model("gpt-6.1-terra-latest"), nullptr);
   EXPECT_TRUE(parse_detail("low"));
   EXPECT_FALSE(parse_detail("medium"));
   EXPECT_FALSE(parse_structured("yes"));

@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <set>
 #include <sstream>
 
+#include "support/provider_contract.h"
 #include "vision/vision.h"
 
 namespace vimgpt::vision {
@@ -107,7 +109,7 @@ TEST(ActionVocabulary, UnknownKeysListsOnlyKeysOutsideTheVocabulary) {
   EXPECT_EQ(action_keys().size(), 17U);
 }
 
-// A strict reply as OpenAI sends it: every key, the unused ones null.
+// A strict reply as earlier versions' flat schema had OpenAI send it: every key, the unused ones null.
 Json strict_reply(Json chosen) {
   Json reply = Json::object();
   for (const auto& key : action_keys()) reply[key] = key == "done" ? Json(false) : Json();
@@ -115,7 +117,7 @@ Json strict_reply(Json chosen) {
   return reply;
 }
 
-TEST(ActionVocabulary, AStructuredReplyKeepsWhatWasChosenAndTellsDoneFromNotDone) {
+TEST(ActionVocabulary, TheFlatFormOfEarlierRecordingsKeepsWhatWasChosenAndTellsDoneFromNotDone) {
   EXPECT_EQ(structured_action(strict_reply({{"click", "A"}})), (Json{{"click", "A"}}));
   EXPECT_EQ(structured_action(strict_reply({{"done", true}})), (Json{{"done", true}}));
   EXPECT_EQ(structured_action(strict_reply({{"done", "18 degrees"}})), (Json{{"done", "18 degrees"}}));
@@ -129,23 +131,51 @@ TEST(ActionVocabulary, AStructuredReplyKeepsWhatWasChosenAndTellsDoneFromNotDone
   EXPECT_EQ(structured_action({{"done", nullptr}}), (Json{{"done", nullptr}}));
 }
 
-TEST(ActionVocabulary, StrictSchemaRequiresEveryKeyAndForbidsOthers) {
-  const Json& schema = action_schema(SchemaStyle::Strict);
-  EXPECT_EQ(schema["type"], "object");
-  EXPECT_EQ(schema["additionalProperties"], false);
-  ASSERT_EQ(schema["required"].size(), action_keys().size());
-  for (const auto& key : action_keys()) {
-    ASSERT_TRUE(schema["properties"].contains(key)) << key;
-    const Json& types = schema["properties"][key]["type"];
-    // Unused keys are null; "done" is false until the run is done, so that a null "done" cannot stand for
-    // both "not done" and "done with no answer".
-    const bool nullable = std::find(types.begin(), types.end(), "null") != types.end();
-    EXPECT_EQ(nullable, key != "done") << key;
+// Keywords one of the providers' structured modes refuses: OpenAI strict mode (allOf, not, if/then/else,
+// minLength/maxLength) or Anthropic's output_config.format (numeric bounds, maxItems, minItems over 1).
+void expect_portable(const Json& schema, const std::string& where) {
+  for (const char* keyword :
+       {"minimum", "maximum", "minItems", "maxItems", "minLength", "maxLength", "allOf", "not", "if", "multipleOf"}) {
+    EXPECT_FALSE(schema.contains(keyword)) << where << " has " << keyword;
   }
-  EXPECT_EQ(schema["properties"]["done"]["type"], (Json{"string", "boolean"}));
-  const Json& relaxed = action_schema(SchemaStyle::Relaxed);
-  EXPECT_FALSE(relaxed.contains("required"));
-  EXPECT_EQ(relaxed["properties"].size(), action_keys().size());
+  if (schema.value("type", Json()) == "object") {
+    EXPECT_EQ(schema["additionalProperties"], false) << where;
+    ASSERT_TRUE(schema["required"].is_array()) << where;
+    EXPECT_EQ(schema["required"].size(), schema["properties"].size()) << where << ": every key required";
+  }
+  const Json properties = schema.value("properties", Json::object());
+  for (const auto& [key, value] : properties.items()) expect_portable(value, where + "." + key);
+  const Json options = schema.value("anyOf", Json::array());
+  for (const auto& option : options) expect_portable(option, where + "|");
+  if (schema.contains("items")) expect_portable(schema["items"], where + "[]");
+}
+
+TEST(ActionVocabulary, TheSchemaIsOneSmallObjectPerActionUnderTheRoot) {
+  const Json& schema = action_schema();
+  expect_portable(schema, "root");
+  EXPECT_EQ(schema["type"], "object");  // OpenAI: the root is an object, never anyOf
+  EXPECT_EQ(schema["required"], Json::array({"action"}));
+  const Json& shapes = schema["properties"]["action"]["anyOf"];
+  ASSERT_TRUE(shapes.is_array());
+  std::set<std::string> covered;
+  for (const auto& shape : shapes) {
+    for (const auto& [key, value] : shape["properties"].items()) covered.insert(key);
+  }
+  EXPECT_EQ(covered, std::set<std::string>(action_keys().begin(), action_keys().end()));
+  // Every reply the original's documentation shows, and our extensions, fit it once wrapped; a reply with two
+  // actions' keys, or a key of none, does not.
+  for (const Json& action :
+       {Json{{"click", "A"}}, Json{{"click", "SD"}, {"type", "flights"}}, Json{{"type", "hello"}},
+        Json{{"navigate", "https://example.com"}}, Json{{"done", true}}, Json{{"done", "18 degrees"}},
+        Json{{"scroll", "down"}}, Json{{"click_at", {512, 300}}}, Json{{"select", "AB"}, {"option", "Zsa Zsa"}},
+        Json{{"upload", "F"}, {"file", "cv.pdf"}}, Json{{"click", "A"}, {"type", "x"}, {"enter", false}},
+        Json{{"tab", 2}}, Json{{"wait", 2}}, Json{{"key", "Escape"}}, Json{{"ask", "When?"}}}) {
+    EXPECT_TRUE(test::fits_schema({{"action", action}}, schema)) << action.dump();
+    EXPECT_EQ(structured_action({{"action", action}}), action);
+  }
+  EXPECT_FALSE(test::fits_schema({{"action", {{"click", "A"}, {"navigate", "x"}}}}, schema));
+  EXPECT_FALSE(test::fits_schema({{"action", {{"hover", "A"}}}}, schema));
+  EXPECT_FALSE(test::fits_schema({{"click", "A"}}, schema));
 }
 
 }  // namespace

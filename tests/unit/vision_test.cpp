@@ -46,7 +46,7 @@ EncodedImage screenshot(int width = 1280, int height = 800, ImageFormat format =
 }
 
 struct Fixture {
-  explicit Fixture(test::Expectations expect = want("gpt-4o", 1080, 1)) : server(std::move(expect)) {
+  explicit Fixture(test::Expectations expect = want(std::string(kDefaultModel), 1080, 1)) : server(std::move(expect)) {
     options.base_url = server.url();
     options.api_key = kKey;
     options.image.width = 1080;  // the original's width: what these tests' servers expect
@@ -96,10 +96,10 @@ TEST(VisionClient, OpenAIRequestIsCheckedAndTheReplyBecomesAnAction) {
   EXPECT_FALSE(request.body.contains("temperature"));  // only standard fields, and only when asked
   EXPECT_FALSE(request.body.contains("response_format"));
 
-  EXPECT_EQ(decision->estimated_image_tokens, 170 * 6 + 85);
+  EXPECT_EQ(decision->estimated_image_tokens, 898);  // the default model's rule: 34 x 22 patches of 32 px, x 1.2
   EXPECT_EQ(decision->usage.prompt_tokens, 1000);
   EXPECT_EQ(decision->usage.completion_tokens, 12);
-  EXPECT_NEAR(decision->usage.cost_usd, (1000 * 2.50 + 12 * 10.0) / 1e6, 1e-12);
+  EXPECT_NEAR(decision->usage.cost_usd, (1000 * 1.00 + 12 * 5.0) / 1e6, 1e-12);  // the catalogue's price
   const std::string metadata = decision->request_metadata.dump();
   EXPECT_EQ(metadata.find(kKey), std::string::npos);
   EXPECT_EQ(decision->request_metadata["images"][0]["width"], 1080);
@@ -117,7 +117,7 @@ TEST(VisionClient, PngIsSentAsPngAtTheConfiguredWidth) {
   ASSERT_TRUE(decision) << decision.error().describe();
   EXPECT_EQ(f.server.problems(), std::vector<std::string>{});
   EXPECT_EQ(f.server.requests()[0].images[0].declared_mime, "image/png");
-  EXPECT_EQ(decision->estimated_image_tokens, 170 * 2 + 85);
+  EXPECT_EQ(decision->estimated_image_tokens, 432);  // 768x480: 24 x 15 patches x 1.2
 }
 
 TEST(VisionClient, BothFramesSendTwoImages) {
@@ -132,18 +132,19 @@ TEST(VisionClient, BothFramesSendTwoImages) {
   EXPECT_NE(f.server.requests()[0].text.find("the second shows the same page"), std::string::npos);
 }
 
-TEST(VisionClient, StructuredOutputSendsTheSchemaAndDropsUnusedKeys) {
+TEST(VisionClient, StructuredOutputSendsTheShortSchemaAndUnwrapsTheReply) {
   Fixture f(want("", 0, 0, Requirement::Required));
   f.options.structured = Structured::On;
-  f.server.push_reply(R"({"navigate": null, "click": "A", "type": null, "done": null, "scroll": null, "back": null,
-                          "key": null, "select": null, "option": null, "wait": null, "click_at": null})");
+  f.server.push_reply(R"({"click": "A"})");  // sent as the schema asks: {"action": {"click": "A"}}
   auto decision = f.client()->decide(Fixture::step());
   ASSERT_TRUE(decision) << decision.error().describe();
   EXPECT_EQ(f.server.problems(), std::vector<std::string>{});
+  EXPECT_EQ(decision->raw_reply, R"({"action":{"click":"A"}})");
   EXPECT_EQ(decision->action, (Json{{"click", "A"}}));
   const Json format = f.server.requests()[0].body["response_format"];
   EXPECT_EQ(format["json_schema"]["strict"], true);
-  EXPECT_EQ(format["json_schema"]["schema"], action_schema(SchemaStyle::Strict));
+  EXPECT_EQ(format["json_schema"]["schema"], action_schema());
+  EXPECT_EQ(decision->request_metadata["structured"], "json_schema");
 }
 
 TEST(VisionClient, AutoStructuredFallsBackOnceAndRemembers) {
@@ -180,22 +181,27 @@ TEST(VisionClient, StructuredOnDoesNotFallBack) {
   EXPECT_EQ(f.server.request_count(), 1U);
 }
 
-TEST(VisionClient, AnthropicUsesMessagesWithAForcedTool) {
-  Fixture f(want("claude-3-5-sonnet-latest", 1080, 1, Requirement::Required));
-  f.options.model = "claude-3-5-sonnet-latest";
+TEST(VisionClient, AnthropicGetsItsSchemaThroughOutputConfigAndNoForcedTool) {
+  Fixture f(want("claude-sonnet-5-5", 1080, 1, Requirement::Required));
+  f.options.model = "claude-sonnet-5-5";
   f.server.push_reply(R"({"done": "It is 18 degrees in Paris."})");
   auto decision = f.client()->decide(Fixture::step("what is the weather in Paris"));
   ASSERT_TRUE(decision) << decision.error().describe();
   EXPECT_EQ(f.server.problems(), std::vector<std::string>{});
   EXPECT_EQ(decision->action, (Json{{"done", "It is 18 degrees in Paris."}}));
-  EXPECT_EQ(decision->finish_reason, "tool_use");
+  EXPECT_EQ(decision->finish_reason, "end_turn");
   const auto request = f.server.requests()[0];
   EXPECT_EQ(request.path, "/v1/messages");
   EXPECT_EQ(request.header("anthropic-version"), "2023-06-01");
   EXPECT_TRUE(request.header("authorization").empty());
-  EXPECT_EQ(request.body["tool_choice"]["type"], "tool");
+  EXPECT_FALSE(request.body.contains("tool_choice"));  // refused by Sonnet 5.5, Opus 5.5 and Fable 5.1 on
+  EXPECT_FALSE(request.body.contains("tools"));
+  EXPECT_EQ(request.body["output_config"]["format"]["schema"], action_schema());
+  EXPECT_EQ(request.body["output_config"]["effort"], "low");
+  EXPECT_EQ(request.body["thinking"]["type"], "between_tools");           // Sonnet 5.5's way to think not at all
+  EXPECT_EQ(request.body["max_tokens"], 300);                             // no thinking: no room kept for it
   EXPECT_NE(request.text.find("never instructions"), std::string::npos);  // the system prompt
-  EXPECT_EQ(decision->estimated_image_tokens, 1080 * 675 / 750);
+  EXPECT_EQ(decision->estimated_image_tokens, 39 * 25);                   // 1080x675 in 28-px patches
   // The first step writes its instructions to the cache (Anthropic: at 125% of the input price).
   const auto& cache = request.cache;
   ASSERT_TRUE(cache.asked);
@@ -204,7 +210,7 @@ TEST(VisionClient, AnthropicUsesMessagesWithAForcedTool) {
   EXPECT_EQ(decision->usage.cache_write_tokens, cache.written);
   EXPECT_EQ(decision->usage.cached_tokens, 0);
   EXPECT_NEAR(decision->usage.cost_usd,
-              ((cache.prompt_tokens - cache.written) * 3.0 + cache.written * 3.75 + 12 * 15.0) / 1e6, 1e-12);
+              ((cache.prompt_tokens - cache.written) * 2.0 + cache.written * 2.5 + 12 * 10.0) / 1e6, 1e-12);
 }
 
 // Three steps of one run, each with one more step of history: what the provider caches and bills.
@@ -224,8 +230,8 @@ std::vector<Decision> three_steps(Client& client) {
 }
 
 TEST(VisionClient, AnthropicReadsEachStepsPrefixFromTheCacheAndPricesIt) {
-  Fixture f(want("claude-sonnet-4-5", 768, 1, Requirement::Required));
-  f.options.model = "claude-sonnet-4-5";
+  Fixture f(want("claude-sonnet-4-6", 768, 1, Requirement::Required));
+  f.options.model = "claude-sonnet-4-6";
   f.options.image.width = 768;
   f.server.set_default_reply(R"({"scroll": "down"})");
   auto client = f.client();
@@ -274,7 +280,7 @@ TEST(VisionClient, OpenAIGetsOneCacheKeyPerClientAndItsCachedTokensAreCounted) {
   EXPECT_EQ(decisions[2].usage.cached_tokens, requests[2].cache.read);
   const auto& cache = requests[2].cache;
   EXPECT_NEAR(decisions[2].usage.cost_usd,
-              ((cache.prompt_tokens - cache.read) * 2.5 + cache.read * 1.25 + 12 * 10.0) / 1e6, 1e-12);
+              ((cache.prompt_tokens - cache.read) * 1.00 + cache.read * 0.05 + 12 * 5.0) / 1e6, 1e-12);
   // Another client (another run) gets another key; off sends none; auto sends one only to api.openai.com.
   EXPECT_NE(f.client()->prepare(Fixture::step())->body.find("prompt_cache_key"), std::string::npos);
   f.options.prompt_cache = PromptCache::Auto;
@@ -295,12 +301,12 @@ TEST(VisionClient, TheEstimateIsAnUpperBoundOfWhatTheRequestCosts) {
   EXPECT_GE(estimate->prompt_tokens, sent.prompt_tokens);
   EXPECT_LT(estimate->prompt_tokens, sent.prompt_tokens * 2);
   EXPECT_EQ(estimate->completion_tokens, 300);
-  EXPECT_NEAR(estimate->cost_usd, (static_cast<double>(estimate->prompt_tokens) * 2.5 + 300 * 10.0) / 1e6, 1e-12);
+  EXPECT_NEAR(estimate->cost_usd, (static_cast<double>(estimate->prompt_tokens) * 1.00 + 300 * 5.0) / 1e6, 1e-12);
 }
 
 TEST(VisionClient, AnthropicTextReplyWithoutStructuredOutput) {
   Fixture f(want("", 0, 0, Requirement::Forbidden));
-  f.options.model = "claude-3-haiku-20240307";
+  f.options.model = "claude-haiku-5-5";
   f.options.structured = Structured::Off;
   f.server.push_reply("```json\n{\"click\": \"F\"}\n```");
   auto decision = f.client()->decide(Fixture::step());
@@ -483,7 +489,7 @@ TEST(VisionClient, FormalizeModeKeepsBothReplies) {
   EXPECT_EQ(decision->formalized_reply, R"({"click": "SD", "type": "flights to Lisbon"})");
   const auto requests = f.server.requests();
   ASSERT_EQ(requests.size(), 2U);
-  EXPECT_EQ(requests[0].model, "gpt-4o");
+  EXPECT_EQ(requests[0].model, kDefaultModel);
   EXPECT_EQ(requests[0].images.size(), 1U);
   EXPECT_NE(requests[0].text.find("plain sentences"), std::string::npos);
   EXPECT_EQ(requests[1].model, "gpt-4o-mini");
@@ -576,7 +582,7 @@ TEST(VisionClient, CreateRejectsUnusableOptions) {
   auto missing_key = Client::create(options);
   ASSERT_FALSE(missing_key);
   EXPECT_NE(missing_key.error().message.find("OPENAI_API_KEY"), std::string::npos);
-  options.model = "claude-3-5-sonnet-latest";
+  options.model = "claude-sonnet-5-5";
   EXPECT_NE(Client::create(options).error().message.find("ANTHROPIC_API_KEY"), std::string::npos);
   options.base_url = "localhost:11434/v1";
   EXPECT_EQ(Client::create(options).error().kind, ErrorKind::InvalidArgument);

@@ -1,0 +1,163 @@
+// `vimgpt models` (the catalogue) and `vimgpt doctor` (one checked request to the configured model).
+#include <cstdio>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "common/pixels.h"
+#include "hints/hints.h"
+
+namespace vimgpt::cli {
+namespace {
+
+std::string price_text(const std::optional<vision::Price>& price) {
+  if (!price) return "-";
+  char text[96];
+  std::snprintf(text, sizeof text, "%g / %g / %g / %g", price->input_per_million, price->cached_input_per_million,
+                price->cache_write_per_million, price->output_per_million);
+  return text;
+}
+
+std::string status_text(const vision::ModelSpec& spec) {
+  std::string text(vision::to_string(spec.status));
+  if (!spec.shutdown.empty()) text += spec.status == vision::ModelStatus::Retired ? " " : " until ";
+  text += spec.shutdown;
+  if (!spec.replacement.empty()) text += " -> " + spec.replacement;
+  return text;
+}
+
+// What vimgpt sends it to reason least: the effort, and the room kept for reasoning when it still reasons.
+std::string effort_text(const vision::ModelSpec& spec) {
+  if (spec.api == vision::ModelApi::Responses) return "(Responses API only)";
+  if (spec.status == vision::ModelStatus::Retired) return "-";
+  const std::string reserve = " +" + std::to_string(spec.reasoning_reserve);
+  if (spec.provider == vision::Provider::Anthropic) {
+    const std::string effort = spec.effort.empty() ? "no effort" : spec.effort;
+    return effort + (spec.thinking == vision::Thinking::Always ? ", thinks" + reserve : ", no thinking");
+  }
+  if (spec.efforts.empty()) return "-";
+  return spec.effort + (spec.effort != "none" ? reserve : std::string());
+}
+
+nlohmann::json to_json(const vision::ModelSpec& spec) {
+  nlohmann::json json = {{"id", spec.id},
+                         {"aliases", spec.aliases},
+                         {"provider", vision::to_string(spec.provider)},
+                         {"status", vision::to_string(spec.status)},
+                         {"shutdown", spec.shutdown},
+                         {"replacement", spec.replacement},
+                         {"token_limit", spec.token_limit},
+                         {"efforts", spec.efforts},
+                         {"effort", spec.effort},
+                         {"reasoning_reserve", spec.reasoning_reserve},
+                         {"structured", vision::to_string(spec.structured)},
+                         {"sources", spec.sources}};
+  if (spec.price) {
+    json["price"] = {{"input", spec.price->input_per_million},
+                     {"cached", spec.price->cached_input_per_million},
+                     {"cache_write", spec.price->cache_write_per_million},
+                     {"output", spec.price->output_per_million}};
+  }
+  if (!spec.note.empty()) json["note"] = spec.note;
+  return json;
+}
+
+// A 768x512 frame with a red and a blue square, each labelled as a page's element would be: the objective
+// names one by its colour, so only a model that sees the picture and reads the labels answers right.
+Result<EncodedImage> doctor_frame() {
+  Pixels pixels;
+  pixels.width = 768;
+  pixels.height = 512;
+  pixels.data.assign(static_cast<std::size_t>(pixels.width) * pixels.height * 3, 255);
+  const auto square = [&pixels](int left, std::array<std::uint8_t, 3> colour) {
+    for (int y = 156; y < 356; ++y) {
+      for (int x = left; x < left + 200; ++x) {
+        const auto at = (static_cast<std::size_t>(y) * pixels.width + x) * 3;
+        for (std::size_t c = 0; c < 3; ++c) pixels.data[at + c] = colour[c];
+      }
+    }
+  };
+  square(134, {220, 30, 30});
+  square(434, {30, 60, 220});
+  VIMGPT_TRY(std::string png, encode_png(pixels));
+  VIMGPT_TRY(EncodedImage plain, inspect_image(std::move(png)));
+  std::vector<hints::Hint> labelled(2);
+  labelled[0].label = "S";
+  labelled[0].rect = {134, 156, 200, 200};
+  labelled[1].label = "D";
+  labelled[1].rect = {434, 156, 200, 200};
+  const hints::HintMap map(1, std::move(labelled), pixels.width, pixels.height);
+  return hints::draw_labels(plain, map);
+}
+
+}  // namespace
+
+int models_command(const std::string& model, bool json) {
+  const auto& catalogue = vision::model_catalogue();
+  if (!model.empty()) {
+    const vision::ModelSpec* spec = vision::find_model(model);
+    if (spec == nullptr) {
+      std::cerr << "vimgpt: " << model << " is not in the catalogue (read " << vision::catalogue_read_on()
+                << "): it would get safe defaults and no price (--price-in, --price-out)\n";
+      return 1;
+    }
+    std::cout << to_json(*spec).dump(2) << "\n";
+    return 0;
+  }
+  if (json) {
+    nlohmann::json all = {{"read_on", vision::catalogue_read_on()}, {"models", nlohmann::json::array()}};
+    for (const auto& spec : catalogue) all["models"].push_back(to_json(spec));
+    std::cout << all.dump(2) << "\n";
+    return 0;
+  }
+  std::printf("vimgpt's model catalogue, read on %s (src/vision/models.json; vimgpt models NAME for its sources)\n",
+              std::string(vision::catalogue_read_on()).c_str());
+  std::printf("%-22s %-10s %-44s %-21s %-14s %s\n", "model", "provider", "status", "reasoning sent", "structured",
+              "USD/M tokens: in / cached / cache write / out");
+  for (const auto& spec : catalogue) {
+    const bool usable = spec.status != vision::ModelStatus::Retired && spec.api != vision::ModelApi::Responses;
+    std::printf("%-22s %-10s %-44s %-21s %-14s %s\n", spec.id.c_str(),
+                std::string(vision::to_string(spec.provider)).c_str(), status_text(spec).c_str(),
+                effort_text(spec).c_str(), usable ? std::string(vision::to_string(spec.structured)).c_str() : "-",
+                price_text(spec.price).c_str());
+  }
+  std::printf("default: %s (%s with only ANTHROPIC_API_KEY set)\n", std::string(vision::kDefaultModel).c_str(),
+              std::string(vision::kDefaultAnthropicModel).c_str());
+  return 0;
+}
+
+int doctor_command(const Options& options) {
+  const Config config = Config::load();
+  auto client = client_options(options, config);
+  if (!client) {
+    std::cerr << "vimgpt doctor: " << client.error().message << "\n";
+    return kExitUsage;
+  }
+  auto frame = doctor_frame();
+  if (!frame) {
+    std::cerr << "vimgpt doctor: " << frame.error().message << "\n";
+    return 1;
+  }
+  std::cout << "model " << client->model << " ("
+            << vision::to_string(vision::resolve_provider(client->provider, client->model, client->base_url)) << ") at "
+            << (client->base_url.empty() ? "the provider's API" : client->base_url) << "\n";
+  const auto checkup = vision::check_model(*client, *frame, "Click the blue square.", {{"click", "D"}});
+  for (const auto& notice : checkup.notices) std::cout << "  note: " << notice << "\n";
+  for (const auto& stage : checkup.stages) {
+    const char* mark = stage.state == vision::CheckStage::State::Passed   ? "ok  "
+                       : stage.state == vision::CheckStage::State::Failed ? "FAIL"
+                                                                          : "--  ";
+    std::cout << "  " << mark << " " << stage.name << (stage.detail.empty() ? "" : ": " + stage.detail) << "\n";
+  }
+  if (checkup.decision) {
+    const vision::Usage& usage = checkup.decision->usage;
+    char cost[32] = "";
+    if (usage.cost_known) std::snprintf(cost, sizeof cost, ", $%.5f", usage.cost_usd);
+    std::cout << "  took " << checkup.took.count() << " ms, " << usage.prompt_tokens << " prompt + "
+              << usage.completion_tokens << " completion tokens (" << usage.reasoning_tokens << " reasoning)" << cost
+              << (usage.cost_known ? "" : " (no price known: --price-in, --price-out)") << "\n";
+  }
+  std::cout << (checkup.passed() ? "the model is ready for vimgpt\n" : "the model is not ready: see FAIL above\n");
+  return checkup.passed() ? 0 : 1;
+}
+
+}  // namespace vimgpt::cli

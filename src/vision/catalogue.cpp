@@ -1,0 +1,276 @@
+// The model catalogue: src/vision/models.json (embedded at build time) read once into ModelSpecs, a family's keys
+// under each of its models' own. Names match exactly, by alias, or as a dated snapshot: never by prefix.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <stdexcept>
+
+#include "vision/provider.h"
+#include "vision/vision.h"
+
+namespace vimgpt::vision {
+namespace {
+
+struct Catalogue {
+  std::vector<ModelSpec> models;
+  std::string read_on;
+  ImageLimits openai_images;
+  ImageLimits anthropic_images;
+};
+
+ImageLimits limits_of(const Json& provider) {
+  ImageLimits limits;
+  limits.max_base64_bytes = provider.value("image_max_base64_bytes", std::size_t{0});
+  limits.max_edge = provider.value("image_max_edge", 0);
+  limits.max_edge_many = provider.value("image_max_edge_many", 0);
+  limits.many_images = provider.value("many_images", 0);
+  return limits;
+}
+
+template <typename Enum, std::size_t N>
+Enum enum_of(const Json& value, const std::array<std::pair<std::string_view, Enum>, N>& names, std::string_view key) {
+  const std::string text = value.get<std::string>();
+  for (const auto& [name, item] : names) {
+    if (name == text) return item;
+  }
+  // The catalogue is ours and built in: a misspelt value is a bug to catch in the unit tests, not a user error.
+  throw std::invalid_argument("models.json: unknown " + std::string(key) + " \"" + text + "\"");
+}
+
+ImageTokenRule image_rule_of(const Json& json) {
+  ImageTokenRule rule;
+  rule.kind = enum_of(json.at("rule"),
+                      std::array<std::pair<std::string_view, ImageTokenRule::Kind>, 4>{
+                          {{"tiles", ImageTokenRule::Kind::Tiles},
+                           {"patches", ImageTokenRule::Kind::Patches},
+                           {"claude_area", ImageTokenRule::Kind::ClaudeArea},
+                           {"claude_patches", ImageTokenRule::Kind::ClaudePatches}}},
+                      "image rule");
+  rule.base = json.value("base", rule.base);
+  rule.tile = json.value("tile", rule.tile);
+  rule.patch = json.value("patch", rule.patch);
+  rule.multiplier = json.value("multiplier", rule.multiplier);
+  rule.budget = json.value("budget", rule.budget);
+  rule.long_edge = json.value("long_edge", rule.long_edge);
+  rule.per = json.value("per", rule.per);
+  rule.max_tokens = json.value("max_tokens", rule.max_tokens);
+  rule.estimated = json.value("estimated", false);
+  return rule;
+}
+
+ModelSpec spec_of(const Json& entry, const Json& sources) {
+  ModelSpec spec;
+  spec.id = entry.at("id").get<std::string>();
+  spec.aliases = entry.value("aliases", std::vector<std::string>{});
+  spec.provider = entry.at("provider").get<std::string>() == "anthropic" ? Provider::Anthropic : Provider::OpenAI;
+  spec.api =
+      enum_of(entry.at("api"),
+              std::array<std::pair<std::string_view, ModelApi>, 3>{
+                  {{"chat", ModelApi::Chat}, {"messages", ModelApi::Messages}, {"responses", ModelApi::Responses}}},
+              "api");
+  spec.status =
+      enum_of(entry.value("status", Json("active")),
+              std::array<std::pair<std::string_view, ModelStatus>, 4>{{{"active", ModelStatus::Active},
+                                                                       {"legacy", ModelStatus::Legacy},
+                                                                       {"deprecated", ModelStatus::Deprecated},
+                                                                       {"retired", ModelStatus::Retired}}},
+              "status");
+  spec.shutdown = entry.value("shutdown", "");
+  spec.replacement = entry.value("replacement", "");
+  spec.token_limit =
+      entry.value("token_limit", spec.provider == Provider::Anthropic ? "max_tokens" : "max_completion_tokens");
+  spec.efforts = entry.value("efforts", std::vector<std::string>{});
+  spec.effort = entry.value("effort", "");
+  spec.reasoning_reserve = entry.value("reasoning_reserve", 0);
+  spec.temperature = enum_of(entry.value("temperature", Json("yes")),
+                             std::array<std::pair<std::string_view, TemperatureRule>, 3>{
+                                 {{"yes", TemperatureRule::Yes},
+                                  {"no", TemperatureRule::No},
+                                  {"without_reasoning", TemperatureRule::WithoutReasoning}}},
+                             "temperature");
+  spec.thinking =
+      enum_of(entry.value("thinking", Json("off")),
+              std::array<std::pair<std::string_view, Thinking>, 4>{{{"off", Thinking::Off},
+                                                                    {"always", Thinking::Always},
+                                                                    {"disabled", Thinking::OffWhenDisabled},
+                                                                    {"between_tools", Thinking::OffBetweenTools}}},
+              "thinking");
+  spec.structured = enum_of(
+      entry.value("structured", Json("none")),
+      std::array<std::pair<std::string_view, StructuredMethod>, 3>{{{"none", StructuredMethod::None},
+                                                                    {"json_schema", StructuredMethod::JsonSchema},
+                                                                    {"output_config", StructuredMethod::OutputConfig}}},
+      "structured");
+  spec.images = entry.contains("images") ? image_rule_of(entry["images"]) : default_image_rule(spec.provider);
+  if (const auto& price = entry.value("price", Json()); price.is_object()) {
+    spec.price = Price{price.at("input").get<double>(), price.at("output").get<double>(),
+                       price.at("cached").get<double>(), price.at("cache_write").get<double>()};
+  }
+  for (const auto& key : entry.value("source", std::vector<std::string>{})) {
+    if (!sources.contains(key)) throw std::invalid_argument("models.json: unknown source \"" + key + "\"");
+    spec.sources.push_back(sources[key].get<std::string>());
+  }
+  spec.note = entry.value("note", "");
+  if (!spec.effort.empty() && std::find(spec.efforts.begin(), spec.efforts.end(), spec.effort) == spec.efforts.end()) {
+    throw std::invalid_argument("models.json: " + spec.id + " sends effort \"" + spec.effort + "\" it does not accept");
+  }
+  return spec;
+}
+
+const Catalogue& catalogue() {
+  static const Catalogue kCatalogue = [] {
+    const Json json = Json::parse(detail::models_json());
+    Catalogue built;
+    built.read_on = json.at("read_on").get<std::string>();
+    built.openai_images = limits_of(json.at("providers").at("openai"));
+    built.anthropic_images = limits_of(json.at("providers").at("anthropic"));
+    const Json& families = json.at("families");
+    const Json& sources = json.at("sources");
+    for (const Json& model : json.at("models")) {
+      Json entry = model.contains("family") ? families.at(model["family"].get<std::string>()) : Json::object();
+      std::vector<std::string> source = entry.value("source", std::vector<std::string>{});
+      for (const auto& [key, value] : model.items()) entry[key] = value;
+      // Sources add up: the family's and the model's own.
+      for (const auto& own : model.value("source", std::vector<std::string>{})) {
+        if (std::find(source.begin(), source.end(), own) == source.end()) source.push_back(own);
+      }
+      entry["source"] = source;
+      built.models.push_back(spec_of(entry, sources));
+    }
+    return built;
+  }();
+  return kCatalogue;
+}
+
+bool all_digits(std::string_view text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// "-2024-08-06" (OpenAI) or "-20251001" (Anthropic).
+bool is_snapshot_suffix(std::string_view suffix) {
+  if (!suffix.starts_with('-')) return false;
+  suffix.remove_prefix(1);
+  if (suffix.size() == 8) return all_digits(suffix);
+  return suffix.size() == 10 && suffix[4] == '-' && suffix[7] == '-' && all_digits(suffix.substr(0, 4)) &&
+         all_digits(suffix.substr(5, 2)) && all_digits(suffix.substr(8, 2));
+}
+
+bool names(const ModelSpec& spec, std::string_view name) {
+  if (spec.id == name) return true;
+  return std::find(spec.aliases.begin(), spec.aliases.end(), name) != spec.aliases.end();
+}
+
+}  // namespace
+
+const std::vector<ModelSpec>& model_catalogue() {
+  return catalogue().models;
+}
+
+std::string_view catalogue_read_on() {
+  return catalogue().read_on;
+}
+
+const ModelSpec* find_model(std::string_view name) {
+  const auto& models = catalogue().models;
+  for (const auto& spec : models) {
+    if (names(spec, name)) return &spec;
+  }
+  // A dated snapshot of a known name: the name is everything before the date.
+  for (const std::size_t date : {std::size_t{11}, std::size_t{9}}) {
+    if (name.size() <= date || !is_snapshot_suffix(name.substr(name.size() - date))) continue;
+    const std::string_view base = name.substr(0, name.size() - date);
+    for (const auto& spec : models) {
+      if (names(spec, base)) return &spec;
+    }
+  }
+  return nullptr;
+}
+
+ImageLimits image_limits(Provider provider) {
+  if (provider == Provider::Anthropic) return catalogue().anthropic_images;
+  if (provider == Provider::OpenAI) return catalogue().openai_images;
+  return {};
+}
+
+std::optional<Price> default_price(std::string_view model) {
+  const ModelSpec* spec = find_model(model);
+  if (spec == nullptr) return std::nullopt;
+  return spec->price;
+}
+
+std::string_view to_string(ModelStatus status) {
+  switch (status) {
+    case ModelStatus::Active: return "active";
+    case ModelStatus::Legacy: return "legacy";
+    case ModelStatus::Deprecated: return "deprecated";
+    case ModelStatus::Retired: return "retired";
+  }
+  return "active";
+}
+
+std::string_view to_string(StructuredMethod method) {
+  switch (method) {
+    case StructuredMethod::None: return "none";
+    case StructuredMethod::JsonSchema: return "json_schema";
+    case StructuredMethod::OutputConfig: return "output_config";
+  }
+  return "none";
+}
+
+ImageTokenRule default_image_rule(Provider provider) {
+  ImageTokenRule rule;
+  if (provider == Provider::Anthropic) {
+    rule.kind = ImageTokenRule::Kind::ClaudeArea;
+    rule.long_edge = 1568;
+  }
+  return rule;
+}
+
+int estimate_image_tokens(const ImageTokenRule& rule, int width, int height, Detail detail) {
+  if (width <= 0 || height <= 0) return 0;
+  double w = width;
+  double h = height;
+  const auto fit_long_edge = [&w, &h](double edge) {
+    if (const double longest = std::max(w, h); edge > 0 && longest > edge) {
+      w *= edge / longest;
+      h *= edge / longest;
+    }
+  };
+  switch (rule.kind) {
+    case ImageTokenRule::Kind::Tiles: {
+      // Auto is counted as high, the worst case.
+      if (detail == Detail::Low) return rule.base;
+      fit_long_edge(2048);
+      if (const double shortest = std::min(w, h); shortest > 768) {
+        w *= 768 / shortest;
+        h *= 768 / shortest;
+      }
+      const auto tiles = static_cast<int>(std::ceil(w / 512) * std::ceil(h / 512));
+      return rule.tile * tiles + rule.base;
+    }
+    case ImageTokenRule::Kind::Patches: {
+      const double size = rule.patch;
+      double patches = std::ceil(w / size) * std::ceil(h / size);
+      if (rule.budget > 0 && patches > rule.budget) {
+        // Shrunk to the budget, then snapped down so whole patches fit both sides (OpenAI's worked rule).
+        const double shrink = std::sqrt(size * size * rule.budget / (w * h));
+        const double sw = w * shrink / size;
+        const double sh = h * shrink / size;
+        const double snap = std::min(std::floor(sw) / sw, std::floor(sh) / sh);
+        patches = std::ceil(w * shrink * snap / size) * std::ceil(h * shrink * snap / size);
+      }
+      return static_cast<int>(std::ceil(patches * rule.multiplier));
+    }
+    case ImageTokenRule::Kind::ClaudeArea:
+      fit_long_edge(rule.long_edge);
+      return static_cast<int>(std::lround(w * h / rule.per));
+    case ImageTokenRule::Kind::ClaudePatches: {
+      fit_long_edge(rule.long_edge);
+      const int tokens = static_cast<int>(std::ceil(w / rule.patch) * std::ceil(h / rule.patch));
+      return rule.max_tokens > 0 ? std::min(tokens, rule.max_tokens) : tokens;
+    }
+  }
+  return 0;
+}
+
+}  // namespace vimgpt::vision

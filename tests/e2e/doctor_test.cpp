@@ -1,0 +1,166 @@
+// `vimgpt doctor` and `vimgpt models` through the real binary, against the fake model playing each provider.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include "common/base64.h"
+#include "support/cli_runner.h"
+#include "support/fake_model_server.h"
+#include "support/refused_port.h"
+#include "vision/vision.h"
+
+namespace vimgpt {
+namespace {
+
+using test::FakeModelServer;
+using test::run_vimgpt;
+using test::ScriptedReply;
+
+// The colour at a point of the request's image: the fake's stand-in for a model that looks at the picture.
+std::array<int, 3> pixel_at(const test::ReceivedRequest& request, int x, int y) {
+  std::string data;
+  for (const auto& message : request.body.value("messages", nlohmann::json::array())) {
+    const auto& content = message.value("content", nlohmann::json());
+    if (!content.is_array()) continue;
+    for (const auto& part : content) {
+      if (part.value("type", "") == "image_url") {
+        const std::string url = part["image_url"]["url"];
+        data = url.substr(url.find(',') + 1);
+      }
+      if (part.value("type", "") == "image") data = part["source"]["data"].get<std::string>();
+    }
+  }
+  auto bytes = base64_decode(data);
+  if (!bytes) return {-1, -1, -1};
+  auto image = inspect_image(std::move(*bytes));
+  if (!image) return {-1, -1, -1};
+  auto pixels = vision::decode_image(*image);
+  if (!pixels) return {-1, -1, -1};
+  const auto at = (static_cast<std::size_t>(y) * pixels->width + x) * pixels->channels;
+  return {pixels->data[at], pixels->data[at + 1], pixels->data[at + 2]};
+}
+
+// Answers what the doctor's frame asks when the frame is as the doctor draws it: the blue square on the right.
+void answer_like_a_vision_model(FakeModelServer& model) {
+  model.set_responder([](const test::ReceivedRequest& request) {
+    const auto right = pixel_at(request, 534, 300);
+    const auto left = pixel_at(request, 234, 300);
+    const bool drawn = right[2] > 150 && right[0] < 100 && left[0] > 150 && left[2] < 100;
+    return ScriptedReply::text(drawn ? R"({"click": "D"})" : R"({"click": "S"})");
+  });
+}
+
+test::Expectations playing(test::Service service) {
+  test::Expectations want;
+  want.api_key = "k";
+  want.service = service;
+  want.images = 1;
+  return want;
+}
+
+TEST(Doctor, OpenAIPassesEveryStageAndSaysWhatItCostAndTook) {
+  FakeModelServer model(playing(test::Service::OpenAI));
+  answer_like_a_vision_model(model);
+  const auto run = run_vimgpt(
+      {"doctor", "--provider", "openai", "--model", "gpt-6.1-terra", "--base-url", model.url(), "--api-key", "k"});
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  for (const char* line : {"ok   reached", "ok   key accepted", "ok   model found", "ok   image accepted: 768x512",
+                           "ok   structured output: json_schema", "ok   reply parsed",
+                           "ok   right action: {\"click\":\"D\"}", "the model is ready for vimgpt"}) {
+    EXPECT_NE(run.out.find(line), std::string::npos) << line << "\n" << run.out;
+  }
+  EXPECT_NE(run.out.find("$0.00"), std::string::npos) << run.out;  // priced from the catalogue
+  EXPECT_EQ(model.problems(), std::vector<std::string>{});
+}
+
+TEST(Doctor, AnthropicKeyAloneWithTheSdksBaseUrlPicksTheAnthropicDefault) {
+  FakeModelServer model(playing(test::Service::Compatible));
+  answer_like_a_vision_model(model);
+  ::unsetenv("OPENAI_API_KEY");
+  ::unsetenv("OPENAI_BASE_URL");
+  ::setenv("ANTHROPIC_API_KEY", "k", 1);
+  ::setenv("ANTHROPIC_BASE_URL", ("http://127.0.0.1:" + std::to_string(model.port())).c_str(), 1);  // no /v1
+  const auto run = run_vimgpt({"doctor"});
+  ::unsetenv("ANTHROPIC_API_KEY");
+  ::unsetenv("ANTHROPIC_BASE_URL");
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("model " + std::string(vision::kDefaultAnthropicModel) + " (anthropic)"), std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("ok   structured output: output_config"), std::string::npos) << run.out;
+  ASSERT_EQ(model.request_count(), 1U);
+  EXPECT_EQ(model.requests()[0].path, "/v1/messages");
+  EXPECT_EQ(model.problems(), std::vector<std::string>{});
+}
+
+TEST(Doctor, ACompatibleServerWithAModelTheCatalogueDoesNotKnow) {
+  FakeModelServer model(playing(test::Service::Compatible));
+  answer_like_a_vision_model(model);
+  const auto run = run_vimgpt({"doctor", "--base-url", model.url(), "--model", "llava:13b", "--api-key", "k"});
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("(compatible)"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("not in the catalogue: safe defaults"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("no price known: --price-in, --price-out"), std::string::npos) << run.out;
+  EXPECT_EQ(model.requests()[0].body["max_tokens"], 300);
+}
+
+TEST(Doctor, EachFailureNamesItsStageAndWhatToChange) {
+  FakeModelServer model(playing(test::Service::Compatible));
+  const std::vector<std::string> base = {"doctor",    "--base-url", model.url(),     "--model", "gpt-6.1-terra",
+                                         "--api-key", "k",          "--max-retries", "0"};
+  model.push(ScriptedReply::status_code(401, "Incorrect API key provided"));
+  auto run = run_vimgpt(base);
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.out.find("ok   reached"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("FAIL key accepted: the key was refused"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("--   model found"), std::string::npos) << run.out;
+
+  model.push(ScriptedReply::status_code(404, "The model does not exist"));
+  run = run_vimgpt(base);
+  EXPECT_NE(run.out.find("FAIL model found: no model gpt-6.1-terra there"), std::string::npos) << run.out;
+
+  model.push_reply(R"({"click": "S"})");  // a model that does not see which square is blue
+  run = run_vimgpt(base);
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.out.find("FAIL right action: answered {\"click\":\"S\"}"), std::string::npos) << run.out;
+
+  const test::RefusedPort closed;
+  run = run_vimgpt({"doctor", "--base-url", "http://127.0.0.1:" + std::to_string(closed.port()) + "/v1", "--model",
+                    "llava", "--max-retries", "0"});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.out.find("FAIL reached: no answer from llava at http://127.0.0.1:"), std::string::npos) << run.out;
+}
+
+TEST(Doctor, WhatAModelCannotTakeIsAUsageErrorBeforeAnyRequest) {
+  FakeModelServer model;
+  auto run = run_vimgpt({"doctor", "--model", "gpt-5-pro", "--api-key", "k"});
+  EXPECT_EQ(run.exit_code, 64);
+  EXPECT_NE(run.err.find("Responses API"), std::string::npos) << run.err;
+  run = run_vimgpt({"doctor", "--model", "gpt-6.2-sol", "--effort", "none", "--api-key", "k"});
+  EXPECT_EQ(run.exit_code, 64);
+  EXPECT_NE(run.err.find("takes --effort low, medium, high, xhigh"), std::string::npos) << run.err;
+  run = run_vimgpt({"doctor", "--model", "claude-3-7-sonnet-latest", "--api-key", "k"});
+  EXPECT_EQ(run.exit_code, 64);
+  EXPECT_NE(run.err.find("retired on 2026-02-19"), std::string::npos) << run.err;
+  EXPECT_EQ(model.request_count(), 0U);
+}
+
+TEST(Models, TheCatalogueIsPrintedWithItsDateAndEachEntryWithItsSources) {
+  auto run = run_vimgpt({"models"});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("read on " + std::string(vision::catalogue_read_on())), std::string::npos);
+  EXPECT_NE(run.out.find("default: " + std::string(vision::kDefaultModel)), std::string::npos);
+  EXPECT_NE(run.out.find("deprecated until 2027-01-14 -> gpt-6-luna"), std::string::npos) << run.out;  // gpt-4o
+  run = run_vimgpt({"models", "claude-opus-4-5-20251101"});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  const auto entry = nlohmann::json::parse(run.out);
+  EXPECT_EQ(entry["id"], "claude-opus-4-5");
+  EXPECT_DOUBLE_EQ(entry["price"]["input"].get<double>(), 5.0);
+  EXPECT_FALSE(entry["sources"].empty());
+  run = run_vimgpt({"models", "--json"});
+  EXPECT_EQ(nlohmann::json::parse(run.out)["models"].size(), vision::model_catalogue().size());
+  run = run_vimgpt({"models", "gpt-9"});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.err.find("not in the catalogue"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace vimgpt

@@ -1,0 +1,476 @@
+#include "support/provider_contract.h"
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace vimgpt::test {
+namespace {
+
+using nlohmann::json;
+
+// ---- The catalogue, read here with nothing of vimgpt's -----------------------------------------------------
+
+struct Entry {
+  CatalogueModel model;
+  std::vector<std::string> aliases;
+  std::string default_effort;
+};
+
+const std::vector<Entry>& catalogue() {
+  static const std::vector<Entry> kEntries = [] {
+    std::ifstream in(std::string(VIMGPT_SOURCE_DIR) + "/src/vision/models.json");
+    const json file = json::parse(in);
+    std::vector<Entry> entries;
+    for (const auto& model : file.at("models")) {
+      json merged = model.contains("family") ? file["families"][model["family"].get<std::string>()] : json::object();
+      for (const auto& [key, value] : model.items()) merged[key] = value;
+      Entry entry;
+      entry.model.id = merged.at("id").get<std::string>();
+      entry.model.provider = merged.at("provider").get<std::string>();
+      entry.model.api = merged.at("api").get<std::string>();
+      entry.model.status = merged.value("status", "active");
+      entry.model.efforts = merged.value("efforts", std::vector<std::string>{});
+      entry.model.temperature = merged.value("temperature", "yes");
+      entry.model.thinking = merged.value("thinking", "off");
+      const auto& price = merged.value("price", json());
+      entry.model.has_cache_write_price = price.is_object() && price.contains("cache_write");
+      entry.aliases = merged.value("aliases", std::vector<std::string>{});
+      entry.default_effort = merged.value("default_effort", entry.model.efforts.empty() ? "" : "medium");
+      entries.push_back(std::move(entry));
+    }
+    return entries;
+  }();
+  return kEntries;
+}
+
+const Entry* entry_for(std::string_view name) {
+  const auto named = [](const Entry& entry, std::string_view wanted) {
+    return entry.model.id == wanted ||
+           std::find(entry.aliases.begin(), entry.aliases.end(), wanted) != entry.aliases.end();
+  };
+  for (const auto& entry : catalogue()) {
+    if (named(entry, name)) return &entry;
+  }
+  // Dated snapshots: -YYYY-MM-DD (OpenAI), -YYYYMMDD (Anthropic).
+  for (const std::size_t length : {std::size_t{11}, std::size_t{9}}) {
+    if (name.size() <= length) continue;
+    const std::string_view date = name.substr(name.size() - length + 1);
+    if (name[name.size() - length] != '-' || !std::all_of(date.begin(), date.end(), [](char c) {
+          return std::isdigit(static_cast<unsigned char>(c)) || c == '-';
+        }))
+      continue;
+    for (const auto& entry : catalogue()) {
+      if (named(entry, name.substr(0, name.size() - length))) return &entry;
+    }
+  }
+  return nullptr;
+}
+
+bool has(const std::vector<std::string>& list, const std::string& item) {
+  return std::find(list.begin(), list.end(), item) != list.end();
+}
+
+// ---- OpenAI ------------------------------------------------------------------------------------------------
+// https://platform.openai.com/docs/api-reference/chat/create and the error shapes its API sends:
+// {"error": {"message", "type": "invalid_request_error", "param", "code"}}.
+
+Refusal openai_error(int status, std::string message, std::string param, std::string code) {
+  Refusal refusal;
+  refusal.status = status;
+  refusal.message = message;
+  refusal.body = {{"error",
+                   {{"message", std::move(message)},
+                    {"type", "invalid_request_error"},
+                    {"param", param.empty() ? json() : json(param)},
+                    {"code", code.empty() ? json() : json(code)}}}};
+  return refusal;
+}
+
+// Structured Outputs' supported subset (https://platform.openai.com/docs/guides/structured-outputs#supported-
+// schemas): the root an object and not anyOf; every object with additionalProperties false and every property
+// required; no allOf, not, if/then/else, dependentRequired/dependentSchemas; at most 10 levels and 5000
+// properties. A schema outside it: 400 "Invalid schema for response_format ...".
+std::optional<std::string> strict_schema_problem(const json& schema, const std::string& context, int depth,
+                                                 int& properties) {
+  if (!schema.is_object()) return "In context=(" + context + "), schema must be a JSON object.";
+  if (depth > 10) return "In context=(" + context + "), schema exceeds the maximum nesting depth of 10.";
+  for (const char* keyword : {"allOf", "not", "if", "then", "else", "dependentRequired", "dependentSchemas",
+                              "minLength", "maxLength", "patternProperties"}) {
+    if (schema.contains(keyword)) return "In context=(" + context + "), '" + keyword + "' is not permitted.";
+  }
+  if (schema.contains("anyOf")) {
+    if (context.empty()) return "In context=(), 'anyOf' is not permitted at the root: the root must be an object.";
+    int index = 0;
+    for (const auto& option : schema["anyOf"]) {
+      if (auto problem = strict_schema_problem(option, context + "'anyOf', " + std::to_string(index++) + ", ",
+                                               depth + 1, properties))
+        return problem;
+    }
+    return std::nullopt;
+  }
+  if (!schema.contains("type") && !schema.contains("enum") && !schema.contains("const") && !schema.contains("$ref")) {
+    return "In context=(" + context + "), schema must have a 'type' key.";
+  }
+  const json types = schema.value("type", json::array());
+  const auto is = [&types](const char* type) {
+    return types == type || (types.is_array() && std::find(types.begin(), types.end(), type) != types.end());
+  };
+  if (context.empty() && types != "object") return "In context=(), schema must be a JSON Schema of 'type: \"object\"'.";
+  if (is("object")) {
+    if (schema.value("additionalProperties", json()) != false) {
+      return "In context=(" + context + "), 'additionalProperties' is required to be supplied and to be false.";
+    }
+    const json& props = schema.value("properties", json::object());
+    const json& required = schema.value("required", json::array());
+    for (const auto& [key, value] : props.items()) {
+      if (!required.is_array() || std::find(required.begin(), required.end(), key) == required.end()) {
+        return "In context=(" + context +
+               "), 'required' is required to be supplied and to be an array including "
+               "every key in properties. Missing '" +
+               key + "'.";
+      }
+      if (++properties > 5000) return "A schema may have up to 5000 object properties total.";
+      if (auto problem = strict_schema_problem(value, context + "'properties', '" + key + "', ", depth + 1, properties))
+        return problem;
+    }
+  }
+  if (is("array")) {
+    if (!schema.contains("items")) return "In context=(" + context + "), array schema missing items.";
+    if (auto problem = strict_schema_problem(schema["items"], context + "'items', ", depth + 1, properties))
+      return problem;
+  }
+  return std::nullopt;
+}
+
+std::string effective_effort(const json& body, const Entry& entry) {
+  const auto& sent = body.value("reasoning_effort", json());
+  return sent.is_string() ? sent.get<std::string>() : entry.default_effort;
+}
+
+// ---- Anthropic ---------------------------------------------------------------------------------------------
+// https://docs.anthropic.com/en/api/messages and https://docs.anthropic.com/en/api/errors:
+// {"type": "error", "error": {"type", "message"}}.
+
+Refusal anthropic_error(int status, std::string type, std::string message) {
+  Refusal refusal;
+  refusal.status = status;
+  refusal.message = message;
+  refusal.body = {{"type", "error"}, {"error", {{"type", std::move(type)}, {"message", std::move(message)}}}};
+  return refusal;
+}
+
+// output_config.format's limits (anthropics/skills tool-use-concepts.md; the SDKs' schema transformer): no numeric
+// or string length bounds, no array bounds beyond minItems 0 or 1, additionalProperties false on every object, no
+// recursion.
+std::optional<std::string> anthropic_schema_problem(const json& schema, const std::string& path) {
+  if (!schema.is_object()) return path + ": schema must be an object";
+  for (const char* keyword : {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength",
+                              "maxLength", "maxItems"}) {
+    if (schema.contains(keyword)) return path + ": '" + keyword + "' is not supported";
+  }
+  if (schema.contains("minItems") && schema["minItems"].is_number() && schema["minItems"].get<int>() > 1) {
+    return path + ": 'minItems' values other than 0 or 1 are not supported";
+  }
+  if (schema.value("$ref", "") == "#") return path + ": recursive schemas are not supported";
+  const json types = schema.value("type", json());
+  const bool object =
+      types == "object" || (types.is_array() && std::find(types.begin(), types.end(), "object") != types.end());
+  if (object && schema.value("additionalProperties", json()) != false) {
+    return path + ": 'additionalProperties' must be explicitly set to false for object types";
+  }
+  for (const char* list : {"anyOf", "allOf"}) {
+    if (!schema.contains(list)) continue;
+    int index = 0;
+    for (const auto& option : schema[list]) {
+      if (auto problem = anthropic_schema_problem(option, path + "." + list + "." + std::to_string(index++)))
+        return problem;
+    }
+  }
+  const json properties = schema.value("properties", json::object());
+  for (const auto& [key, value] : properties.items()) {
+    if (auto problem = anthropic_schema_problem(value, path + ".properties." + key)) return problem;
+  }
+  if (schema.contains("items")) return anthropic_schema_problem(schema["items"], path + ".items");
+  return std::nullopt;
+}
+
+bool blank(const std::string& text) {
+  return text.find_first_not_of(" \t\r\n") == std::string::npos;
+}
+
+std::optional<Refusal> text_block_refusal(const json& block, const std::string& where) {
+  if (block.value("type", "") != "text") return std::nullopt;
+  const std::string text = block.value("text", "");
+  if (text.empty())
+    return anthropic_error(400, "invalid_request_error", where + ": text content blocks must be non-empty");
+  if (blank(text)) {
+    return anthropic_error(400, "invalid_request_error",
+                           where + ": text content blocks must contain non-whitespace text");
+  }
+  return std::nullopt;
+}
+
+bool thinking_on(const json& body, const Entry* entry) {
+  const std::string type = body.value("thinking", json::object()).value("type", "");
+  if (type == "disabled" || type == "between_tools") return false;
+  if (type == "enabled" || type == "adaptive") return true;
+  return entry != nullptr && entry->model.thinking != "off";  // on by default on every model that thinks unasked
+}
+
+}  // namespace
+
+std::optional<CatalogueModel> catalogue_model(std::string_view name) {
+  const Entry* entry = entry_for(name);
+  if (entry == nullptr) return std::nullopt;
+  return entry->model;
+}
+
+std::vector<std::string> catalogue_ids() {
+  std::vector<std::string> ids;
+  for (const auto& entry : catalogue()) ids.push_back(entry.model.id);
+  return ids;
+}
+
+std::optional<Refusal> openai_refusal(const json& body, Service service, const std::vector<ImageFacts>& images) {
+  for (const auto& image : images) {
+    if (!image.detail.empty() && image.detail != "low" && image.detail != "high" && image.detail != "auto") {
+      return openai_error(400,
+                          "Invalid value: '" + image.detail + "'. Supported values are: 'low', 'high', and 'auto'.",
+                          "messages.content.image_url.detail", "invalid_value");
+    }
+  }
+  if (service == Service::Compatible) return std::nullopt;
+  const std::string model = body.value("model", "");
+  const Entry* entry = entry_for(model);
+  if (entry == nullptr || entry->model.status == "retired" || entry->model.provider != "openai") {
+    return openai_error(404, "The model `" + model + "` does not exist or you do not have access to it.", "",
+                        "model_not_found");
+  }
+  if (entry->model.api == "responses") {
+    return openai_error(400, "This model is only supported in v1/responses and not in v1/chat/completions.", "model",
+                        "");
+  }
+  const bool reasons = !entry->model.efforts.empty();
+  if (reasons && body.contains("max_tokens")) {
+    return openai_error(400,
+                        "Unsupported parameter: 'max_tokens' is not supported with this model. Use "
+                        "'max_completion_tokens' instead.",
+                        "max_tokens", "unsupported_parameter");
+  }
+  if (body.contains("reasoning_effort")) {
+    const std::string effort = body["reasoning_effort"].is_string() ? body["reasoning_effort"].get<std::string>() : "";
+    if (!reasons) {
+      return openai_error(400, "Unrecognized request argument supplied: reasoning_effort", "reasoning_effort",
+                          "unsupported_parameter");
+    }
+    if (!has(entry->model.efforts, effort)) {
+      return openai_error(400,
+                          "Unsupported value: 'reasoning_effort' does not support '" + effort + "' with this model.",
+                          "reasoning_effort", "unsupported_value");
+    }
+  }
+  if (body.contains("temperature") && body["temperature"] != 1) {
+    const std::string rule = entry->model.temperature;
+    if (rule == "no" || (rule == "without_reasoning" && effective_effort(body, *entry) != "none")) {
+      return openai_error(400,
+                          "Unsupported value: 'temperature' does not support " + body["temperature"].dump() +
+                              " with this model. Only the default (1) value is supported.",
+                          "temperature", "unsupported_value");
+    }
+  }
+  const auto& format = body.value("response_format", json());
+  if (format.is_object() && format.value("type", "") == "json_schema") {
+    const auto& spec = format.value("json_schema", json::object());
+    if (spec.value("strict", false)) {
+      int properties = 0;
+      if (auto problem = strict_schema_problem(spec.value("schema", json()), "", 0, properties)) {
+        return openai_error(400, "Invalid schema for response_format '" + spec.value("name", "") + "': " + *problem,
+                            "response_format", "invalid_json_schema");
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<Refusal> anthropic_refusal(const json& body, const std::vector<ImageFacts>& images) {
+  if (!body.contains("max_tokens")) return anthropic_error(400, "invalid_request_error", "max_tokens: Field required");
+  const auto& system = body.value("system", json());
+  if (system.is_array()) {
+    for (std::size_t i = 0; i < system.size(); ++i) {
+      if (auto refused = text_block_refusal(system[i], "system." + std::to_string(i))) return refused;
+    }
+  }
+  std::size_t image_count = 0;
+  const auto& messages = body.value("messages", json::array());
+  for (std::size_t m = 0; m < messages.size(); ++m) {
+    const auto& content = messages[m].value("content", json());
+    if (content.is_string() && content.get<std::string>().empty()) {
+      return anthropic_error(400, "invalid_request_error", "messages: text content blocks must be non-empty");
+    }
+    if (!content.is_array()) continue;
+    for (std::size_t b = 0; b < content.size(); ++b) {
+      if (auto refused =
+              text_block_refusal(content[b], "messages." + std::to_string(m) + ".content." + std::to_string(b)))
+        return refused;
+      if (content[b].value("type", "") == "image") ++image_count;
+    }
+  }
+  // https://docs.anthropic.com/en/docs/build-with-claude/vision: 5 MB of base64 an image (the API's own error
+  // text), 8000x8000 px, 2000x2000 px when a request has more than 20 images.
+  const int max_edge = image_count > 20 ? 2000 : 8000;
+  for (std::size_t i = 0; i < images.size(); ++i) {
+    if (images[i].base64_bytes > 5242880) {
+      return anthropic_error(400, "invalid_request_error",
+                             "messages.0.content." + std::to_string(i) +
+                                 ".image.source.base64: image exceeds 5 MB maximum: " +
+                                 std::to_string(images[i].base64_bytes) + " bytes > 5242880 bytes");
+    }
+    if (images[i].width > max_edge || images[i].height > max_edge) {
+      return anthropic_error(400, "invalid_request_error",
+                             "messages.0.content." + std::to_string(i) +
+                                 ".image.source.base64.data: At least one of the image dimensions exceed max allowed "
+                                 "size: " +
+                                 std::to_string(max_edge) + " pixels");
+    }
+  }
+  const std::string model = body.value("model", "");
+  const Entry* entry = entry_for(model);
+  if (entry != nullptr && (entry->model.status == "retired" || entry->model.provider != "anthropic")) {
+    return anthropic_error(404, "not_found_error", "model: " + model);
+  }
+  const json config = body.value("output_config", json::object());
+  if (config.contains("format")) {
+    const auto& format = config["format"];
+    if (format.value("type", "") != "json_schema" || !format.contains("schema")) {
+      return anthropic_error(400, "invalid_request_error",
+                             "output_config.format: type must be json_schema with a schema");
+    }
+    if (auto problem = anthropic_schema_problem(format["schema"], "output_config.format.schema")) {
+      return anthropic_error(400, "invalid_request_error", *problem);
+    }
+  }
+  if (entry == nullptr) return std::nullopt;  // a model nobody documented: only the API's own rules
+  const CatalogueModel& facts = entry->model;
+  const std::string effort = config.value("effort", "");
+  if (!effort.empty() && !has(facts.efforts, effort)) {
+    return anthropic_error(400, "invalid_request_error",
+                           facts.efforts.empty() ? "output_config.effort: effort is not supported for this model"
+                                                 : "output_config.effort: \"" + effort + "\" is not a supported value");
+  }
+  // Claude 5.x (and Opus 4.7 on): sampling parameters other than the default are refused.
+  if (body.contains("temperature") && facts.temperature == "no" && body["temperature"] != 1) {
+    return anthropic_error(400, "invalid_request_error", "`temperature` is not supported for this model.");
+  }
+  const std::string thinking = body.value("thinking", json::object()).value("type", "");
+  const bool above_high = effort == "xhigh" || effort == "max";
+  if (thinking == "enabled" && facts.thinking != "off") {
+    return anthropic_error(400, "invalid_request_error",
+                           "\"thinking.type.enabled\" is not supported for this model. Use \"thinking.type.adaptive\" "
+                           "and \"output_config.effort\" to control thinking behavior.");
+  }
+  if (thinking == "disabled") {
+    if (facts.thinking == "always") {
+      return anthropic_error(
+          400, "invalid_request_error",
+          "\"thinking.type.disabled\" is not supported for this model. Use \"thinking.type.adaptive\" "
+          "and \"output_config.effort\" to control thinking behavior.");
+    }
+    if (facts.thinking == "between_tools") {
+      return anthropic_error(400, "invalid_request_error",
+                             "To turn thinking off on this model, send \"thinking\": {\"type\": \"between_tools\"} "
+                             "instead of {\"type\": \"disabled\"}.");
+    }
+    if (facts.thinking == "disabled" && above_high) {
+      return anthropic_error(400, "invalid_request_error",
+                             "thinking: disabled thinking is only supported at effort high or below");
+    }
+  }
+  if (thinking == "between_tools" && (facts.thinking != "between_tools" || above_high)) {
+    return anthropic_error(400, "invalid_request_error", "thinking: \"between_tools\" is not supported here");
+  }
+  const std::string choice = body.value("tool_choice", json::object()).value("type", "");
+  if (choice == "tool" || choice == "any") {
+    if (facts.thinking == "always" || facts.thinking == "between_tools") {
+      return anthropic_error(400, "invalid_request_error",
+                             "tool_choice: type \"tool\" and \"any\" are not supported for this model.");
+    }
+    if (thinking_on(body, entry)) {
+      return anthropic_error(400, "invalid_request_error",
+                             "Thinking may not be enabled when tool_choice forces tool use.");
+    }
+  }
+  return std::nullopt;
+}
+
+int reasoning_spend(const json& body, bool anthropic) {
+  const Entry* entry = entry_for(body.value("model", ""));
+  if (entry == nullptr) return 0;
+  if (anthropic) {
+    if (!thinking_on(body, entry)) return 0;
+    // Thinking at each effort (Anthropic: low "skips thinking for simple tasks"; the fake still thinks a little).
+    const std::string effort = body.value("output_config", json::object()).value("effort", entry->default_effort);
+    if (effort == "low") return 300;
+    if (effort == "medium") return 1500;
+    if (effort == "high") return 4000;
+    if (effort == "xhigh") return 8000;
+    return effort == "max" ? 16000 : 4000;
+  }
+  if (entry->model.efforts.empty()) return 0;
+  const std::string effort = effective_effort(body, *entry);
+  // gpt-5-nano spent 448 reasoning tokens on a one-line prompt at its default (llmbus notes, 2026-07-17): the
+  // fake's sizes are of that order at low and grow with the effort.
+  if (effort == "none") return 0;
+  if (effort == "minimal") return 120;
+  if (effort == "low") return 600;
+  if (effort == "medium") return 2500;
+  if (effort == "high") return 7000;
+  if (effort == "xhigh") return 15000;
+  return 30000;
+}
+
+bool fits_schema(const json& value, const json& schema) {
+  if (!schema.is_object()) return false;
+  if (schema.contains("anyOf")) {
+    return std::any_of(schema["anyOf"].begin(), schema["anyOf"].end(),
+                       [&value](const json& option) { return fits_schema(value, option); });
+  }
+  if (schema.contains("enum")) {
+    const auto& options = schema["enum"];
+    if (std::find(options.begin(), options.end(), value) == options.end()) return false;
+  }
+  if (!schema.contains("type")) return true;
+  const json types = schema["type"].is_array() ? schema["type"] : json::array({schema["type"]});
+  const auto type_fits = [&value](const std::string& type) {
+    if (type == "object") return value.is_object();
+    if (type == "array") return value.is_array();
+    if (type == "string") return value.is_string();
+    if (type == "boolean") return value.is_boolean();
+    if (type == "integer") return value.is_number_integer();
+    if (type == "number") return value.is_number();
+    return type == "null" && value.is_null();
+  };
+  if (std::none_of(types.begin(), types.end(), [&](const json& type) { return type_fits(type.get<std::string>()); }))
+    return false;
+  if (value.is_object()) {
+    const json& properties = schema.value("properties", json::object());
+    for (const auto& key : schema.value("required", json::array())) {
+      if (!value.contains(key.get<std::string>())) return false;
+    }
+    for (const auto& [key, member] : value.items()) {
+      if (!properties.contains(key)) {
+        if (schema.value("additionalProperties", json(true)) == false) return false;
+        continue;
+      }
+      if (!fits_schema(member, properties[key])) return false;
+    }
+  }
+  if (value.is_array() && schema.contains("items")) {
+    return std::all_of(value.begin(), value.end(),
+                       [&schema](const json& item) { return fits_schema(item, schema["items"]); });
+  }
+  return true;
+}
+
+}  // namespace vimgpt::test

@@ -1,0 +1,68 @@
+// What the real providers refuse, and how their models spend and report tokens, for the fake model server: a
+// request the real service would answer with a 400 or 404 gets that answer here (and the test a problem), so a
+// regression against a documented rule fails a test. The rules are written here from the providers' references
+// (cited beside each), not taken from vimgpt's code; the per-model facts (which efforts a model takes, whether its
+// thinking can be turned off, whether it is retired) are read from src/vision/models.json by this file's own
+// parser, so the fake checks the client against the catalogue's documented facts.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace vimgpt::test {
+
+// Who the fake plays on /v1/chat/completions: any OpenAI-compatible server (generic rules), or OpenAI's own API
+// (its rules for the model named). On /v1/messages it is always Anthropic's API.
+enum class Service { Compatible, OpenAI };
+
+// One model as the catalogue describes it (the fields the contracts need).
+struct CatalogueModel {
+  std::string id;
+  std::string provider;  // "openai" | "anthropic"
+  std::string api;       // "chat" | "messages" | "responses"
+  std::string status;    // "active" | "legacy" | "deprecated" | "retired"
+  std::vector<std::string> efforts;
+  std::string temperature;  // "yes" | "no" | "without_reasoning"
+  std::string thinking;     // "off" | "always" | "disabled" | "between_tools"
+  bool has_cache_write_price = false;
+};
+// The catalogue's entry for a name (id, alias, or a dated snapshot of either); nullopt when unknown.
+std::optional<CatalogueModel> catalogue_model(std::string_view name);
+// Every model id in the catalogue.
+std::vector<std::string> catalogue_ids();
+
+// A refusal as the provider sends it: status and JSON body.
+struct Refusal {
+  int status = 400;
+  nlohmann::json body;
+  std::string message;  // the provider's words, for the test's problem list
+};
+
+struct ImageFacts {
+  std::size_t base64_bytes = 0;
+  int width = 0;
+  int height = 0;
+  std::string detail;
+};
+
+// The first rule of OpenAI's Chat Completions the request breaks (for `service` OpenAI: the model's own rules
+// too), or nullopt.
+std::optional<Refusal> openai_refusal(const nlohmann::json& body, Service service,
+                                      const std::vector<ImageFacts>& images);
+// The first rule of Anthropic's Messages API the request breaks, or nullopt.
+std::optional<Refusal> anthropic_refusal(const nlohmann::json& body, const std::vector<ImageFacts>& images);
+
+// Reasoning tokens a model spends before it answers, as the fake makes them up: nothing at OpenAI's "none" or with
+// Anthropic's thinking off; otherwise more the higher the effort (the model's default effort when none is sent).
+// Documented only in kind ("reasoning tokens count against max_completion_tokens", "thinking tokens count toward
+// max_tokens"); the sizes are the fake's, stated in provider_contract.cpp.
+int reasoning_spend(const nlohmann::json& body, bool anthropic);
+
+// Whether `value` fits `schema` (type, properties, required, additionalProperties, anyOf, enum, items): what a
+// provider's structured output guarantees of its replies.
+bool fits_schema(const nlohmann::json& value, const nlohmann::json& schema);
+
+}  // namespace vimgpt::test

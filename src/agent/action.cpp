@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <filesystem>
+#include <tuple>
 
 #include "agent/agent.h"
 #include "common/text.h"
@@ -44,6 +45,22 @@ Result<Enter> enter_field(const Json& reply) {
   return value.get<bool>() ? Enter::Press : Enter::Skip;
 }
 
+// [x, y] in pixels of the frame.
+Result<std::pair<double, double>> point_field(const Json& value, const char* key) {
+  if (!value.is_array() || value.size() != 2 || !value[0].is_number() || !value[1].is_number() ||
+      value[0].get<double>() < 0 || value[1].get<double>() < 0) {
+    return fail(ErrorKind::InvalidArgument,
+                std::string("\"") + key + "\" must be a label or [x, y] in pixels of the screenshot");
+  }
+  return std::pair{value[0].get<double>(), value[1].get<double>()};
+}
+
+// "in": the label of the element to scroll or look in.
+Result<std::string> optional_label(const Json& reply, const char* key) {
+  if (!has(reply, key)) return std::string();
+  return label_field(reply, key);
+}
+
 // "done": false is a structured reply's "not done yet": it yields to any other action in the reply.
 bool is_done(const Json& reply) {
   if (!reply.contains("done")) return false;
@@ -71,6 +88,12 @@ std::string_view to_string(ActionKind kind) {
     case ActionKind::Back: return "back";
     case ActionKind::Key: return "key";
     case ActionKind::Wait: return "wait";
+    case ActionKind::Hover: return "hover";
+    case ActionKind::DoubleClick: return "double_click";
+    case ActionKind::RightClick: return "right_click";
+    case ActionKind::Drag: return "drag";
+    case ActionKind::SelectText: return "select_text";
+    case ActionKind::Actions: return "actions";
   }
   return "action";
 }
@@ -95,7 +118,7 @@ Result<std::string> normalize_url(std::string_view url) {
   return fail(ErrorKind::Refused, "navigation to " + scheme + ": URLs is not allowed (only http and https)");
 }
 
-Result<Action> parse_action(const Json& reply) {
+Result<Action> parse_action(const Json& reply, std::size_t max_actions) {
   if (!reply.is_object()) {
     return fail(ErrorKind::InvalidArgument, std::string("the reply must be one JSON object, not ") +
                                                 (reply.is_array() ? "an array" : reply.type_name()));
@@ -128,6 +151,34 @@ Result<Action> parse_action(const Json& reply) {
   if (has(reply, "click")) {
     action.kind = ActionKind::Click;
     VIMGPT_TRY(action.label, label_field(reply, "click"));
+    return action;
+  }
+  if (has(reply, "actions")) {
+    const auto& list = reply.at("actions");
+    if (!list.is_array() || list.empty()) {
+      return fail(ErrorKind::InvalidArgument, "\"actions\" must be a list of actions, done in order");
+    }
+    if (list.size() > max_actions) {
+      return fail(ErrorKind::InvalidArgument, "\"actions\" takes at most " + std::to_string(max_actions) +
+                                                  " actions in one reply, not " + std::to_string(list.size()) +
+                                                  ": send the first ones, then the rest next step");
+    }
+    action.kind = ActionKind::Actions;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      auto one = parse_action(list[i], max_actions);
+      if (!one) {
+        return fail(one.error().kind, "action " + std::to_string(i + 1) + " of the list: " + one.error().message);
+      }
+      const bool last = i + 1 == list.size();
+      if (one->kind == ActionKind::Actions || one->kind == ActionKind::Ask ||
+          (one->kind == ActionKind::Done && !last)) {
+        return fail(ErrorKind::InvalidArgument, "action " + std::to_string(i + 1) + " of the list is " +
+                                                    std::string(to_string(one->kind)) + ", which a list cannot hold" +
+                                                    (one->kind == ActionKind::Done ? " before its end" : "") +
+                                                    ": ask alone, and done only last");
+      }
+      action.actions.push_back(std::move(*one));
+    }
     return action;
   }
   if (has(reply, "select")) {
@@ -190,6 +241,7 @@ Result<Action> parse_action(const Json& reply) {
       return fail(ErrorKind::InvalidArgument, "\"scroll\" must be \"down\" or \"up\"");
     }
     action.direction = direction == "up" ? browser::ScrollDirection::Up : browser::ScrollDirection::Down;
+    VIMGPT_TRY(action.in, optional_label(reply, "in"));
     return action;
   }
   if (has(reply, "back")) {
@@ -198,8 +250,9 @@ Result<Action> parse_action(const Json& reply) {
   }
   if (has(reply, "key")) {
     action.kind = ActionKind::Key;
-    VIMGPT_TRY(action.text, string_field(reply, "key"));
-    VIMGPT_TRY_VOID(browser::parse_key(action.text));
+    VIMGPT_TRY(std::string keys, string_field(reply, "key"));
+    VIMGPT_TRY(browser::KeyPress press, browser::parse_keys(keys));
+    action.text = browser::to_string(press);
     return action;
   }
   if (has(reply, "wait")) {
@@ -209,6 +262,40 @@ Result<Action> parse_action(const Json& reply) {
     }
     action.kind = ActionKind::Wait;
     action.seconds = seconds.get<double>();
+    return action;
+  }
+  for (const auto& [key, kind] :
+       {std::pair{"hover", ActionKind::Hover}, std::pair{"double_click", ActionKind::DoubleClick},
+        std::pair{"right_click", ActionKind::RightClick}}) {
+    if (!has(reply, key)) continue;
+    action.kind = kind;
+    VIMGPT_TRY(action.label, label_field(reply, key));
+    return action;
+  }
+  if (has(reply, "drag")) {
+    action.kind = ActionKind::Drag;
+    if (reply.at("drag").is_array()) {
+      VIMGPT_TRY(auto from, point_field(reply.at("drag"), "drag"));
+      std::tie(action.x, action.y) = from;
+    } else {
+      VIMGPT_TRY(action.label, label_field(reply, "drag"));
+    }
+    if (!has(reply, "to")) {
+      return fail(ErrorKind::InvalidArgument, "\"drag\" needs \"to\": a label, or [x, y] in pixels of the screenshot");
+    }
+    if (reply.at("to").is_array()) {
+      VIMGPT_TRY(auto to, point_field(reply.at("to"), "to"));
+      std::tie(action.to_x, action.to_y) = to;
+    } else {
+      VIMGPT_TRY(action.to_label, label_field(reply, "to"));
+    }
+    return action;
+  }
+  if (has(reply, "select_text")) {
+    action.kind = ActionKind::SelectText;
+    VIMGPT_TRY(action.text, text_field(reply, "select_text"));
+    if (trim(action.text).empty()) return fail(ErrorKind::InvalidArgument, "\"select_text\" needs the words to select");
+    VIMGPT_TRY(action.in, optional_label(reply, "in"));
     return action;
   }
   if (reply.empty()) return fail(ErrorKind::InvalidArgument, "the reply was an empty object: choose one action");
@@ -236,12 +323,64 @@ Json to_json(const Action& action) {
     case ActionKind::CloseTab: return {{"close_tab", true}};
     case ActionKind::Ask: return {{"ask", action.text}};
     case ActionKind::ClickAt: return {{"click_at", {action.x, action.y}}};
-    case ActionKind::Scroll: return {{"scroll", action.direction == browser::ScrollDirection::Up ? "up" : "down"}};
+    case ActionKind::Scroll: {
+      Json json = {{"scroll", action.direction == browser::ScrollDirection::Up ? "up" : "down"}};
+      if (!action.in.empty()) json["in"] = action.in;
+      return json;
+    }
     case ActionKind::Back: return {{"back", true}};
     case ActionKind::Key: return {{"key", action.text}};
     case ActionKind::Wait: return {{"wait", action.seconds}};
+    case ActionKind::Hover: return {{"hover", action.label}};
+    case ActionKind::DoubleClick: return {{"double_click", action.label}};
+    case ActionKind::RightClick: return {{"right_click", action.label}};
+    case ActionKind::Drag:
+      return {{"drag", action.label.empty() ? Json{action.x, action.y} : Json(action.label)},
+              {"to", action.to_label.empty() ? Json{action.to_x, action.to_y} : Json(action.to_label)}};
+    case ActionKind::SelectText: {
+      Json json = {{"select_text", action.text}};
+      if (!action.in.empty()) json["in"] = action.in;
+      return json;
+    }
+    case ActionKind::Actions: {
+      Json list = Json::array();
+      for (const auto& one : action.actions) list.push_back(to_json(one));
+      return {{"actions", list}};
+    }
   }
   return Json::object();
+}
+
+namespace {
+
+template <typename A, typename Label>
+void collect_labels(A& action, std::vector<Label*>& labels) {
+  if (action.kind == ActionKind::Actions) {
+    for (auto& one : action.actions) collect_labels(one, labels);
+    return;
+  }
+  for (Label* label : {&action.label, &action.in, &action.to_label}) {
+    if (!label->empty()) labels.push_back(label);
+  }
+}
+
+}  // namespace
+
+std::vector<std::string*> labels_of(Action& action) {
+  std::vector<std::string*> labels;
+  collect_labels(action, labels);
+  return labels;
+}
+
+std::vector<const std::string*> labels_of(const Action& action) {
+  std::vector<const std::string*> labels;
+  collect_labels(action, labels);
+  return labels;
+}
+
+bool ends_done(const Action& action) {
+  return action.kind == ActionKind::Done || (action.kind == ActionKind::Actions && !action.actions.empty() &&
+                                             action.actions.back().kind == ActionKind::Done);
 }
 
 std::string answer_text(const Json& answer) {
@@ -264,10 +403,25 @@ std::string describe(const Action& action) {
     case ActionKind::ClickAt:
       return "click at (" + std::to_string(static_cast<int>(action.x)) + ", " +
              std::to_string(static_cast<int>(action.y)) + ")";
-    case ActionKind::Scroll: return action.direction == browser::ScrollDirection::Up ? "scroll up" : "scroll down";
+    case ActionKind::Scroll:
+      return std::string(action.direction == browser::ScrollDirection::Up ? "scroll up" : "scroll down") +
+             (action.in.empty() ? "" : " in " + action.in);
     case ActionKind::Back: return "go back";
     case ActionKind::Key: return "press " + action.text;
     case ActionKind::Wait: return "wait " + std::to_string(action.seconds).substr(0, 4) + " s";
+    case ActionKind::Hover: return "hover over " + action.label;
+    case ActionKind::DoubleClick: return "double-click " + action.label;
+    case ActionKind::RightClick: return "right-click " + action.label;
+    case ActionKind::Drag: {
+      const auto point = [](double x, double y) {
+        return "(" + std::to_string(static_cast<int>(x)) + ", " + std::to_string(static_cast<int>(y)) + ")";
+      };
+      return "drag " + (action.label.empty() ? point(action.x, action.y) : action.label) + " to " +
+             (action.to_label.empty() ? point(action.to_x, action.to_y) : action.to_label);
+    }
+    case ActionKind::SelectText:
+      return "select \"" + action.text + "\"" + (action.in.empty() ? "" : " in " + action.in);
+    case ActionKind::Actions: return std::to_string(action.actions.size()) + " actions";
   }
   return "act";
 }

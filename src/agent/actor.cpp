@@ -1,4 +1,5 @@
 // Carrying out one action on the tab as a person would, and noting what the page did after it.
+#include <cmath>
 #include <cstdio>
 #include <thread>
 
@@ -102,13 +103,29 @@ ActResult Actor::act(const Action& action, const hints::Capture& capture) {
     case ActionKind::Ask: return {false, "the question was not put to anyone", std::nullopt};  // run() asks
     case ActionKind::ClickAt: {
       // The model points in pixels of the frame it saw; the page wants viewport CSS pixels.
-      const double scale = capture.labelled.width > 0 ? capture.map.viewport_width() / capture.labelled.width : 1.0;
-      const browser::Point point{action.x * scale, action.y * scale};
+      auto at = frame_point(action.x, action.y, capture);
+      if (!at) return failed(at.error());
+      const browser::Point point = *at;
       if (auto clicked = tab_.click(point); !clicked) return failed(clicked.error());
       return {true, "clicked at (" + std::to_string(int(point.x)) + ", " + std::to_string(int(point.y)) + ")",
               hints::Rect{point.x - 8, point.y - 8, 16, 16}};
     }
     case ActionKind::Scroll: {
+      if (!action.in.empty()) {
+        auto scrolled = hints::scroll_label(tab_, capture.map, action.in, action.direction);
+        if (!scrolled) return failed(scrolled.error());
+        const auto& hint = scrolled->hint;
+        if (!scrolled->measurable) {
+          return {
+              true,
+              "turned the wheel over " + hint.role + " \"" + hint.text + "\" (a frame whose position cannot be read)",
+              hint.rect};
+        }
+        return {true,
+                "scrolled " + hint.role + " \"" + hint.text + "\" " + (scrolled->moved > 0 ? "down" : "up") + " by " +
+                    std::to_string(static_cast<int>(std::abs(scrolled->moved))) + " px",
+                hint.rect};
+      }
       if (auto scrolled = tab_.scroll(action.direction); !scrolled) return failed(scrolled.error());
       return {true, describe(action), std::nullopt};
     }
@@ -117,14 +134,124 @@ ActResult Actor::act(const Action& action, const hints::Capture& capture) {
       return {true, "went back", std::nullopt};
     }
     case ActionKind::Key: {
-      auto key = browser::parse_key(action.text);
-      if (!key) return failed(key.error());
-      if (auto pressed = tab_.press_key(*key); !pressed) return failed(pressed.error());
-      return {true, "pressed " + std::string(browser::to_string(*key)), std::nullopt};
+      auto keys = browser::parse_keys(action.text);
+      if (!keys) return failed(keys.error());
+      if (auto pressed = tab_.press(*keys); !pressed) return failed(pressed.error());
+      return {true, "pressed " + browser::to_string(*keys), std::nullopt};
     }
     case ActionKind::Wait: return wait(action);
+    case ActionKind::Hover: {
+      auto at = hints::hover_label(tab_, capture.map, action.label);
+      if (!at) return failed(at.error());
+      return {true, "the pointer rests on " + at->hint.role + " \"" + at->hint.text + "\"", at->hint.rect};
+    }
+    case ActionKind::DoubleClick:
+    case ActionKind::RightClick: {
+      const bool twice = action.kind == ActionKind::DoubleClick;
+      auto at =
+          hints::click_label_with(tab_, capture.map, action.label,
+                                  twice ? browser::MouseButton::Left : browser::MouseButton::Right, twice ? 2 : 1);
+      if (!at) return failed(at.error());
+      return {true,
+              std::string(twice ? "double-clicked " : "right-clicked ") + at->hint.role + " \"" + at->hint.text + "\"",
+              at->hint.rect};
+    }
+    case ActionKind::Drag: return drag(action, capture);
+    case ActionKind::SelectText: {
+      auto selected = hints::select_words(tab_, capture.map, action.text, action.in);
+      if (!selected) return failed(selected.error());
+      return {
+          true,
+          "selected \"" + selected->selected + "\"" +
+              (selected->by_drag ? "" : " (the drag did not land on the words exactly: the selection was set on them)"),
+          std::nullopt};
+    }
+    case ActionKind::Actions: return act_all(action, capture);
   }
   return {false, "unknown action", std::nullopt};
+}
+
+// A point the model gave in pixels of the frame it saw, in viewport CSS px; refused when outside the frame.
+Result<browser::Point> Actor::frame_point(double x, double y, const hints::Capture& capture) const {
+  const int width = capture.labelled.width;
+  const int height = capture.labelled.height;
+  if (width > 0 && (x >= width || y >= height)) {
+    return fail(ErrorKind::InvalidArgument, "the point (" + std::to_string(static_cast<int>(x)) + ", " +
+                                                std::to_string(static_cast<int>(y)) + ") is outside the " +
+                                                std::to_string(width) + "x" + std::to_string(height) + " screenshot");
+  }
+  const double scale = width > 0 ? capture.map.viewport_width() / width : 1.0;
+  return browser::Point{x * scale, y * scale};
+}
+
+ActResult Actor::drag(const Action& action, const hints::Capture& capture) {
+  // Each end: a labelled element's visible point, or a point of the frame.
+  const auto end = [&](const std::string& label, double x, double y) -> Result<std::pair<browser::Point, std::string>> {
+    if (label.empty()) {
+      VIMGPT_TRY(browser::Point point, frame_point(x, y, capture));
+      return std::pair{point,
+                       "(" + std::to_string(static_cast<int>(x)) + ", " + std::to_string(static_cast<int>(y)) + ")"};
+    }
+    VIMGPT_TRY(hints::PointedAt at, hints::point_at(tab_, capture.map, label));
+    return std::pair{at.point, at.hint.role + " \"" + at.hint.text + "\""};
+  };
+  auto from = end(action.label, action.x, action.y);
+  if (!from) return failed(from.error());
+  auto to = end(action.to_label, action.to_x, action.to_y);
+  if (!to) return failed(to.error());
+  auto dragged = tab_.drag(from->first, to->first);
+  if (!dragged) return failed(dragged.error());
+  std::optional<hints::Rect> target;
+  if (const auto* hint = capture.map.find(action.label)) target = hint->rect;
+  return {true,
+          "dragged " + from->second + " to " + to->second +
+              (*dragged ? " (the page took it as a drag and drop)" : " (with the mouse button held)"),
+          target};
+}
+
+// Several actions in one reply, in order, on the labels of the same capture. It stops at the first that fails,
+// when the page navigates (the labels are of the page before), or when what was acted on is gone or covered (a
+// dialog opened over it): the rest may no longer mean what they meant.
+ActResult Actor::act_all(const Action& list, const hints::Capture& capture) {
+  const std::uint64_t generation = tab_.page_generation();
+  const std::string url = tab_.last_url();
+  ActResult all{true, "", std::nullopt};
+  std::string stopped;
+  for (std::size_t i = 0; i < list.actions.size(); ++i) {
+    const Action& one = list.actions[i];
+    const std::string number = std::to_string(i + 1) + ". " + describe(one) + ": ";
+    if (!stopped.empty()) {
+      all.message += "\n" + number + "not done: " + stopped;
+      continue;
+    }
+    ActResult done = one.kind == ActionKind::Done ? ActResult{true, "done", std::nullopt} : act(one, capture);
+    all.message += "\n" + number + (done.ok ? "done: " : "not done: ") + done.message;
+    if (!all.target) all.target = done.target;
+    if (!done.ok) {
+      all.ok = false;
+      stopped = "action " + std::to_string(i + 1) + " failed";
+      continue;
+    }
+    if (i + 1 == list.actions.size()) break;
+    // The page's first reaction before the next action, as a person looks before going on.
+    if (auto settled = tab_.settle(options_.settle_cap, milliseconds{50}); !settled) {
+      stopped = "the page did not settle after action " + std::to_string(i + 1) + ": " + settled.error().message;
+      continue;
+    }
+    if (tab_.page_generation() != generation || tab_.last_url() != url) {
+      stopped = "the page navigated after action " + std::to_string(i + 1) + ", and its labels are of the page before";
+      continue;
+    }
+    if (const auto* hint = one.label.empty() ? nullptr : capture.map.find(one.label)) {
+      if (auto seen = hints::still_in_view(tab_, capture.map, *hint); seen && !*seen) {
+        stopped = "after action " + std::to_string(i + 1) + " its element " + hint->label +
+                  " is gone or covered (something opened over it)";
+      }
+    }
+  }
+  const std::size_t count = list.actions.size();
+  all.message = std::to_string(count) + (count == 1 ? " action:" : " actions:") + all.message;
+  return all;
 }
 
 // A wait the model asked for (at most 10 s). Ctrl-C sets a flag from a signal handler, which can notify

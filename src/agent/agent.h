@@ -46,7 +46,13 @@ enum class ActionKind {
   Scroll,
   Back,
   Key,
-  Wait
+  Wait,
+  Hover,
+  DoubleClick,
+  RightClick,
+  Drag,
+  SelectText,
+  Actions,  // several actions in one reply, done in order
 };
 std::string_view to_string(ActionKind kind);
 
@@ -55,27 +61,41 @@ enum class Enter { Auto, Press, Skip };
 
 struct Action {
   ActionKind kind = ActionKind::Done;
-  std::string label;  // Click, ClickType, Select, Upload
-  // Type, ClickType (may hold <secret:NAME> placeholders), Navigate (the URL), Key, Select option, Upload file
-  // name, Ask question
+  // Click, ClickType, Select, Upload, Hover, DoubleClick, RightClick, Drag (from a label; empty: from x, y)
+  std::string label;
+  // Type, ClickType (may hold <secret:NAME> placeholders), Navigate (the URL), Key (a combination, "Control+A"),
+  // Select option, Upload file name, Ask question, SelectText words
   std::string text;
   Enter enter = Enter::Auto;  // Type, ClickType
   int tab = 0;                // SwitchTab, from 1
   Json answer;                // Done
   browser::ScrollDirection direction = browser::ScrollDirection::Down;
   double seconds = 0;  // Wait
-  double x = 0;        // ClickAt, in pixels of the frame the model saw
+  double x = 0;        // ClickAt, Drag from a point: in pixels of the frame the model saw
   double y = 0;
+  std::string in;        // Scroll, SelectText: the label of the element to scroll or to look in; empty: the page
+  std::string to_label;  // Drag to an element; empty: to (to_x, to_y), pixels of the frame
+  double to_x = 0;
+  double to_y = 0;
+  std::vector<Action> actions;  // Actions
 };
 
 inline constexpr std::size_t kMaxTypedText = 4096;
+// {"actions": [...]}: at most this many in one reply unless the run says otherwise (--max-actions).
+inline constexpr std::size_t kDefaultMaxActions = 5;
 
 // The seed's contract: several keys in one reply are taken in the order done, click+type, navigate, type,
 // click; extensions come after. "done" with any value ends the run ({"done": null}, true, "the answer"),
 // except "done": false beside another action (a structured reply's "not done yet"). Refused URLs
 // (javascript:, file:, chrome:, data:, ...), unknown keys to press, over-long text and empty objects are
 // errors the model sees on its next step.
-Result<Action> parse_action(const Json& reply);
+Result<Action> parse_action(const Json& reply, std::size_t max_actions = kDefaultMaxActions);
+// The labels an action names, in order (its own, "in", "to"; an actions list's, one after the other): what a
+// recording keeps a signature of for each, and what a replay fills in again.
+std::vector<std::string*> labels_of(Action& action);
+std::vector<const std::string*> labels_of(const Action& action);
+// Done, or an actions list whose last action is done: the run ends when it was carried out.
+bool ends_done(const Action& action);
 // "navigate example.com" → "https://example.com"; only http and https are allowed.
 Result<std::string> normalize_url(std::string_view url);
 Json to_json(const Action& action);
@@ -148,6 +168,7 @@ struct PlannerSettings {
   // --frames: the model sees this step's frame and up to frames - 1 earlier steps' (the original sends one).
   int frames = 1;
   std::vector<std::string> secret_names;
+  std::size_t max_actions = kDefaultMaxActions;  // what the prompt says an actions list may hold
 };
 
 // Asks a vision model.
@@ -222,6 +243,9 @@ struct StepRecord {
   std::string recovered;              // before this step: how a crashed page or a dead browser was brought back
   // What a replay finds the step's element by (hints::to_json of the labelled hint), when the action names one.
   Json signature;
+  // When it names several (a drag to an element, a scroll in one, an actions list): one per label, in
+  // labels_of's order (the first is `signature`). Null otherwise.
+  Json signatures;
   // A done step: content_digest of the viewport's text, so a replay reuses the answer only on the same text.
   std::string page_digest;
   Json replay;                                       // Plan::replay
@@ -275,6 +299,7 @@ struct AgentOptions {
   // plus the planner's upper-bound estimate of the request. 0: no limit.
   double max_cost_usd = 0;
   std::int64_t max_tokens_total = 0;
+  std::size_t max_actions = kDefaultMaxActions;  // {"actions": [...]}: a longer list is an error the model reads
 };
 
 // The files {"upload": LABEL, "file": NAME} may name: the regular files directly in `dir`, sorted.
@@ -322,6 +347,9 @@ class Actor {
   ActResult select(const hints::HintMap& map, const std::string& label, const std::string& option);
   ActResult type_into_focus(const std::string& text, Enter enter);
   ActResult wait(const Action& action);
+  ActResult drag(const Action& action, const hints::Capture& capture);
+  ActResult act_all(const Action& list, const hints::Capture& capture);
+  [[nodiscard]] Result<browser::Point> frame_point(double x, double y, const hints::Capture& capture) const;
   void report_downloads(ActResult& acted);
   [[nodiscard]] bool interrupted() const;
 
@@ -350,6 +378,10 @@ class Recorder {
   std::FILE* steps_;
   Json run_;
 };
+
+// What a replay finds the step's elements by: the signature of each label `action` names (StepRecord::signature,
+// and StepRecord::signatures when it names several).
+void record_signatures(StepRecord& record, const Action& action, const hints::HintMap& map);
 
 // Rebuilds report.html from steps.jsonl (a torn last line, from a crash, is skipped).
 Status write_report(const std::string& record_dir);

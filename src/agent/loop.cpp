@@ -224,10 +224,8 @@ struct Agent::Impl {
   // it was read from.
   void note_target(StepRecord& record, const Action& action, const hints::Capture& capture,
                    const Observation& observation) {
-    if (!action.label.empty()) {
-      if (const auto* hint = capture.map.find(action.label)) record.signature = hints::to_json(*hint);
-    }
-    if (action.kind == ActionKind::Done) {
+    record_signatures(record, action, capture.map);
+    if (ends_done(action)) {
       const std::string text = !observation.page_text.empty() ? observation.page_text
                                                               : hints::visible_text(tab, kPageTextLimit).value_or("");
       record.page_digest = content_digest(text);
@@ -266,7 +264,7 @@ struct Agent::Impl {
                     "the replay diverged at step " + std::to_string(number) + ": " + *planned->diverged);
     }
 
-    auto action = parse_action(planned->action);
+    auto action = parse_action(planned->action, options.max_actions);
     const auto act_start = Clock::now();
     ActResult acted;
     bool acted_on_page = false;
@@ -281,7 +279,7 @@ struct Agent::Impl {
         action = fail(ErrorKind::Cancelled, acted.message);  // nothing runs: the page is as the model saw it
       } else if (answer.action != planned->action) {
         record.action = planned->action = answer.action;
-        action = parse_action(answer.action);
+        action = parse_action(answer.action, options.max_actions);
       }
     }
     if (action) note_target(record, *action, *capture, observation);
@@ -326,6 +324,10 @@ struct Agent::Impl {
     publish(record, *capture, on_step);
 
     if (action && action->kind == ActionKind::Done) return end(Outcome::Done, "done", number, action->answer);
+    // A list that ends with done ends the run once every action of it was done.
+    if (action && acted.ok && ends_done(*action)) {
+      return end(Outcome::Done, "done", number, action->actions.back().answer);
+    }
     history.push_back({planned->action, acted.ok ? acted.message : "", record.url, acted.ok ? "" : acted.message});
     return std::nullopt;
   }

@@ -17,6 +17,7 @@ vision::StepRequest ModelPlanner::request_for(const Observation& observation) co
   request.secret_names = settings_.secret_names;
   request.tabs = observation.tabs;
   request.upload_files = observation.upload_files;
+  request.max_actions = static_cast<int>(settings_.max_actions);
   request.page_text = observation.page_text;
   if (observation.capture == nullptr) return request;
   if (settings_.observe != Observe::Vision) request.hint_text = observation.capture->map.to_text();

@@ -97,6 +97,7 @@ void Recorder::add_step(const StepRecord& step, const hints::Capture& capture) {
                {"usage_so_far", vision::to_json(step.usage_so_far)}};
   if (!step.recovered.empty()) line["recovered"] = step.recovered;
   if (!step.signature.is_null()) line["signature"] = step.signature;
+  if (!step.signatures.is_null()) line["signatures"] = step.signatures;
   if (!step.page_digest.empty()) line["page_digest"] = step.page_digest;
   if (!step.replay.is_null()) line["replay"] = step.replay;
   // A replay that diverged here: the recorded frame around the target, shown beside today's in the report.
@@ -129,6 +130,16 @@ void Recorder::finish(const RunResult& result) {
   std::ofstream(std::filesystem::path(dir_) / "run.json")
       << run_.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
   [[maybe_unused]] auto written = write_report(dir_);
+}
+
+void record_signatures(StepRecord& record, const Action& action, const hints::HintMap& map) {
+  Json signatures = Json::array();
+  for (const std::string* label : labels_of(action)) {
+    const auto* hint = map.find(*label);
+    signatures.push_back(hint != nullptr ? hints::to_json(*hint) : Json());
+  }
+  if (!signatures.empty()) record.signature = signatures[0];
+  if (signatures.size() > 1) record.signatures = std::move(signatures);
 }
 
 }  // namespace vimgpt::agent

@@ -62,6 +62,24 @@ enum class Key {
 Result<Key> parse_key(std::string_view name);
 std::string_view to_string(Key key);
 
+// A key as a person presses it, with the modifiers held: "Control+A", "Shift+Tab", "Meta+C", "Enter", "a", "F5".
+// Modifier bits as DevTools numbers them (Input.dispatchKeyEvent's `modifiers`).
+enum Modifier : unsigned { kAlt = 1, kControl = 2, kMeta = 4, kShift = 8 };
+struct KeyPress {
+  unsigned modifiers = 0;
+  std::string key;      // KeyboardEvent.key: "a", "A" (with Shift), "Enter", "F5"
+  std::string code;     // KeyboardEvent.code: "KeyA", "Enter", "F5"
+  int virtual_key = 0;  // the Windows virtual key code Chromium runs default actions by
+  std::string text;     // what the key types: nothing while Control, Alt or Meta is held
+  std::string command;  // Meta+A/C/V/X/Z: the editing command macOS would run ("selectAll", "copy", ...)
+};
+// Named keys (parse_key's), letters, digits, punctuation and F1-F12, joined by "+" after any of Control (Ctrl),
+// Shift, Alt (Option) and Meta (Cmd, Command). InvalidArgument says what is accepted.
+Result<KeyPress> parse_keys(std::string_view combo);
+std::string to_string(const KeyPress& keys);  // "Control+A"
+
+enum class MouseButton { Left, Right, Middle };
+
 enum class ScrollDirection { Down, Up };
 
 // Chromium's kinds of JavaScript dialog (Page.DialogType).
@@ -201,10 +219,26 @@ class Tab {
   Result<Screenshot> screenshot(const ScreenshotOptions& options = {});
 
   // Trusted input: real Input.dispatch* events, event.isTrusted is true in the page.
-  Status click(Point point);
+  // `clicks` 2 is a double click (two clicks, the second with clickCount 2: dblclick fires); the right button
+  // opens the page's own context menu (contextmenu fires).
+  Status click(Point point, MouseButton button = MouseButton::Left, int clicks = 1);
+  // The pointer moves there and rests (mouseover, mouseenter, mousemove: hover menus open).
+  Status move_mouse(Point point);
+  // The wheel turned over `point` by (dx, dy) CSS px: whatever scrolls under it scrolls, as for a person.
+  Status wheel(Point point, double dx, double dy);
+  // Press at `from`, move in `steps` to `to`, release: mouse-event drags (sortable lists, sliders, canvas
+  // drawing). When the page starts an HTML5 drag (dragstart not prevented), it goes on as one: dragenter,
+  // dragover along the way and drop at `to`, with the data the page put on the drag (Input.setInterceptDrags).
+  // Returns whether it was an HTML5 drag.
+  Result<bool> drag(Point from, Point to, int steps = 10);
   Status type_text(std::string_view text);
   Status press_key(Key key);
+  // The modifiers go down, the key is pressed and released, the modifiers come up, as a person's fingers do.
+  Status press(const KeyPress& keys);
   Status scroll(ScrollDirection direction);
+  // How many documents the main frame has committed, and tabs the Tab moved to: an action that changes it
+  // navigated.
+  [[nodiscard]] std::uint64_t page_generation() const;
 
   // Clicks `point` as a person opening a file dialog would (an <input type=file>, its label, a button that
   // opens one) and answers the dialog with `files` (paths on this machine) instead of showing it. NotFound

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cmath>
 
 #include "browser/tab_impl.h"
 #include "common/base64.h"
@@ -61,6 +62,153 @@ std::string_view to_string(Key key) {
   return key == Key::Space ? "Space" : info(key).name;
 }
 
+namespace {
+
+struct ModifierKey {
+  unsigned bit;
+  std::string_view name;  // KeyboardEvent.key
+  std::string_view code;
+  int virtual_key;
+};
+constexpr std::array<ModifierKey, 4> kModifiers{{
+    {kControl, "Control", "ControlLeft", 17},
+    {kShift, "Shift", "ShiftLeft", 16},
+    {kAlt, "Alt", "AltLeft", 18},
+    {kMeta, "Meta", "MetaLeft", 91},
+}};
+
+std::optional<unsigned> modifier_named(std::string_view name) {
+  const std::string n = ascii_lower(name);
+  if (n == "control" || n == "ctrl") return kControl;
+  if (n == "shift") return kShift;
+  if (n == "alt" || n == "option") return kAlt;
+  if (n == "meta" || n == "cmd" || n == "command" || n == "super") return kMeta;
+  return std::nullopt;
+}
+
+// US-layout punctuation: the character, its KeyboardEvent.code, its virtual key code, and the character Shift
+// makes of it.
+struct Punctuation {
+  char plain;
+  std::string_view code;
+  int virtual_key;
+  char shifted;
+};
+constexpr std::array<Punctuation, 11> kPunctuation{{{',', "Comma", 188, '<'},
+                                                    {'.', "Period", 190, '>'},
+                                                    {'/', "Slash", 191, '?'},
+                                                    {';', "Semicolon", 186, ':'},
+                                                    {'\'', "Quote", 222, '"'},
+                                                    {'[', "BracketLeft", 219, '{'},
+                                                    {']', "BracketRight", 221, '}'},
+                                                    {'-', "Minus", 189, '_'},
+                                                    {'=', "Equal", 187, '+'},
+                                                    {'`', "Backquote", 192, '~'},
+                                                    {'\\', "Backslash", 220, '|'}}};
+
+// The key after the modifiers: a named key, a letter, a digit, a punctuation mark or F1-F12.
+Result<KeyPress> key_named(std::string_view name, unsigned modifiers) {
+  KeyPress press;
+  press.modifiers = modifiers;
+  const bool shift = (modifiers & kShift) != 0;
+  if (name.size() == 1) {
+    const char c = name[0];
+    if (std::isalpha(static_cast<unsigned char>(c)) != 0) {
+      const char lower = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      const char upper = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      press.key = std::string(1, shift ? upper : lower);
+      press.code = std::string("Key") + upper;
+      press.virtual_key = upper;
+    } else if (std::isdigit(static_cast<unsigned char>(c)) != 0) {
+      press.key = std::string(1, c);
+      press.code = std::string("Digit") + c;
+      press.virtual_key = c;
+    } else {
+      const auto* mark = std::find_if(kPunctuation.begin(), kPunctuation.end(),
+                                      [c](const Punctuation& p) { return p.plain == c || p.shifted == c; });
+      if (mark == kPunctuation.end())
+        return fail(ErrorKind::InvalidArgument, "unknown key '" + std::string(name) + "'");
+      press.key = std::string(1, shift || mark->shifted == c ? mark->shifted : mark->plain);
+      press.code = std::string(mark->code);
+      press.virtual_key = mark->virtual_key;
+    }
+    press.text = press.key;
+  } else if (name.size() >= 2 && (name[0] == 'F' || name[0] == 'f') &&
+             std::all_of(name.begin() + 1, name.end(),
+                         [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }) &&
+             std::stoi(std::string(name.substr(1))) >= 1 && std::stoi(std::string(name.substr(1))) <= 12) {
+    const int number = std::stoi(std::string(name.substr(1)));
+    press.key = press.code = "F" + std::to_string(number);
+    press.virtual_key = 111 + number;
+  } else {
+    auto named = parse_key(name);
+    if (!named) {
+      return fail(ErrorKind::InvalidArgument,
+                  "unknown key '" + std::string(name) +
+                      "': use a letter, a digit, punctuation, F1-F12 or Enter, Escape, Tab, Backspace, Delete, Space, "
+                      "ArrowUp, ArrowDown, ArrowLeft, ArrowRight, PageUp, PageDown, Home, End, after Control, "
+                      "Shift, Alt or Meta joined with + (Control+A)");
+    }
+    const KeyInfo& k = info(*named);
+    press.key = std::string(k.name);
+    press.code = std::string(k.code);
+    press.virtual_key = k.virtual_key;
+    press.text = std::string(k.text);
+  }
+  // With Control, Alt or Meta held a key types nothing: it is a shortcut.
+  if ((modifiers & (kControl | kAlt | kMeta)) != 0) press.text.clear();
+  // Chromium on Linux runs Control's editing shortcuts itself; Meta's are macOS's, so they are named.
+  if ((modifiers & kMeta) != 0 && (modifiers & (kControl | kAlt)) == 0) {
+    static constexpr std::array<std::pair<char, std::string_view>, 5> kCommands{
+        {{'A', "selectAll"}, {'C', "copy"}, {'V', "paste"}, {'X', "cut"}, {'Z', "undo"}}};
+    for (const auto& [letter, command] : kCommands) {
+      if (press.virtual_key == letter) press.command = std::string(command);
+    }
+  }
+  return press;
+}
+
+}  // namespace
+
+Result<KeyPress> parse_keys(std::string_view combo) {
+  std::string text(trim(combo));
+  if (text.empty()) return fail(ErrorKind::InvalidArgument, "\"key\" needs a key to press");
+  unsigned modifiers = 0;
+  std::string_view rest = text;
+  // "Control++" presses Control and "+": a "+" at the very end is the key.
+  while (true) {
+    const auto plus = rest.find('+');
+    if (plus == std::string_view::npos || plus + 1 == rest.size()) break;
+    const auto bit = modifier_named(trim(rest.substr(0, plus)));
+    if (!bit) {
+      return fail(ErrorKind::InvalidArgument, "unknown modifier '" + std::string(rest.substr(0, plus)) + "' in \"" +
+                                                  text + "\": use Control, Shift, Alt or Meta");
+    }
+    modifiers |= *bit;
+    rest.remove_prefix(plus + 1);
+  }
+  rest = trim(rest);
+  if (modifier_named(rest) && modifiers == 0) {
+    // A modifier alone ("Shift"): pressed and released.
+    const auto bit = *modifier_named(rest);
+    const auto& m =
+        *std::find_if(kModifiers.begin(), kModifiers.end(), [bit](const ModifierKey& k) { return k.bit == bit; });
+    return KeyPress{0, std::string(m.name), std::string(m.code), m.virtual_key, "", ""};
+  }
+  return key_named(rest, modifiers);
+}
+
+std::string to_string(const KeyPress& keys) {
+  std::string text;
+  for (const auto& m : kModifiers) {
+    if ((keys.modifiers & m.bit) != 0) text += std::string(m.name) + "+";
+  }
+  const bool letter = keys.key.size() == 1 && std::isalpha(static_cast<unsigned char>(keys.key[0])) != 0;
+  return text + (letter ? std::string(1, static_cast<char>(std::toupper(static_cast<unsigned char>(keys.key[0]))))
+                 : keys.key == " " ? "Space"
+                                   : keys.key);
+}
+
 Result<Screenshot> Tab::screenshot(const ScreenshotOptions& options) {
   VIMGPT_TRY_VOID(impl_->follow_new_tabs());
   if (options.scale <= 0 || options.scale > 4) {
@@ -95,26 +243,155 @@ Result<Screenshot> Tab::screenshot(const ScreenshotOptions& options) {
   return shot;
 }
 
-Status Tab::click(Point point) {
-  VIMGPT_TRY_VOID(impl_->prepare_action());
-  const auto& v = impl_->options.viewport;
+namespace {
+
+Status inside(Point point, const Viewport& v) {
   if (point.x < 0 || point.y < 0 || point.x >= v.width || point.y >= v.height) {
     return fail(ErrorKind::InvalidArgument, "the point (" + std::to_string(int(point.x)) + ", " +
                                                 std::to_string(int(point.y)) + ") is outside the " +
                                                 std::to_string(v.width) + "x" + std::to_string(v.height) + " viewport");
   }
-  // Move and press are posted and only the release is waited for: a session runs its commands in order,
-  // so the release's answer means all three reached the page, for one round trip instead of three.
-  if (impl_->has_crashed()) return Impl::crash_failure();
-  impl_->connection->post("Input.dispatchMouseEvent", {{"type", "mouseMoved"}, {"x", point.x}, {"y", point.y}},
-                          impl_->session_id);
-  const auto button = [&](const char* type, int buttons) {
-    return Json{{"type", type},     {"x", point.x},       {"y", point.y},
-                {"button", "left"}, {"buttons", buttons}, {"clickCount", 1}};
-  };
-  impl_->connection->post("Input.dispatchMouseEvent", button("mousePressed", 1), impl_->session_id);
-  VIMGPT_TRY_VOID(impl_->call("Input.dispatchMouseEvent", button("mouseReleased", 0)));
   return ok();
+}
+
+std::string_view button_name(MouseButton button) {
+  switch (button) {
+    case MouseButton::Left: return "left";
+    case MouseButton::Right: return "right";
+    case MouseButton::Middle: return "middle";
+  }
+  return "left";
+}
+
+int button_bit(MouseButton button) {
+  return button == MouseButton::Left ? 1 : button == MouseButton::Right ? 2 : 4;
+}
+
+Json mouse(const char* type, Point point, int buttons = 0, MouseButton button = MouseButton::Left, int clicks = 0) {
+  Json event = {{"type", type}, {"x", point.x}, {"y", point.y}, {"buttons", buttons}};
+  if (clicks > 0) {
+    event["button"] = button_name(button);
+    event["clickCount"] = clicks;
+  } else if (buttons != 0) {
+    event["button"] = button_name(button);
+  }
+  return event;
+}
+
+}  // namespace
+
+Status Tab::click(Point point, MouseButton button, int clicks) {
+  VIMGPT_TRY_VOID(impl_->prepare_action());
+  VIMGPT_TRY_VOID(inside(point, impl_->options.viewport));
+  // Move and presses are posted and only the last release is waited for: a session runs its commands in order,
+  // so that answer means all of them reached the page, for one round trip instead of several.
+  if (impl_->has_crashed()) return Impl::crash_failure();
+  auto& connection = *impl_->connection;
+  const std::string& session = impl_->session_id;
+  connection.post("Input.dispatchMouseEvent", mouse("mouseMoved", point), session);
+  const int bit = button_bit(button);
+  for (int count = 1; count <= std::max(clicks, 1); ++count) {
+    connection.post("Input.dispatchMouseEvent", mouse("mousePressed", point, bit, button, count), session);
+    if (count < clicks)
+      connection.post("Input.dispatchMouseEvent", mouse("mouseReleased", point, 0, button, count), session);
+  }
+  VIMGPT_TRY_VOID(
+      impl_->call("Input.dispatchMouseEvent", mouse("mouseReleased", point, 0, button, std::max(clicks, 1))));
+  return ok();
+}
+
+Status Tab::move_mouse(Point point) {
+  VIMGPT_TRY_VOID(impl_->prepare_action());
+  VIMGPT_TRY_VOID(inside(point, impl_->options.viewport));
+  VIMGPT_TRY_VOID(impl_->call("Input.dispatchMouseEvent", mouse("mouseMoved", point)));
+  return ok();
+}
+
+Status Tab::wheel(Point point, double dx, double dy) {
+  VIMGPT_TRY_VOID(impl_->prepare_action());
+  VIMGPT_TRY_VOID(inside(point, impl_->options.viewport));
+  impl_->connection->post("Input.dispatchMouseEvent", mouse("mouseMoved", point), impl_->session_id);
+  Json turn = mouse("mouseWheel", point);
+  turn["deltaX"] = dx;
+  turn["deltaY"] = dy;
+  VIMGPT_TRY_VOID(impl_->call("Input.dispatchMouseEvent", std::move(turn)));
+  return ok();
+}
+
+Result<bool> Tab::drag(Point from, Point to, int steps) {
+  VIMGPT_TRY_VOID(impl_->prepare_action());
+  VIMGPT_TRY_VOID(inside(from, impl_->options.viewport));
+  VIMGPT_TRY_VOID(inside(to, impl_->options.viewport));
+  steps = std::clamp(steps, 1, 100);
+  const auto along = [&](int step) {
+    const double t = static_cast<double>(step) / steps;
+    return Point{from.x + (to.x - from.x) * t, from.y + (to.y - from.y) * t};
+  };
+  // Whether the page starts an HTML5 drag is known only once the pointer moves with the button down: the
+  // isolated world notes a dragstart that was not prevented, and Chromium, told to intercept drags, reports the
+  // drag's data instead of running an OS drag loop (which a headless browser has no pointer for).
+  VIMGPT_TRY(Json watching, evaluate("(() => { const d = globalThis.__vimgptDrag = {event: null};"
+                                     " d.listener = (e) => { d.event = e; };"
+                                     " addEventListener('dragstart', d.listener, {capture: true}); return true; })()"));
+  (void)watching;
+  // Chromium starts a drag once the pointer has moved a few pixels with the button down: the first move goes
+  // at least 10 px, or all the way.
+  const double length = std::hypot(to.x - from.x, to.y - from.y);
+  Point first = along(1);
+  if (length > 0 && std::hypot(first.x - from.x, first.y - from.y) < 10) {
+    const double t = std::min(1.0, 10 / length);
+    first = Point{from.x + (to.x - from.x) * t, from.y + (to.y - from.y) * t};
+  }
+  const std::string session = impl_->session_id;
+  cdp::EventQueue intercepted(*impl_->connection, [session](const cdp::Event& event) {
+    return event.session_id == session && event.method == "Input.dragIntercepted";
+  });
+  VIMGPT_TRY_VOID(impl_->call("Input.setInterceptDrags", {{"enabled", true}}));
+  const auto restore = [this] {
+    [[maybe_unused]] auto off = impl_->call("Input.setInterceptDrags", {{"enabled", false}});
+  };
+  auto& connection = *impl_->connection;
+  connection.post("Input.dispatchMouseEvent", mouse("mouseMoved", from), session);
+  connection.post("Input.dispatchMouseEvent", mouse("mousePressed", from, 1, MouseButton::Left, 1), session);
+  if (auto moved = impl_->call("Input.dispatchMouseEvent", mouse("mouseMoved", first, 1)); !moved) {
+    restore();
+    return moved.failure();
+  }
+  auto started = evaluate(
+      "(() => { const d = globalThis.__vimgptDrag; if (!d) return false;"
+      " removeEventListener('dragstart', d.listener, {capture: true});"
+      " globalThis.__vimgptDrag = undefined; return !!d.event && !d.event.defaultPrevented; })()");
+  std::optional<Json> data;
+  if (started && *started == true) {
+    auto event = intercepted.wait([](const cdp::Event&) { return true; }, milliseconds{2000});
+    if (event) data = event->params.value("data", Json::object());
+  }
+  restore();
+  if (!data) {
+    // A drag the page runs on mouse events: move in steps with the button down, release at the end. Each move
+    // is waited for: moves sent together are coalesced into one event, and a drawing would lose its path.
+    for (int step = 2; step <= steps; ++step) {
+      VIMGPT_TRY_VOID(impl_->call("Input.dispatchMouseEvent", mouse("mouseMoved", along(step), 1)));
+    }
+    VIMGPT_TRY_VOID(impl_->call("Input.dispatchMouseEvent", mouse("mouseReleased", to, 0, MouseButton::Left, 1)));
+    return false;
+  }
+  const auto drag_event = [&](const char* type, Point point) {
+    return Json{{"type", type}, {"x", point.x}, {"y", point.y}, {"data", *data}};
+  };
+  VIMGPT_TRY_VOID(impl_->call("Input.dispatchDragEvent", drag_event("dragEnter", first)));
+  for (int step = 2; step <= steps; ++step) {
+    VIMGPT_TRY_VOID(impl_->call("Input.dispatchDragEvent", drag_event("dragOver", along(step))));
+  }
+  VIMGPT_TRY_VOID(impl_->call("Input.dispatchDragEvent", drag_event("drop", to)));
+  // The button comes up after the drop, as a person's does; the page saw the drag end with dragend.
+  VIMGPT_TRY_VOID(impl_->call("Input.dispatchMouseEvent", mouse("mouseReleased", to, 0, MouseButton::Left, 1)));
+  return true;
+}
+
+std::uint64_t Tab::page_generation() const {
+  std::scoped_lock lock(impl_->mutex);
+  return impl_->generation;
 }
 
 Status Tab::click_to_choose_files(Point point, const std::vector<std::string>& files, milliseconds cap) {
@@ -149,18 +426,37 @@ Status Tab::type_text(std::string_view text) {
 }
 
 Status Tab::press_key(Key key) {
-  VIMGPT_TRY_VOID(impl_->prepare_action());
   const KeyInfo& k = info(key);
-  Json down = {{"type", k.text.empty() ? "rawKeyDown" : "keyDown"},
-               {"key", k.name},
-               {"code", k.code},
-               {"windowsVirtualKeyCode", k.virtual_key},
-               {"nativeVirtualKeyCode", k.virtual_key}};
-  if (!k.text.empty()) down["text"] = k.text;
+  return press(KeyPress{0, std::string(k.name), std::string(k.code), k.virtual_key, std::string(k.text), ""});
+}
+
+Status Tab::press(const KeyPress& keys) {
+  VIMGPT_TRY_VOID(impl_->prepare_action());
+  const auto event = [](const char* type, std::string_view key, std::string_view code, int virtual_key,
+                        unsigned modifiers) {
+    return Json{{"type", type},
+                {"key", key},
+                {"code", code},
+                {"windowsVirtualKeyCode", virtual_key},
+                {"nativeVirtualKeyCode", virtual_key},
+                {"modifiers", modifiers}};
+  };
+  unsigned held = 0;
+  for (const auto& m : kModifiers) {
+    if ((keys.modifiers & m.bit) == 0) continue;
+    held |= m.bit;
+    VIMGPT_TRY_VOID(impl_->call("Input.dispatchKeyEvent", event("rawKeyDown", m.name, m.code, m.virtual_key, held)));
+  }
+  Json down = event(keys.text.empty() ? "rawKeyDown" : "keyDown", keys.key, keys.code, keys.virtual_key, held);
+  if (!keys.text.empty()) down["text"] = keys.text;
+  if (!keys.command.empty()) down["commands"] = Json::array({keys.command});
   VIMGPT_TRY_VOID(impl_->call("Input.dispatchKeyEvent", down));
-  down["type"] = "keyUp";
-  down.erase("text");
-  VIMGPT_TRY_VOID(impl_->call("Input.dispatchKeyEvent", down));
+  VIMGPT_TRY_VOID(impl_->call("Input.dispatchKeyEvent", event("keyUp", keys.key, keys.code, keys.virtual_key, held)));
+  for (auto m = kModifiers.rbegin(); m != kModifiers.rend(); ++m) {
+    if ((held & m->bit) == 0) continue;
+    held &= ~m->bit;
+    VIMGPT_TRY_VOID(impl_->call("Input.dispatchKeyEvent", event("keyUp", m->name, m->code, m->virtual_key, held)));
+  }
   return ok();
 }
 

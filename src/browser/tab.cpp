@@ -130,6 +130,7 @@ void Tab::Impl::on_event(const cdp::Event& event) {
     if (!frame.contains("parentId")) {
       main_frame_id = frame.value("id", main_frame_id);
       known_url = address_of(frame);
+      ++generation;
       // What the old document still had in flight is cancelled with it, reported or not.
       const std::string loader = frame.value("loaderId", "");
       forget_requests([&](const Request& r) { return r.loader != loader; });
@@ -245,6 +246,7 @@ Status Tab::Impl::attach(const std::string& target) {
     std::scoped_lock lock(mutex);
     previous_session = std::exchange(session_id, session);
     target_id = target;
+    ++generation;
     isolated_context = 0;
     current_target_destroyed = false;
     crashed = false;

@@ -59,6 +59,7 @@ struct Tab::Impl {
   bool crashed = false;
   bool screenshot_pending = false;            // a capture whose frame a new document would never deliver
   std::string known_url;                      // the main frame's, from its navigation events (last_url())
+  std::uint64_t generation = 0;               // documents committed and targets attached (page_generation())
   int isolated_context = 0;                   // 0: create on next use
   std::vector<ChildFrame> child_frames;       // out-of-process frames, nested ones too, in attach order
   std::map<std::string, int> child_contexts;  // isolated world per child session

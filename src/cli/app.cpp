@@ -353,6 +353,7 @@ int main(int argc, char** argv) {
   add_budget_flags(*batch, options);
   batch->add_option("--start-url", options.start_url, "First page of tasks that name none");
   batch->add_option("--max-steps", options.max_steps, "Step budget of tasks that name none (default 30)");
+  batch->add_option("--max-actions", options.max_actions, "The most actions one reply's list may hold (default 5)");
   batch->add_option("--timeout", options.timeout_seconds, "Time budget per task in seconds (default: none)");
   batch->add_option("--settle-ms", options.settle_ms, "Longest wait for a page to settle (default 3000)");
   batch->add_option("--upload-dir", options.upload_dir, "Files tasks may upload, only from this folder");
@@ -377,6 +378,7 @@ int main(int argc, char** argv) {
   mcp->add_option("--observe", options.observe,
                   "What browse's model gets: vision, hybrid (plus the hint list) or text");
   mcp->add_option("--max-steps", options.max_steps, "Step budget of browse (default 30)");
+  mcp->add_option("--max-actions", options.max_actions, "The most actions one list may hold (default 5)");
   mcp->add_option("--settle-ms", options.settle_ms, "Longest wait for a page to settle (default 3000)");
 
   ReplayFlags replay_flags;

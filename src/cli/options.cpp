@@ -90,6 +90,8 @@ void add_run_flags(CLI::App& app, Options& o) {
   app.add_option("objective", o.objective, "What the agent should do (asked for on the terminal when omitted)");
   app.add_option("--start-url", o.start_url, "First page (default https://www.google.com)");
   app.add_option("--max-steps", o.max_steps, "Step budget (default 30)");
+  app.add_option("--max-actions", o.max_actions,
+                 "The most actions one {\"actions\": [...]} reply may hold (default 5; 1 turns lists off)");
   app.add_option("--timeout", o.timeout_seconds, "Time budget in seconds (default: none)");
   app.add_option("--settle-ms", o.settle_ms, "Longest wait for a page to settle after an action (default 3000)");
   app.add_option("--actions", o.actions_file, "Run a scripted list of actions (JSON array or JSONL) with no model");
@@ -314,6 +316,8 @@ Result<RunSettings> run_settings(const Options& o, const Config& config, ModelUs
     return usage_error("--observe text sends no frames: drop --frames");
   }
   settings.planner.frames = o.frames;
+  if (o.max_actions < 1 || o.max_actions > 20) return usage_error("--max-actions takes 1 to 20");
+  settings.planner.max_actions = static_cast<std::size_t>(o.max_actions);
   if (o.max_cost < 0) return usage_error("--max-cost takes an amount in USD (0: no limit)");
   if (o.max_tokens_total < 0) return usage_error("--max-tokens-total takes a number of tokens (0: no limit)");
   if (o.max_steps < 1 || o.max_steps > 1000) return usage_error("--max-steps takes 1 to 1000");
@@ -352,6 +356,7 @@ agent::AgentOptions agent_options(const Options& o, const RunSettings& settings)
   options.upload_dir = o.upload_dir;
   options.max_cost_usd = o.max_cost;
   options.max_tokens_total = o.max_tokens_total;
+  options.max_actions = settings.planner.max_actions;
   return options;
 }
 

@@ -23,6 +23,7 @@ struct Options {
   std::string objective;
   std::string start_url = "https://www.google.com";
   int max_steps = 30;
+  int max_actions = static_cast<int>(agent::kDefaultMaxActions);
   double timeout_seconds = 0;
   int settle_ms = 3000;
   std::string actions_file;

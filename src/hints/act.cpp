@@ -3,11 +3,16 @@
 // text field; a <select>'s options listed for the next step).
 #include <string>
 
-#include "hints/frames.h"
+#include "hints/acting.h"
 #include "hints/hint_script.h"
-#include "hints/hints.h"
 
 namespace vimgpt::hints {
+
+using detail::check_reply;
+using detail::element_args;
+using detail::in_main_viewport;
+using detail::locate;
+using detail::resolve;
 
 using cdp::Json;
 
@@ -19,68 +24,12 @@ std::string join(const std::vector<std::string>& items) {
   return out;
 }
 
-Result<const Hint*> resolve(const HintMap& map, std::string_view label) {
-  if (const Hint* hint = map.find(label)) return hint;
-  std::string upper = normalize_label(label);
-  for (auto& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  if (map.empty()) return fail(ErrorKind::NotFound, "no hint labelled \"" + upper + "\": this page has no hints");
-  return fail(ErrorKind::NotFound, "no hint labelled \"" + upper + "\"; labels near it: " + join(map.near(label)) +
-                                       " (" + std::to_string(map.size()) + " labels on this page)");
-}
-
-Status check_reply(const Json& reply, const Hint& hint) {
-  if (!reply.is_object()) return fail(ErrorKind::Protocol, "the hint script gave no answer for " + hint.label);
-  const std::string error = reply.value("error", "");
-  if (error == "stale" || error == "gone")
-    return fail(ErrorKind::NotFound, "the element labelled " + hint.label + " (" + hint.role + " \"" + hint.text +
-                                         "\") is no longer on the page; capture the hints again");
-  if (error == "not-select")
-    return fail(ErrorKind::InvalidArgument,
-                "the element labelled " + hint.label + " is a " + hint.tag + ", not a <select>");
-  return ok();
-}
-
-Json element_args(const HintMap& map, const Hint& hint) {
-  return {{"pass", map.pass()}, {"index", hint.index}};
-}
-
 std::vector<SelectOption> options_of(const Json& reply) {
   std::vector<SelectOption> out;
   if (!reply.contains("options")) return out;
   for (const auto& o : reply["options"])
     out.push_back({o.value("text", ""), o.value("value", ""), o.value("selected", false), o.value("disabled", false)});
   return out;
-}
-
-// A point of the frame the hint lives in, in main-viewport CSS px: an out-of-process frame's point is moved
-// by its owner's box; a frame scrolled out of the main viewport is scrolled in first (`scrolled`).
-Result<browser::Point> in_main_viewport(browser::Tab& tab, const Hint& hint, browser::Point point, bool& scrolled) {
-  if (hint.frame_session.empty()) return point;
-  VIMGPT_TRY(browser::FrameBox box, tab.frame_box(hint.frame_id));
-  const auto& viewport = tab.viewport();
-  auto inside = [&](const browser::FrameBox& b) {
-    const double x = b.x + point.x, y = b.y + point.y;
-    return x >= 0 && y >= 0 && x < viewport.width && y < viewport.height;
-  };
-  if (!inside(box)) {
-    VIMGPT_TRY_VOID(tab.scroll_frame_into_view(hint.frame_id));
-    VIMGPT_TRY(box, tab.frame_box(hint.frame_id));
-    scrolled = true;
-  }
-  return browser::Point{point.x + box.x, point.y + box.y};
-}
-
-// Where the element can be clicked, in main-viewport CSS px.
-Result<Json> locate(browser::Tab& tab, const HintMap& map, const Hint& hint, browser::Point& point) {
-  VIMGPT_TRY(Json where, detail::call_library(detail::evaluator_for(tab, hint), "locate", element_args(map, hint)));
-  VIMGPT_TRY_VOID(check_reply(where, hint));
-  if (where["x"].is_null())
-    return fail(ErrorKind::NotFound,
-                "the element labelled " + hint.label + " is covered or not visible, even after scrolling it into view");
-  bool scrolled = where.value("scrolled", false);
-  VIMGPT_TRY(point, in_main_viewport(tab, hint, {where["x"].get<double>(), where["y"].get<double>()}, scrolled));
-  where["scrolled"] = scrolled;
-  return where;
 }
 
 // How long an ARIA drop-down that was just clicked may take to show its options.
@@ -132,6 +81,63 @@ Result<ActionOutcome> chosen_option(browser::Tab& tab, const Json& chosen, const
 }
 
 }  // namespace
+
+namespace detail {
+
+Result<const Hint*> resolve(const HintMap& map, std::string_view label) {
+  if (const Hint* hint = map.find(label)) return hint;
+  std::string upper = normalize_label(label);
+  for (auto& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (map.empty()) return fail(ErrorKind::NotFound, "no hint labelled \"" + upper + "\": this page has no hints");
+  return fail(ErrorKind::NotFound, "no hint labelled \"" + upper + "\"; labels near it: " + join(map.near(label)) +
+                                       " (" + std::to_string(map.size()) + " labels on this page)");
+}
+
+Status check_reply(const Json& reply, const Hint& hint) {
+  if (!reply.is_object()) return fail(ErrorKind::Protocol, "the hint script gave no answer for " + hint.label);
+  const std::string error = reply.value("error", "");
+  if (error == "stale" || error == "gone")
+    return fail(ErrorKind::NotFound, "the element labelled " + hint.label + " (" + hint.role + " \"" + hint.text +
+                                         "\") is no longer on the page; capture the hints again");
+  if (error == "not-select")
+    return fail(ErrorKind::InvalidArgument,
+                "the element labelled " + hint.label + " is a " + hint.tag + ", not a <select>");
+  return ok();
+}
+
+cdp::Json element_args(const HintMap& map, const Hint& hint) {
+  return {{"pass", map.pass()}, {"index", hint.index}};
+}
+
+Result<browser::Point> in_main_viewport(browser::Tab& tab, const Hint& hint, browser::Point point, bool& scrolled) {
+  if (hint.frame_session.empty()) return point;
+  VIMGPT_TRY(browser::FrameBox box, tab.frame_box(hint.frame_id));
+  const auto& viewport = tab.viewport();
+  auto inside = [&](const browser::FrameBox& b) {
+    const double x = b.x + point.x, y = b.y + point.y;
+    return x >= 0 && y >= 0 && x < viewport.width && y < viewport.height;
+  };
+  if (!inside(box)) {
+    VIMGPT_TRY_VOID(tab.scroll_frame_into_view(hint.frame_id));
+    VIMGPT_TRY(box, tab.frame_box(hint.frame_id));
+    scrolled = true;
+  }
+  return browser::Point{point.x + box.x, point.y + box.y};
+}
+
+Result<cdp::Json> locate(browser::Tab& tab, const HintMap& map, const Hint& hint, browser::Point& point) {
+  VIMGPT_TRY(Json where, detail::call_library(detail::evaluator_for(tab, hint), "locate", element_args(map, hint)));
+  VIMGPT_TRY_VOID(check_reply(where, hint));
+  if (where["x"].is_null())
+    return fail(ErrorKind::NotFound,
+                "the element labelled " + hint.label + " is covered or not visible, even after scrolling it into view");
+  bool scrolled = where.value("scrolled", false);
+  VIMGPT_TRY(point, in_main_viewport(tab, hint, {where["x"].get<double>(), where["y"].get<double>()}, scrolled));
+  where["scrolled"] = scrolled;
+  return where;
+}
+
+}  // namespace detail
 
 Result<ActionOutcome> click_label(browser::Tab& tab, const HintMap& map, std::string_view label) {
   VIMGPT_TRY(const Hint* hint, resolve(map, label));

@@ -253,6 +253,47 @@ Result<FocusedField> focused_field(browser::Tab& tab);
 // text ends with a line saying so. Field values are never included, so typed secrets cannot leak through it.
 Result<std::string> visible_text(browser::Tab& tab, std::size_t max_chars);
 
+// ---- Gestures beyond a click (gestures.cpp) -------------------------------------------------------------
+
+struct PointedAt {
+  Hint hint;
+  browser::Point point;  // main-viewport CSS px: a visible point nothing covers
+  bool scrolled = false;
+};
+// Where a person would point at the element `label` names, scrolled into view when needed (NotFound as
+// click_label's).
+Result<PointedAt> point_at(browser::Tab& tab, const HintMap& map, std::string_view label);
+// The element clicked with `button`, `clicks` times (2: a double click), as a person would; no drop-down
+// handling (that is click_label's).
+Result<PointedAt> click_label_with(browser::Tab& tab, const HintMap& map, std::string_view label,
+                                   browser::MouseButton button, int clicks);
+// The pointer moves onto the element and rests there: hover menus and tooltips open.
+Result<PointedAt> hover_label(browser::Tab& tab, const HintMap& map, std::string_view label);
+
+struct ScrollOutcome {
+  Hint hint;
+  double moved = 0;        // CSS px the element's content moved (negative: up)
+  bool measurable = true;  // false for a cross-origin frame, whose position cannot be read from here
+};
+// The wheel turned over the element `label` names, by most of its height: a list, a panel or a frame scrolls as
+// it would for a person. InvalidArgument when it does not scroll, or is already at its end.
+Result<ScrollOutcome> scroll_label(browser::Tab& tab, const HintMap& map, std::string_view label,
+                                   browser::ScrollDirection direction);
+
+struct WordsSelected {
+  std::string selected;  // what the page has selected now
+  bool by_drag = true;   // false: the drag did not land on the words exactly, and the selection was put on them
+};
+// Selects the words as a person drags across them (mouse down before the first character, up after the last:
+// mouse and selectionchange events fire), in the element `label` names or, with an empty label, anywhere in
+// the page. NotFound when the words are not on the page.
+Result<WordsSelected> select_words(browser::Tab& tab, const HintMap& map, std::string_view words,
+                                   std::string_view label = {});
+
+// Whether the element a hint names is still on the page, and still the one under its point (nothing opened
+// over it): false when it is gone, covered or out of view.
+Result<bool> still_in_view(browser::Tab& tab, const HintMap& map, const Hint& hint);
+
 // Clicks the element `label` names so that it opens a file chooser (an <input type=file>, its <label>, a
 // button that opens one) and answers it with `files`. NotFound when no chooser opens within `cap`.
 Result<ActionOutcome> upload_files(browser::Tab& tab, const HintMap& map, std::string_view label,

@@ -2,6 +2,8 @@
 // means what a click in a run means; each returns the page after it, as `look` does.
 #include "mcp/tools.h"
 
+#include <utility>
+
 #include "common/base64.h"
 #include "common/text.h"
 
@@ -25,6 +27,9 @@ Json tool(std::string_view name, std::string_view title, std::string_view descri
 }
 
 const Json kLabel = {{"type", "string"}, {"description", "a yellow label from the last look, e.g. \"AB\""}};
+const Json kLabelOrPoint = {
+    {"anyOf", Json::array({{{"type", "string"}}, {{"type", "array"}, {"items", {{"type", "number"}}}}})},
+    {"description", "a yellow label, or [x, y] in pixels of the last look's image"}};
 
 Json tool_list() {
   return Json::array({
@@ -47,11 +52,33 @@ Json tool_list() {
            false, true),
       tool("select", "Choose an option", "Choose an option of a drop-down (<select> or ARIA listbox) by its text.",
            schema({{"label", kLabel}, {"option", {{"type", "string"}}}}, {"label", "option"}), false, true),
-      tool("scroll", "Scroll", "Scroll the page by about one screen.",
-           schema({{"direction", {{"type", "string"}, {"enum", {"down", "up"}}}}}, {"direction"}), false, false),
+      tool("scroll", "Scroll",
+           "Scroll the page by about one screen; with a label, turn the wheel over that list, panel or frame instead.",
+           schema({{"direction", {{"type", "string"}, {"enum", {"down", "up"}}}}, {"label", kLabel}}, {"direction"}),
+           false, false),
       tool("back", "Go back", "Go back to the previous page.", schema(Json::object()), false, false),
-      tool("key", "Press a key", "Press a key: Enter, Escape, Tab, ArrowDown, PageDown, ...",
+      tool("key", "Press keys",
+           "Press a key or a combination joined with + as a person holds them: Enter, Escape, Tab, ArrowDown, "
+           "Control+A, Shift+Tab, Meta+C, ...",
            schema({{"key", {{"type", "string"}}}}, {"key"}), false, true),
+      tool("hover", "Point at a label", "Rest the pointer on the element a label names: hover menus open.",
+           schema({{"label", kLabel}}, {"label"}), false, false),
+      tool("double_click", "Double-click a label", "Double-click the element a label names.",
+           schema({{"label", kLabel}}, {"label"}), false, true),
+      tool("right_click", "Right-click a label", "Right-click the element a label names (the page's context menu).",
+           schema({{"label", kLabel}}, {"label"}), false, true),
+      tool("drag", "Drag",
+           "Press on one end, move, release on the other, with trusted mouse events: drag and drop, sortable lists, "
+           "sliders, drawing. Each end is a label or [x, y] in pixels of the last look's image.",
+           schema({{"from", kLabelOrPoint}, {"to", kLabelOrPoint}}, {"from", "to"}), false, true),
+      tool("select_text", "Select words",
+           "Select words exactly as the page shows them, as a person drags across them (then key Control+C copies).",
+           schema({{"text", {{"type", "string"}}}, {"label", kLabel}}, {"text"}), false, false),
+      tool("actions", "Several actions",
+           "Do up to 5 actions in order, each as vimgpt's model writes one: {\"click\": \"A\", \"type\": \"ada\"}, "
+           "{\"select\": \"B\", \"option\": \"Portugal\"}, {\"click\": \"C\"}, ... It stops at the first that fails "
+           "or when the page navigates, and says what happened to each.",
+           schema({{"actions", {{"type", "array"}, {"items", {{"type", "object"}}}}}}, {"actions"}), false, true),
       tool("tabs", "List tabs", "The open tabs: number, title and address; the current one is marked.",
            schema(Json::object()), true, false),
       tool("switch_tab", "Switch tab", "Work in another open tab, by its number in tabs.",
@@ -148,9 +175,7 @@ void Tools::record(const agent::Action& action, const agent::ActResult& acted, c
   step.step = ++recorded_;
   step.url = page.url;
   step.title = page.title;
-  if (const auto* hint = action.label.empty() ? nullptr : seen.map.find(action.label)) {
-    step.signature = hints::to_json(*hint);
-  }
+  agent::record_signatures(step, action, seen.map);
   step.hint_count = seen.map.size();
   step.hints = seen.map.to_json();
   step.action = agent::to_json(action);
@@ -305,6 +330,8 @@ std::variant<Json, BadArguments> Tools::call(const std::string& name, const Json
     auto direction = argument<std::string>(arguments, "direction", true, bad);
     if (!direction) return bad;
     if (*direction != "down" && *direction != "up") return BadArguments{"argument \"direction\" must be down or up"};
+    if (label(false)) action.in = std::exchange(action.label, "");
+    if (!bad.message.empty()) return bad;
     action.kind = agent::ActionKind::Scroll;
     action.direction = *direction == "up" ? browser::ScrollDirection::Up : browser::ScrollDirection::Down;
   } else if (name == "back") {
@@ -312,9 +339,37 @@ std::variant<Json, BadArguments> Tools::call(const std::string& name, const Json
   } else if (name == "key") {
     auto key = argument<std::string>(arguments, "key", true, bad);
     if (!key) return bad;
-    if (auto known = browser::parse_key(*key); !known) return error_result(known.error().message);
+    auto keys = browser::parse_keys(*key);
+    if (!keys) return error_result(keys.error().message);
     action.kind = agent::ActionKind::Key;
-    action.text = *key;
+    action.text = browser::to_string(*keys);
+  } else if (name == "hover" || name == "double_click" || name == "right_click") {
+    if (!label(true)) return bad;
+    action.kind = name == "hover"          ? agent::ActionKind::Hover
+                  : name == "double_click" ? agent::ActionKind::DoubleClick
+                                           : agent::ActionKind::RightClick;
+  } else if (name == "drag" || name == "select_text" || name == "actions") {
+    // The same words as the model's: parsed as its reply would be.
+    Json reply;
+    if (name == "drag") {
+      if (!arguments.contains("from") || !arguments.contains("to"))
+        return BadArguments{"drag needs \"from\" and \"to\""};
+      reply = {{"drag", arguments["from"]}, {"to", arguments["to"]}};
+    } else if (name == "select_text") {
+      auto text = argument<std::string>(arguments, "text", true, bad);
+      if (!text) return bad;
+      reply = {{"select_text", *text}};
+      if (label(false)) reply["in"] = action.label;
+      if (!bad.message.empty()) return bad;
+    } else {
+      if (!arguments.contains("actions") || !arguments["actions"].is_array()) {
+        return BadArguments{"argument \"actions\" must be a list of action objects"};
+      }
+      reply = {{"actions", arguments["actions"]}};
+    }
+    auto parsed = agent::parse_action(reply);
+    if (!parsed) return error_result(parsed.error().message);
+    action = std::move(*parsed);
   } else if (name == "switch_tab") {
     auto number = argument<int>(arguments, "tab", true, bad);
     if (!number) return bad;

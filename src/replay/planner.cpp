@@ -11,7 +11,17 @@ namespace vimgpt::replay {
 namespace {
 
 bool is_done(const RecordedStep& step) {
-  return step.action.contains("done");
+  auto action = agent::parse_action(step.action);
+  return action && agent::ends_done(*action);
+}
+
+// A point of the recorded frame in today's frame's pixels.
+void scale_points(agent::Action& action, double scale) {
+  for (auto& one : action.actions) scale_points(one, scale);
+  action.x *= scale;
+  action.y *= scale;
+  action.to_x *= scale;
+  action.to_y *= scale;
 }
 
 // CSS px around the target kept in the recorded view of a diverged step: enough of its neighbours to
@@ -62,18 +72,16 @@ Result<Json> replayable_action(const RecordedStep& recorded, const agent::Observ
                                          observation.url + " instead of \"" + recorded.title + "\" at " + recorded.url);
   }
   VIMGPT_TRY(agent::Action action, agent::parse_action(recorded.action));
-  if (!action.label.empty()) {
+  const auto labels = agent::labels_of(action);
+  for (std::size_t i = 0; i < labels.size(); ++i) {
     if (observation.capture == nullptr) return fail(ErrorKind::Internal, "a replayed step needs the page's hints");
-    VIMGPT_TRY(const hints::Hint* hint, find(observation.capture->map, recorded.signature));
-    action.label = hint->label;
+    VIMGPT_TRY(const hints::Hint* hint, find(observation.capture->map, recorded.signatures.at(i)));
+    *labels[i] = hint->label;
   }
-  if (action.kind == agent::ActionKind::ClickAt && recorded.frame_width > 0 && observation.capture != nullptr &&
-      observation.capture->labelled.width > 0) {
-    const double scale = static_cast<double>(observation.capture->labelled.width) / recorded.frame_width;
-    action.x *= scale;
-    action.y *= scale;
+  if (recorded.frame_width > 0 && observation.capture != nullptr && observation.capture->labelled.width > 0) {
+    scale_points(action, static_cast<double>(observation.capture->labelled.width) / recorded.frame_width);
   }
-  if (action.kind == agent::ActionKind::Done && content_digest(observation.page_text) != recorded.page_digest) {
+  if (agent::ends_done(action) && content_digest(observation.page_text) != recorded.page_digest) {
     return fail(ErrorKind::NotFound, "the page does not show the text the answer was read from");
   }
   return agent::to_json(action);

@@ -62,6 +62,12 @@ std::optional<std::string> locator(const Json& signature) {
     return base + ".getByPlaceholder(" + literal(placeholder) + ", { exact: true })";
   if (!text.empty() && !role.empty() && role != "generic")
     return base + ".getByRole(" + literal(role) + ", { name: " + literal(text) + ", exact: " + exact + " })";
+  // An element with no role to go by: its own text (the smallest element showing exactly that), or its
+  // aria-label when the name came from one (a cell labelled "Count of Pens" that shows "7").
+  if (!text.empty() && exact == "true") {
+    return base + ".getByText(" + literal(text) + ", { exact: true }).or(" + base + ".getByLabel(" + literal(text) +
+           ", { exact: true }))";
+  }
   if (!text.empty())
     return base + ".locator(" + literal(field(signature, "tag")) + ").filter({ hasText: " + literal(text) + " })";
   if (const auto name = field(signature, "name"); !name.empty())
@@ -112,32 +118,81 @@ void type(std::ostream& out, const agent::Action& action, const std::string& res
   if (result.find("and pressed Enter") != std::string::npos) out << "  await page.keyboard.press('Enter');\n";
 }
 
-void write_step(std::ostream& out, const RecordedStep& step, const agent::Action& action) {
-  out << "\n  // step " << step.step << ": " << comment(intention(step.action, step.signature)) << "\n";
+// The recorded signatures, one per label, taken in agent::labels_of's order as the actions are written.
+class Signatures {
+ public:
+  explicit Signatures(const Json& all) : all_(all) {}
+  Json take(const std::string& label) { return label.empty() || next_ >= all_.size() ? Json() : all_[next_++]; }
+
+ private:
+  const Json& all_;
+  std::size_t next_ = 0;
+};
+
+// An element to point at: its locator, or where it was.
+std::string target(const Json& signature) {
+  return locator(signature).value_or("page.locator('body')");
+}
+
+std::string pixels(const RecordedStep& step, double x, double y) {
+  const double scale = step.frame_width > 0 ? step.viewport_width / step.frame_width : 1.0;
+  return std::to_string(std::lround(x * scale)) + ", " + std::to_string(std::lround(y * scale));
+}
+
+// The pointer onto the element (its centre), or where it was when there is nothing to find it by.
+void point_at(std::ostream& out, const Json& signature) {
+  if (auto found = locator(signature)) {
+    out << "  await " << *found << ".hover();\n";
+  } else {
+    out << "  await page.mouse.move(" << recorded_point(signature) << ");\n";
+  }
+}
+
+// Selecting words as vimgpt's select_text did: the first place they show, as one range.
+constexpr std::string_view kSelectWords =
+    "(words) => {\n"
+    "    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);\n"
+    "    const nodes = [];\n"
+    "    let text = '';\n"
+    "    for (let n = walker.nextNode(); n; n = walker.nextNode()) { nodes.push([n, text.length]); text += n.data; }\n"
+    "    const at = text.indexOf(words);\n"
+    "    if (at < 0) throw new Error(`no \"${words}\" on the page`);\n"
+    "    const place = (offset) => { let i = nodes.length - 1; while (i > 0 && nodes[i][1] > offset) i--; "
+    "return [nodes[i][0], offset - nodes[i][1]]; };\n"
+    "    const range = document.createRange();\n"
+    "    range.setStart(...place(at));\n"
+    "    range.setEnd(...place(at + words.length));\n"
+    "    getSelection().removeAllRanges();\n"
+    "    getSelection().addRange(range);\n"
+    "  }";
+
+void write_action(std::ostream& out, const RecordedStep& step, const agent::Action& action, const std::string& result,
+                  Signatures& signatures) {
+  const Json signature = signatures.take(action.label);
+  const Json in = signatures.take(action.in);
+  const Json to = signatures.take(action.to_label);
   switch (action.kind) {
     case agent::ActionKind::Navigate: out << "  await page.goto(" << literal(action.text) << ");\n"; break;
-    case agent::ActionKind::Click: click(out, step.signature); break;
+    case agent::ActionKind::Click: click(out, signature); break;
     case agent::ActionKind::ClickType:
-      if (auto option = selected_option(step.result)) {
-        choose(out, step.signature, *option);
+      if (auto option = selected_option(result)) {
+        choose(out, signature, *option);
       } else {
-        click(out, step.signature);
-        type(out, action, step.result);
+        click(out, signature);
+        type(out, action, result);
       }
       break;
     case agent::ActionKind::Type:
-      if (auto option = selected_option(step.result)) {
+      if (auto option = selected_option(result)) {
         out << "  await page.locator(':focus').selectOption({ label: " << literal(*option) << " });\n";
       } else {
-        type(out, action, step.result);
+        type(out, action, result);
       }
       break;
-    case agent::ActionKind::Select:
-      choose(out, step.signature, selected_option(step.result).value_or(action.text));
-      break;
+    case agent::ActionKind::Select: choose(out, signature, selected_option(result).value_or(action.text)); break;
     case agent::ActionKind::Upload:
       out << "  {\n    const chooser = page.waitForEvent('filechooser');\n";
-      click(out, step.signature);
+      click(out, signature);
       out << "    await (await chooser).setFiles(path.join(process.env.VIMGPT_UPLOAD_DIR ?? '.', "
           << literal(action.text) << "));\n  }\n";
       break;
@@ -149,25 +204,85 @@ void write_step(std::ostream& out, const RecordedStep& step, const agent::Action
              "closing).at(-1)!;\n"
              "    await closing.close();\n  }\n";
       break;
-    case agent::ActionKind::ClickAt: {
-      const double scale = step.frame_width > 0 ? step.viewport_width / step.frame_width : 1.0;
-      out << "  await page.mouse.click(" << std::lround(action.x * scale) << ", " << std::lround(action.y * scale)
-          << ");\n";
+    case agent::ActionKind::ClickAt:
+      out << "  await page.mouse.click(" << pixels(step, action.x, action.y) << ");\n";
+      break;
+    case agent::ActionKind::Scroll: {
+      const char* sign = action.direction == browser::ScrollDirection::Up ? "-" : "";
+      if (!in.is_null()) {
+        point_at(out, in);
+        out << "  await page.mouse.wheel(0, " << sign << "(await " << target(in)
+            << ".evaluate((e) => Math.max(40, Math.round(e.clientHeight * 0.8)))));\n";
+      } else {
+        out << "  await page.evaluate(() => scrollBy({ top: " << sign
+            << "Math.round(innerHeight * 0.8), behavior: 'instant' }));\n";
+      }
       break;
     }
-    case agent::ActionKind::Scroll:
-      out << "  await page.evaluate(() => scrollBy({ top: "
-          << (action.direction == browser::ScrollDirection::Up ? "-" : "")
-          << "Math.round(innerHeight * 0.8), behavior: 'instant' }));\n";
-      break;
     case agent::ActionKind::Back: out << "  await page.goBack();\n"; break;
     case agent::ActionKind::Key: out << "  await page.keyboard.press(" << literal(action.text) << ");\n"; break;
     case agent::ActionKind::Wait:
       out << "  await page.waitForTimeout(" << std::lround(action.seconds * 1000) << ");\n";
       break;
+    case agent::ActionKind::Hover: point_at(out, signature); break;
+    case agent::ActionKind::DoubleClick:
+      if (auto found = locator(signature)) {
+        out << "  await " << *found << ".dblclick();\n";
+      } else {
+        out << "  await page.mouse.dblclick(" << recorded_point(signature) << ");\n";
+      }
+      break;
+    case agent::ActionKind::RightClick:
+      if (auto found = locator(signature)) {
+        out << "  await " << *found << ".click({ button: 'right' });\n";
+      } else {
+        out << "  await page.mouse.click(" << recorded_point(signature) << ", { button: 'right' });\n";
+      }
+      break;
+    case agent::ActionKind::Drag: {
+      const auto source = locator(signature);
+      const auto destination = locator(to);
+      if (source && destination) {
+        out << "  await " << *source << ".dragTo(" << *destination << ");\n";
+        break;
+      }
+      if (action.label.empty()) {
+        out << "  await page.mouse.move(" << pixels(step, action.x, action.y) << ");\n";
+      } else {
+        point_at(out, signature);
+      }
+      out << "  await page.mouse.down();\n";
+      if (action.to_label.empty()) {
+        out << "  await page.mouse.move(" << pixels(step, action.to_x, action.to_y) << ", { steps: 10 });\n";
+      } else {
+        point_at(out, to);
+      }
+      out << "  await page.mouse.up();\n";
+      break;
+    }
+    case agent::ActionKind::SelectText:
+      out << "  await page.evaluate(" << kSelectWords << ", " << literal(action.text) << ");\n";
+      break;
+    case agent::ActionKind::Actions: {
+      // Each action's own line of the list's result ("2. click B: done: typed ...").
+      std::istringstream lines(result);
+      std::string line;
+      std::getline(lines, line);
+      for (const auto& one : action.actions) {
+        std::getline(lines, line);
+        write_action(out, step, one, line, signatures);
+      }
+      break;
+    }
     case agent::ActionKind::Ask: out << "  // the question went to a person; nothing to do on the page\n"; break;
     case agent::ActionKind::Done: break;
   }
+}
+
+void write_step(std::ostream& out, const RecordedStep& step, const agent::Action& action) {
+  out << "\n  // step " << step.step << ": " << comment(intention(step.action, step.signature)) << "\n";
+  Signatures signatures(step.signatures);
+  write_action(out, step, action, step.result, signatures);
 }
 
 }  // namespace

@@ -85,6 +85,10 @@ Result<Recording> load(const std::string& dir) {
     recorded.title = step.value("title", "");
     recorded.action = agent::to_json(*action);
     recorded.signature = step.value("signature", Json());
+    recorded.signatures = step.value("signatures", Json());
+    if (!recorded.signatures.is_array()) {
+      recorded.signatures = recorded.signature.is_null() ? Json::array() : Json::array({recorded.signature});
+    }
     recorded.page_digest = step.value("page_digest", "");
     recorded.result = step.value("result", "");
     const auto frames = step.value("frames", Json::array());
@@ -96,9 +100,12 @@ Result<Recording> load(const std::string& dir) {
     }
     const auto frame_size = step.value("frame_size", Json::array());
     if (frame_size.size() == 2) recorded.frame_width = frame_size[0].get<int>();
-    const bool names_element = !action->label.empty();
-    const bool done = action->kind == agent::ActionKind::Done;
-    if ((names_element && !recorded.signature.is_object()) || (done && recorded.page_digest.empty())) {
+    const auto labels = agent::labels_of(*action);
+    const bool signed_all = recorded.signatures.size() == labels.size() &&
+                            std::all_of(recorded.signatures.begin(), recorded.signatures.end(),
+                                        [](const Json& signature) { return signature.is_object(); });
+    const bool done = agent::ends_done(*action);
+    if (!signed_all || (done && recorded.page_digest.empty())) {
       return fail(ErrorKind::Refused, "step " + std::to_string(recorded.step) + " of " + dir + " has no " +
                                           (done ? "page digest" : "element signature") +
                                           ": it was recorded before vimgpt could replay runs; " + kRecordAgain);
@@ -106,7 +113,11 @@ Result<Recording> load(const std::string& dir) {
     recording.steps.push_back(std::move(recorded));
     if (done) break;
   }
-  if (recording.steps.empty() || !recording.steps.back().action.contains("done")) {
+  const auto ended = [](const RecordedStep& step) {
+    auto action = agent::parse_action(step.action);
+    return action && agent::ends_done(*action);
+  };
+  if (recording.steps.empty() || !ended(recording.steps.back())) {
     return fail(ErrorKind::Refused, "steps.jsonl in " + dir + " has no done step to end the replay; " + kRecordAgain);
   }
   // The first step that saw a page (an MCP session's first step may be an open with nothing seen before it).
@@ -145,6 +156,9 @@ std::string intention(const Json& action, const Json& signature) {
     case agent::ActionKind::Select: return "choose \"" + parsed->text + "\" in " + element;
     case agent::ActionKind::Upload: return "give the file " + parsed->text + " to " + element;
     case agent::ActionKind::Done: return "finish with the answer " + parsed->answer.dump();
+    case agent::ActionKind::Hover: return "point at " + element;
+    case agent::ActionKind::DoubleClick: return "double-click " + element;
+    case agent::ActionKind::RightClick: return "right-click " + element;
     default: return agent::describe(*parsed);
   }
 }

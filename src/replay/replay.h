@@ -29,6 +29,7 @@ struct RecordedStep {
   std::string title;
   Json action;
   Json signature;           // hints::to_json of the element the action named; null when it names none
+  Json signatures;          // one per label the action names (agent::labels_of's order): an array
   std::string page_digest;  // a done step: content_digest of the viewport's text
   std::string result;       // what the step did, as recorded
   std::string frame;        // the frame the model saw (file name in the record folder), may be empty

@@ -40,9 +40,27 @@ constexpr std::string_view kExtraActions =
     "- {\"ask\": \"question\"} to ask the user something only they can answer (a choice, a missing detail); "
     "their answer comes with the next step;\n"
     "- {\"wait\": 2} to wait up to 10 seconds for the page to change;\n"
-    "- {\"click_at\": [x, y]} to click a point of the image (in its pixels) only when the target has no label.\n"
+    "- {\"click_at\": [x, y]} to click a point of the image (in its pixels) only when the target has no label;\n"
+    "- {\"hover\": \"AB\"} to rest the pointer on an element (menus that open on hover open);\n"
+    "- {\"double_click\": \"AB\"}, {\"right_click\": \"AB\"} (for the page's own context menu);\n"
+    "- {\"key\": \"Control+A\"}: keys held together are joined with + (Control, Shift, Alt, Meta);\n"
+    "- {\"scroll\": \"down\", \"in\": \"AB\"} to scroll inside a list, panel or frame rather than the page;\n"
+    "- {\"drag\": \"AB\", \"to\": \"CD\"} to drag an element onto another (a card, a slider's handle; either end "
+    "may be [x, y], pixels of the image, e.g. to draw);\n"
+    "- {\"select_text\": \"exact words\"} (\"in\": \"AB\" to look in one element) to select words as the page "
+    "shows them; then {\"key\": \"Control+C\"} copies them;\n"
+    "- {\"actions\": [A1, A2, ...]} to do up to @MAX@ actions in one reply, in order: fill a whole form at once, e.g. "
+    "{\"actions\": [{\"click\": \"A\", \"type\": \"ada@example.com\"}, {\"click\": \"B\", \"type\": \"Lovelace\"}]}. "
+    "They stop at the first that fails, or when the page changes under them; the result says what each did.\n"
     "Examples: {\"click\": \"A\"}, {\"click\": \"SD\", \"type\": \"cheap flights to Lisbon\"}, "
     "{\"navigate\": \"https://www.wikipedia.org\"}, {\"done\": \"The museum opens at 9am.\"}.";
+
+// The extra actions' lines, with the run's limit on a list.
+std::string extra_actions(int max_actions) {
+  std::string text(kExtraActions);
+  const auto at = text.find("@MAX@");
+  return text.replace(at, 5, std::to_string(max_actions));
+}
 
 struct Word {
   std::string_view key;
@@ -54,6 +72,10 @@ Json typed(std::string_view type, std::string_view description = {}) {
   Json schema = {{"type", type}};
   if (!description.empty()) schema["description"] = description;
   return schema;
+}
+
+Json label_or_point() {
+  return {{"anyOf", Json::array({typed("string"), {{"type", "array"}, {"items", typed("number")}}})}};
 }
 
 // The action vocabulary, in one place: the prompt's key list, the schema, the repair call's summary and the
@@ -84,6 +106,18 @@ const std::vector<Word>& vocabulary() {
       {"click_at",
        {{"type", "array"}, {"items", typed("number")}, {"description", "[x, y] in the image's pixels"}},
        "click_at ([x, y])"},
+      {"hover", typed("string", "the label to rest the pointer on"), "hover (label)"},
+      {"double_click", typed("string"), "double_click (label)"},
+      {"right_click", typed("string"), "right_click (label)"},
+      {"drag", label_or_point(), "drag (label or [x, y]) with to (label or [x, y])"},
+      {"to", label_or_point(), ""},
+      {"select_text", typed("string", "words exactly as the page shows them"), "select_text (words)"},
+      {"in", typed("string", "the label of the element to scroll or look in"),
+       "in (label, with scroll or select_text)"},
+      // Its items are every other shape: filled in by action_schema().
+      {"actions",
+       {{"type", "array"}, {"description", "several actions, done in order"}},
+       "actions (a list of actions)"},
   };
   return kVocabulary;
 }
@@ -108,6 +142,14 @@ const std::vector<std::vector<std::string_view>>& action_shapes() {
       {"ask"},
       {"wait"},
       {"click_at"},
+      {"hover"},
+      {"double_click"},
+      {"right_click"},
+      {"scroll", "in"},
+      {"drag", "to"},
+      {"select_text"},
+      {"select_text", "in"},
+      {"actions"},
   };
   return kShapes;
 }
@@ -221,17 +263,25 @@ std::string vocabulary_text() {
 
 const Json& action_schema() {
   static const Json kSchema = [] {
-    Json shapes = Json::array();
-    for (const auto& shape : action_shapes()) {
+    const auto object_of = [](const std::vector<std::string_view>& shape, const Json& list) {
       Json properties = Json::object();
       Json required = Json::array();
       for (const auto key : shape) {
-        properties[std::string(key)] = value_schema(key);
+        properties[std::string(key)] = key == "actions" ? list : value_schema(key);
         required.push_back(key);
       }
-      shapes.push_back(
-          {{"type", "object"}, {"properties", properties}, {"required", required}, {"additionalProperties", false}});
+      return Json{
+          {"type", "object"}, {"properties", properties}, {"required", required}, {"additionalProperties", false}};
+    };
+    // A list's items are the single actions (never a list in a list).
+    Json single = Json::array();
+    for (const auto& shape : action_shapes()) {
+      if (shape.front() != "actions") single.push_back(object_of(shape, Json()));
     }
+    Json list = value_schema("actions");
+    list["items"] = {{"anyOf", single}};
+    Json shapes = Json::array();
+    for (const auto& shape : action_shapes()) shapes.push_back(object_of(shape, list));
     return Json{{"type", "object"},
                 {"properties", {{"action", {{"anyOf", shapes}}}}},
                 {"required", Json::array({"action"})},
@@ -283,7 +333,7 @@ Prompt build_prompt(const StepRequest& step, PromptStyle style, int full_history
           "to click on the box along with a type with the message to write. When the page seems satisfactory, "
           "return done as a key, with the answer to the user's task as its value when the task asks a question "
           "(otherwise true).\n"
-       << kExtraActions;
+       << extra_actions(step.max_actions);
   write_run_context(user, step);
   if (style == PromptStyle::JsonObject) {
     user << "\n\nYou must respond in JSON only with no other fluff or bad things will happen. The JSON keys must "

@@ -234,7 +234,7 @@ double cost_of(const Usage& usage, const Price& price);
 // Actions: the vocabulary, its JSON schema, and reply parsing with repair
 
 // Keys the agent accepts: navigate, click, type, enter, done, scroll, back, key, select, option, upload, file,
-// tab, close_tab, ask, wait, click_at.
+// tab, close_tab, ask, wait, click_at, hover, double_click, right_click, drag, to, select_text, in, actions.
 const std::vector<std::string>& action_keys();
 // "Allowed keys: navigate (URL string), ...": the vocabulary in one line, for the repair and formalize calls.
 std::string vocabulary_text();
@@ -298,6 +298,7 @@ struct StepRequest {
   std::vector<std::string> secret_names;  // the model may type "<secret:NAME>" for these
   std::vector<TabEntry> tabs;
   std::vector<std::string> upload_files;  // names (never contents) of the files --upload-dir offers
+  int max_actions = 5;                    // the most an {"actions": [...]} list may hold (--max-actions)
 };
 
 enum class PromptStyle {

@@ -91,8 +91,51 @@ TEST_F(McpStdio, InitializeNegotiatesTheVersionAndListsEveryToolWithItsSchema) {
     EXPECT_TRUE(tool["annotations"].contains("destructiveHint")) << tool;
   }
   EXPECT_EQ(names, (std::set<std::string>{"open", "look", "click", "type", "select", "scroll", "back", "key", "tabs",
-                                          "switch_tab", "upload", "browse"}));
+                                          "switch_tab", "upload", "browse", "hover", "double_click", "right_click",
+                                          "drag", "select_text", "actions"}));
   EXPECT_TRUE(mcp.notifications.empty());  // nothing came unasked
+  EXPECT_EQ(mcp.finish(), 0);
+}
+
+// The hands tools mean what the model's actions mean: a drag between labels, a hover, a whole form at once, words
+// selected, and key combinations.
+TEST_F(McpStdio, TheHandsToolsDragHoverFillAFormAtOnceAndSelectWords) {
+  McpProcess mcp({"--allow-domain", "127.0.0.1"});
+  mcp.request("initialize", initialize_params());
+  const auto count = [this](const std::string& query) {
+    int n = 0;
+    for (const auto& request : site_->requests()) n += request.path == "/event" && request.query == query ? 1 : 0;
+    return n;
+  };
+  auto board = mcp.call("open", {{"url", site_->url("/fx/hands/board.html")}});
+  auto dragged =
+      mcp.call("drag", {{"from", label_of(board, "Write the report")}, {"to", label_of(board, "Add to Done")}});
+  EXPECT_FALSE(dragged.value("isError", true)) << result_text(dragged);
+  EXPECT_EQ(count("moved=Write the report&to=done"), 1);
+
+  auto menu = mcp.call("open", {{"url", site_->url("/fx/hands/menu.html")}});
+  auto hovered = mcp.call("hover", {{"label", label_of(menu, "Products")}});
+  EXPECT_NE(result_text(hovered).find("\"Pricing\""), std::string::npos) << result_text(hovered);  // now labelled
+
+  auto signup = mcp.call("open", {{"url", site_->url("/fx/hands/signup.html")}});
+  auto filled =
+      mcp.call("actions", {{"actions", json::array({{{"click", label_of(signup, "First name")}, {"type", "Ada"}},
+                                                    {{"click", label_of(signup, "Last name")}, {"type", "Byron"}},
+                                                    {{"click", label_of(signup, "Email")}, {"type", "a@b.test"}}})}});
+  EXPECT_NE(result_text(filled).find("3 actions:"), std::string::npos) << result_text(filled);
+  EXPECT_EQ(site_->count("POST", "/signup"), 1);
+  auto refused = mcp.call("actions", {{"actions", json::array({{{"ask", "why?"}}})}});
+  EXPECT_TRUE(refused.value("isError", false)) << result_text(refused);
+
+  auto copy = mcp.call("open", {{"url", site_->url("/fx/hands/copy.html")}});
+  auto selected = mcp.call("select_text", {{"text", "TANGERINE-42"}});
+  EXPECT_NE(result_text(selected).find("selected \"TANGERINE-42\""), std::string::npos) << result_text(selected);
+  EXPECT_EQ(count("selected=TANGERINE-42"), 1);
+  auto copied = mcp.call("key", {{"key", "ctrl+c"}});
+  EXPECT_NE(result_text(copied).find("pressed Control+C"), std::string::npos) << result_text(copied);
+  auto bad = mcp.call("key", {{"key", "Hyper+Q"}});
+  EXPECT_TRUE(bad.value("isError", false));
+  EXPECT_NE(result_text(bad).find("unknown modifier 'Hyper'"), std::string::npos) << result_text(bad);
   EXPECT_EQ(mcp.finish(), 0);
 }
 
@@ -360,7 +403,7 @@ TEST_F(McpHttp, ASessionListsLooksAndClicksOverHttp) {
   auto accepted = post({{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}});
   ASSERT_TRUE(accepted);
   EXPECT_EQ(accepted->status, 202);
-  EXPECT_EQ(rpc("tools/list")["result"]["tools"].size(), 12U);
+  EXPECT_EQ(rpc("tools/list")["result"]["tools"].size(), 18U);
   auto opened = rpc("tools/call", {{"name", "open"}, {"arguments", {{"url", site_->url("/fx/item.html")}}}})["result"];
   ASSERT_FALSE(opened.value("isError", true)) << opened;
   EXPECT_EQ(decode(result_image(opened)).width, test::default_frame_width());

@@ -346,27 +346,12 @@ TEST_F(ReplayE2E, ThePlaywrightExportRunsInPlaywright) {
   const fs::path recorded = record_the_task();
   const fs::path project = root_ / "playwright";
   fs::create_directories(project);
-  const fs::path node_modules = fs::path(VIMGPT_SOURCE_DIR) / "tests" / "interop" / "node_modules";
-  ASSERT_TRUE(fs::exists(node_modules / "@playwright" / "test"))
-      << "npm packages missing: scripts/test.sh installs them (npm ci in tests/interop)";
-  fs::create_directory_symlink(node_modules, project / "node_modules");
   const CliRun exported =
       run_vimgpt({"export", recorded.string(), "--to", "playwright", "-o", (project / "task.spec.ts").string()});
   ASSERT_EQ(exported.exit_code, 0) << exported.err;
-  std::ofstream(project / "playwright.config.mjs")
-      << "export default { testDir: '.', outputDir: './results', reporter: 'line', workers: 1, timeout: 60000,\n"
-         "  use: { headless: true, launchOptions: { executablePath: '/usr/lib/chromium/chromium' } } };\n";
-  const std::string command = "cd '" + project.string() +
-                              "' && READER=Ada node node_modules/@playwright/test/cli.js test " +
-                              "--config playwright.config.mjs 2>&1";
-  std::string output;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
-  char buffer[4096];
-  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) output += buffer;
-  const int status = ::pclose(pipe);
-  EXPECT_EQ(status, 0) << output;
-  EXPECT_NE(output.find("1 passed"), std::string::npos) << output;
+  const auto played = test::run_playwright(project / "task.spec.ts", "READER=Ada");
+  EXPECT_EQ(played.status, 0) << played.output;
+  EXPECT_NE(played.output.find("1 passed"), std::string::npos) << played.output;
   // Playwright reserved the book again, for the reader the secret names.
   EXPECT_EQ(library_.reservations_for("Ada"), 2);
   std::ifstream script(project / "task.spec.ts");

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -120,6 +121,29 @@ CliRun run_vimgpt(const std::vector<std::string>& args, const std::function<void
     if (command_line_of(process).find(tmp.string()) != std::string::npos) run.left_behind = true;
   }
   fs::remove_all(dir);
+  return run;
+}
+
+PlaywrightRun run_playwright(const std::filesystem::path& spec, const std::string& environment) {
+  PlaywrightRun run;
+  const fs::path project = spec.parent_path();
+  const fs::path node_modules = fs::path(VIMGPT_SOURCE_DIR) / "tests" / "interop" / "node_modules";
+  if (!fs::exists(node_modules / "@playwright" / "test")) {
+    run.output = "npm packages missing: scripts/test.sh installs them (npm ci in tests/interop)";
+    return run;
+  }
+  std::error_code exists;
+  fs::create_directory_symlink(node_modules, project / "node_modules", exists);
+  std::ofstream(project / "playwright.config.mjs")
+      << "export default { testDir: '.', outputDir: './results', reporter: 'line', workers: 1, timeout: 60000,\n"
+         "  use: { headless: true, launchOptions: { executablePath: '/usr/lib/chromium/chromium' } } };\n";
+  const std::string command = "cd '" + project.string() + "' && " + environment +
+                              " node node_modules/@playwright/test/cli.js test --config playwright.config.mjs 2>&1";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return run;
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) run.output += buffer;
+  run.status = ::pclose(pipe);
   return run;
 }
 

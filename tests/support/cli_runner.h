@@ -39,6 +39,15 @@ bool wait_for_exit(pid_t pid, int timeout_ms = 10000);
 // SIGKILLs a process and waits until it has exited.
 bool kill_and_wait(pid_t pid);
 
+// Runs a Playwright Test spec (an exported run) with the pinned @playwright/test of tests/interop and Debian's
+// Chromium, in the spec's folder; `environment` is put before the command ("READER=Ada"). Playwright's output
+// and exit status; a status of -1 when its npm packages are missing (scripts/test.sh installs them).
+struct PlaywrightRun {
+  int status = -1;
+  std::string output;
+};
+PlaywrightRun run_playwright(const std::filesystem::path& spec, const std::string& environment = {});
+
 // steps.jsonl of a record folder, one object per finished step.
 std::vector<nlohmann::json> read_steps(const std::filesystem::path& dir);
 

@@ -120,6 +120,103 @@ TEST(AgentActions, ExtensionsParseAndValidate) {
   EXPECT_EQ(refusal(Json::parse(R"({"click": ""})")).kind, ErrorKind::InvalidArgument);
 }
 
+TEST(AgentActions, AHandsVocabularyBeyondClickAndType) {
+  EXPECT_EQ(parse(R"({"hover": "AB"})").kind, ActionKind::Hover);
+  EXPECT_EQ(parse(R"({"double_click": "AB"})").kind, ActionKind::DoubleClick);
+  EXPECT_EQ(parse(R"({"right_click": "AB"})").label, "AB");
+  const Action in = parse(R"({"scroll": "down", "in": "CD"})");
+  EXPECT_EQ(in.kind, ActionKind::Scroll);
+  EXPECT_EQ(in.in, "CD");
+  const Action labels = parse(R"({"drag": "AB", "to": "CD"})");
+  EXPECT_EQ(labels.label, "AB");
+  EXPECT_EQ(labels.to_label, "CD");
+  const Action points = parse(R"({"drag": [10, 20], "to": [30.5, 40]})");
+  EXPECT_TRUE(points.label.empty());
+  EXPECT_DOUBLE_EQ(points.x, 10);
+  EXPECT_DOUBLE_EQ(points.to_x, 30.5);
+  const Action mixed = parse(R"({"drag": "AB", "to": [300, 16]})");
+  EXPECT_EQ(mixed.label, "AB");
+  EXPECT_TRUE(mixed.to_label.empty());
+  EXPECT_DOUBLE_EQ(mixed.to_y, 16);
+  const Action words = parse(R"({"select_text": "the code", "in": "EF"})");
+  EXPECT_EQ(words.kind, ActionKind::SelectText);
+  EXPECT_EQ(words.in, "EF");
+  EXPECT_EQ(parse(R"({"key": "ctrl+shift+arrowleft"})").text, "Control+Shift+ArrowLeft");  // as a person would say it
+
+  EXPECT_NE(refusal(Json{{"drag", "AB"}}).message.find("needs \"to\""), std::string::npos);
+  EXPECT_NE(refusal(Json{{"drag", {1}}, {"to", "A"}}).message.find("[x, y]"), std::string::npos);
+  EXPECT_NE(refusal(Json{{"drag", {-5, 3}}, {"to", "A"}}).message.find("[x, y]"), std::string::npos);
+  EXPECT_NE(refusal(Json{{"select_text", "  "}}).message.find("words"), std::string::npos);
+  EXPECT_EQ(refusal(Json{{"scroll", "down"}, {"in", ""}}).kind, ErrorKind::InvalidArgument);
+  EXPECT_EQ(refusal(Json{{"hover", ""}}).kind, ErrorKind::InvalidArgument);
+}
+
+TEST(AgentActions, AnActionsListIsParsedWholeAndRefusesWhatCannotBeInIt) {
+  const Action list = parse(R"({"actions": [{"click": "A", "type": "Ada"}, {"select": "B", "option": "PT"},
+                                             {"click": "C"}, {"done": "sent"}]})");
+  ASSERT_EQ(list.kind, ActionKind::Actions);
+  ASSERT_EQ(list.actions.size(), 4U);
+  EXPECT_EQ(list.actions[1].kind, ActionKind::Select);
+  EXPECT_TRUE(ends_done(list));
+  // Its labels in order, for a recording's signatures and a replay.
+  std::vector<std::string> labels;
+  for (const auto* label : labels_of(list)) labels.push_back(*label);
+  EXPECT_EQ(labels, (std::vector<std::string>{"A", "B", "C"}));
+  const Action drag = parse(R"({"drag": "X", "to": "Y"})");
+  EXPECT_EQ(labels_of(drag).size(), 2U);
+
+  const auto error = [](const char* json) { return refusal(Json::parse(json)).message; };
+  EXPECT_NE(error(R"({"actions": []})").find("a list of actions"), std::string::npos);
+  EXPECT_NE(
+      error(R"({"actions": [{"click": "A"}, {"actions": [{"click": "B"}]}]})").find("action 2 of the list is actions"),
+      std::string::npos);
+  EXPECT_NE(error(R"({"actions": [{"ask": "why?"}]})").find("ask alone"), std::string::npos);
+  EXPECT_NE(error(R"({"actions": [{"done": true}, {"click": "A"}]})").find("before its end"), std::string::npos);
+  EXPECT_NE(error(R"({"actions": [{"click": "A"}, {"click": ""}]})").find("action 2 of the list: "), std::string::npos);
+  EXPECT_NE(error(R"({"actions": [{"back": true}, {"back": true}, {"back": true}, {"back": true}, {"back": true},
+                                   {"back": true}]})")
+                .find("at most 5 actions in one reply, not 6"),
+            std::string::npos);
+  EXPECT_TRUE(parse_action(Json::parse(R"({"actions": [{"back": true}, {"back": true}]})"), 2));
+  EXPECT_FALSE(parse_action(Json::parse(R"({"actions": [{"back": true}, {"back": true}]})"), 1));
+}
+
+TEST(AgentKeys, CombinationsAsAPersonPressesThem) {
+  auto keys = browser::parse_keys("Control+A");
+  ASSERT_OK(keys);
+  EXPECT_EQ(keys->modifiers, unsigned{browser::kControl});
+  EXPECT_EQ(keys->key, "a");
+  EXPECT_EQ(keys->code, "KeyA");
+  EXPECT_EQ(keys->virtual_key, 65);
+  EXPECT_EQ(keys->text, "");     // a shortcut types nothing
+  EXPECT_EQ(keys->command, "");  // Chromium on Linux runs Control's editing shortcuts itself
+  auto meta = browser::parse_keys("Cmd+c");
+  ASSERT_OK(meta);
+  EXPECT_EQ(meta->modifiers, unsigned{browser::kMeta});
+  EXPECT_EQ(meta->command, "copy");  // as macOS would
+  auto shifted = browser::parse_keys("Shift+a");
+  ASSERT_OK(shifted);
+  EXPECT_EQ(shifted->key, "A");
+  EXPECT_EQ(shifted->text, "A");
+  auto plus = browser::parse_keys("Control++");
+  ASSERT_OK(plus);
+  EXPECT_EQ(plus->key, "+");
+  EXPECT_EQ(plus->code, "Equal");
+  auto f5 = browser::parse_keys("F5");
+  ASSERT_OK(f5);
+  EXPECT_EQ(f5->virtual_key, 116);
+  auto tab = browser::parse_keys("shift+tab");
+  ASSERT_OK(tab);
+  EXPECT_EQ(browser::to_string(*tab), "Shift+Tab");
+  auto enter = browser::parse_keys("Enter");
+  ASSERT_OK(enter);
+  EXPECT_EQ(enter->text, "\r");
+  for (const char* bad : {"Hyper+Q", "Control+Banana", "F13", "", "Control+"}) {
+    EXPECT_FALSE(browser::parse_keys(bad)) << bad;
+  }
+  EXPECT_NE(browser::parse_keys("Hyper+Q").error().message.find("unknown modifier 'Hyper'"), std::string::npos);
+}
+
 TEST(AgentActions, BadShapesAreErrorsTheModelCanReadNotCrashes) {
   EXPECT_NE(refusal(Json::object()).message.find("empty object"), std::string::npos);
   EXPECT_NE(refusal(Json::array({Json{{"click", "A"}}})).message.find("an array"), std::string::npos);
@@ -134,11 +231,29 @@ TEST(AgentActions, BadShapesAreErrorsTheModelCanReadNotCrashes) {
 }
 
 TEST(AgentActions, JsonRoundTripKeepsTheMeaning) {
-  for (const char* reply :
-       {R"({"click": "AB", "type": "x"})", R"({"navigate": "https://a.com/"})", R"({"select": "C", "option": "Blue"})",
-        R"({"scroll": "up"})", R"({"wait": 1.0})", R"({"click_at": [3.0, 4.0]})", R"({"key": "Tab"})",
-        R"({"done": "yes"})", R"({"type": "x", "enter": false})", R"({"click": "A", "type": "x", "enter": true})",
-        R"({"upload": "B", "file": "a.txt"})", R"({"tab": 2})", R"({"close_tab": true})", R"({"ask": "Which one?"})"}) {
+  for (const char* reply : {R"({"click": "AB", "type": "x"})",
+                            R"({"navigate": "https://a.com/"})",
+                            R"({"select": "C", "option": "Blue"})",
+                            R"({"scroll": "up"})",
+                            R"({"wait": 1.0})",
+                            R"({"click_at": [3.0, 4.0]})",
+                            R"({"key": "Tab"})",
+                            R"({"done": "yes"})",
+                            R"({"type": "x", "enter": false})",
+                            R"({"click": "A", "type": "x", "enter": true})",
+                            R"({"upload": "B", "file": "a.txt"})",
+                            R"({"tab": 2})",
+                            R"({"close_tab": true})",
+                            R"({"ask": "Which one?"})",
+                            R"({"hover": "H"})",
+                            R"({"double_click": "D"})",
+                            R"({"right_click": "R"})",
+                            R"({"scroll": "down", "in": "L"})",
+                            R"({"drag": "A", "to": [5.0, 6.0]})",
+                            R"({"drag": [1.0, 2.0], "to": "B"})",
+                            R"({"select_text": "w", "in": "E"})",
+                            R"({"key": "Control+Shift+Z"})",
+                            R"({"actions": [{"click": "A", "type": "x"}, {"hover": "B"}]})"}) {
     const Action action = parse(reply);
     auto again = parse_action(to_json(action));
     ASSERT_OK(again);

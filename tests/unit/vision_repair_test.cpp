@@ -106,7 +106,7 @@ TEST(ActionVocabulary, UnknownKeysListsOnlyKeysOutsideTheVocabulary) {
                                 {"type", "x"},
                                 {"enter", false}})
                   .empty());
-  EXPECT_EQ(action_keys().size(), 17U);
+  EXPECT_EQ(action_keys().size(), 25U);
 }
 
 // A strict reply as earlier versions' flat schema had OpenAI send it: every key, the unused ones null.
@@ -174,7 +174,11 @@ TEST(ActionVocabulary, TheSchemaIsOneSmallObjectPerActionUnderTheRoot) {
     EXPECT_EQ(structured_action({{"action", action}}), action);
   }
   EXPECT_FALSE(test::fits_schema({{"action", {{"click", "A"}, {"navigate", "x"}}}}, schema));
-  EXPECT_FALSE(test::fits_schema({{"action", {{"hover", "A"}}}}, schema));
+  EXPECT_FALSE(test::fits_schema({{"action", {{"swipe", "A"}}}}, schema));
+  // A list holds single actions, never a list.
+  EXPECT_TRUE(
+      test::fits_schema({{"action", {{"actions", {{{"click", "A"}}, {{"drag", "B"}, {"to", {10, 20}}}}}}}}, schema));
+  EXPECT_FALSE(test::fits_schema({{"action", {{"actions", {{{"actions", Json::array()}}}}}}}, schema));
   EXPECT_FALSE(test::fits_schema({{"click", "A"}}, schema));
 }
 

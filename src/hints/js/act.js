@@ -198,6 +198,103 @@ function caretToEnd(P) {
   return {focused: el.ownerDocument.activeElement === el || el.contains(el.ownerDocument.activeElement)};
 }
 
+// ---- Gestures beyond a click: scrolling an element, covering, words to select ------------------------------
+
+// An element's scroll position (an iframe's: its document's, when it is same-origin), for telling whether a
+// wheel over it moved it.
+function scrollState(P) {
+  const got = element(P);
+  if (got.error) return got;
+  let el = got.el;
+  if (el.localName === 'iframe' || el.localName === 'frame') {
+    try { el = el.contentDocument.scrollingElement; } catch (e) { return {top: null, left: null}; }
+    if (!el) return {top: null, left: null};
+  }
+  return {top: el.scrollTop, left: el.scrollLeft, height: el.clientHeight, scrollHeight: el.scrollHeight,
+          scrolls: el.scrollHeight > el.clientHeight + 1 || el.scrollWidth > el.clientWidth + 1};
+}
+
+// Whether the element acted on is still there and still the one under its click point: a dialog or a layer
+// the action opened over it, or the page it went to, means what was planned next may no longer apply.
+function uncovered(P) {
+  const got = element(P);
+  if (got.error) return {gone: true};
+  return {visible: !!clickPoint(got.el, frameOf(got.el), got.el.localName === 'area' ? mapImage(got.el) : null)};
+}
+
+// The first place the words show in the text under `root`, as a Range: whitespace runs match any whitespace;
+// case must match unless no match does.
+function findWords(root, words) {
+  const walker = root.ownerDocument.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  const nodes = [];
+  let text = '';
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const parent = n.parentElement;
+    if (parent && /^(script|style|noscript|template)$/.test(parent.localName)) continue;
+    nodes.push({node: n, start: text.length});
+    text += n.data;
+  }
+  const pattern = words.trim().split(/\s+/).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('\\s+');
+  if (!pattern) return null;
+  const match = new RegExp(pattern).exec(text) || new RegExp(pattern, 'i').exec(text);
+  if (!match) return null;
+  const at = (offset, end) => {
+    for (let i = nodes.length - 1; i >= 0; i--) {
+      const n = nodes[i];
+      if (offset > n.start || (!end && offset === n.start)) return {node: n.node, offset: offset - n.start};
+    }
+    return {node: nodes[0].node, offset: 0};
+  };
+  const range = root.ownerDocument.createRange();
+  const from = at(match.index, false), to = at(match.index + match[0].length, true);
+  range.setStart(from.node, from.offset);
+  range.setEnd(to.node, to.offset);
+  return range;
+}
+
+// One character's box at a boundary of the range: where a person's drag starts (the first character's left
+// edge) or ends (the last one's right edge).
+function charBox(range, first) {
+  const r = range.cloneRange();
+  if (first) r.setEnd(r.startContainer, Math.min(r.startOffset + 1, r.startContainer.length));
+  else r.setStart(r.endContainer, Math.max(r.endOffset - 1, 0));
+  const rects = r.getClientRects();
+  return rects.length ? rects[first ? 0 : rects.length - 1] : null;
+}
+
+// Where a person would press and release to select the words (in this frame's viewport px), scrolled into
+// view first when needed; P.pass/P.index name the element to look in, else the whole document.
+function wordsAt(P) {
+  let root = document.body || document.documentElement;
+  if (P.index !== undefined) {
+    const got = element(P);
+    if (got.error) return got;
+    root = got.el;
+  }
+  const range = findWords(root, P.text);
+  if (!range) return {error: 'no-text'};
+  state.words = range;
+  let a = charBox(range, true), b = charBox(range, false);
+  if (!a || !b || a.top < 0 || b.bottom > innerHeight || a.left < 0 || b.right > innerWidth) {
+    range.startContainer.parentElement.scrollIntoView({block: 'center', inline: 'nearest', behavior: 'instant'});
+    a = charBox(range, true);
+    b = charBox(range, false);
+  }
+  if (!a || !b) return {error: 'not-visible'};
+  return {from: [a.left + 1, a.top + a.height / 2], to: [b.right - 1, b.top + b.height / 2], text: squash(range.toString(), 400)};
+}
+
+// What the page has selected now; `exact` puts the selection on the words found last, as the Selection API
+// would (selectionchange fires), when a drag did not land on them exactly.
+function selection(P) {
+  const sel = document.getSelection();
+  if (P.exact && state.words) {
+    sel.removeAllRanges();
+    sel.addRange(state.words);
+  }
+  return {text: sel ? sel.toString() : ''};
+}
+
 // ---- Drop-downs: a <select>, or an ARIA listbox (itself, or the one a combobox controls) -------------------
 
 function roleAttr(el) { return (el.getAttribute('role') || '').toLowerCase(); }
@@ -364,4 +461,4 @@ function focusedField() {
 // The entry points vimgpt calls (as __vimgptHints.NAME(args), hint_script.cpp), and the parts that need no
 // page, for the Node tests.
 const library = {find, overlay, removeOverlay, finishCapture, locate, caretToEnd, options, choose, focusedField,
-  markSecret, visibleText, internals: {classify, isSelectable, roleOf, nameOf, squash, choiceKind, pickOption}};
+  markSecret, visibleText, scrollState, uncovered, wordsAt, selection, internals: {classify, isSelectable, roleOf, nameOf, squash, choiceKind, pickOption}};

@@ -4,7 +4,7 @@
 
 // The pass's elements, kept in this world's own globals: page scripts cannot see them, the DOM is untouched.
 const state = {pass: 0, els: [], overlay: null, secrets: new Set(), watcher: null, changed: false,
-  onChange: null};
+  onChange: null, words: null};
 
 // A frame context: offset of its viewport in the top viewport, its clip there, and the iframe chain.
 const TOPF = {doc: document, ox: 0, oy: 0, clip: [0, 0, innerWidth, innerHeight], frames: []};
@@ -59,10 +59,13 @@ function frameShows(F, x, y) {
   return true;
 }
 
-function reaches(el, F, x, y, image) {
+// Whether a point reaches el: what is drawn there is el, inside it, or (for labelling, as Vimium counts it) one of
+// its ancestors. `strict` (for acting) refuses the ancestors: a point where only a container is drawn, such as one
+// outside a scrolled list's box for an item clipped by it, would click the container.
+function reaches(el, F, x, y, image, strict) {
   const h = hit(F, x, y);
   if (!h) return false;
-  if (!(deepContains(el, h) || deepContains(h, el) || (image && h === image))) return false;
+  if (!(deepContains(el, h) || (!strict && deepContains(h, el)) || (image && h === image))) return false;
   return frameShows(F, x, y);
 }
 
@@ -92,10 +95,10 @@ function clickPoint(el, F, image) {
   for (const v of boxes) {
     if (!v) continue;
     const cx = v[0] + v[2] / 2, cy = v[1] + v[3] / 2;
-    if (reaches(el, F, cx, cy, image)) return [cx, cy];
+    if (reaches(el, F, cx, cy, image, true)) return [cx, cy];
     for (const fy of [0.25, 0.75, 0.1, 0.9, 0.5])
       for (const fx of [0.5, 0.25, 0.75, 0.1, 0.9])
-        if (reaches(el, F, v[0] + v[2] * fx, v[1] + v[3] * fy, image)) return [v[0] + v[2] * fx, v[1] + v[3] * fy];
+        if (reaches(el, F, v[0] + v[2] * fx, v[1] + v[3] * fy, image, true)) return [v[0] + v[2] * fx, v[1] + v[3] * fy];
   }
   return null;
 }

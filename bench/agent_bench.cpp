@@ -10,8 +10,9 @@
 // read from the hint list when the request carries one (vimgpt --observe hybrid), else it is the Vimium
 // label of the element's position among the page's links, buttons and fields (what the peer labels).
 //
-// The form task (bench/ab/run --form): /form's fields filled one action at a time without leaving the page
-// (three text fields, a drop-down, a checkbox that enables the button), then sent; /sent is the end.
+// The form task (bench/ab/run --form, bench/hands/run): /form's fields filled one action at a time without leaving
+// the page (three text fields, a drop-down, a checkbox that enables the button), then sent; /sent is the end. A
+// prompt that offers {"actions": [...]} gets the six actions as one list.
 //
 // bench/replay/run changes part 3 between runs (GET /bench/part3?as=renamed|gone|recorded): its "Next" link
 // renamed and moved above the topics, or gone; the model finds the link to part 4 by its text either way.
@@ -150,10 +151,20 @@ std::string decide_form(const ReceivedRequest& request, std::size_t nth) {
   }
 }
 
+// The form in as few replies as a person would plan, when the prompt offers {"actions": [...]} (vimgpt without
+// --max-actions 1): the fields and the checkbox as one list (Send is disabled, so it has no label yet), then Send.
+std::string decide_form_at_once(const ReceivedRequest& request) {
+  if (!label_in_hint_text(request.text, "\"Send\"").empty()) return decide_form(request, 5);
+  std::string list;
+  for (std::size_t nth = 0; nth < 5; ++nth) list += (nth == 0 ? "" : ", ") + decide_form(request, nth);
+  return R"({"actions": [)" + list + "]}";
+}
+
 std::string decide(const SiteServer& site, const ReceivedRequest& request) {
   const auto [path, served] = current_page(site);
   static std::size_t form_served = 0, form_requests = 0;
   if (path == "/form") {
+    if (request.text.find(R"({"actions": [A1, A2, ...]})") != std::string::npos) return decide_form_at_once(request);
     if (served != form_served) form_served = served, form_requests = 0;
     return decide_form(request, form_requests++);
   }

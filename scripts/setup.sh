@@ -10,9 +10,12 @@ packages=(
   nlohmann-json3-dev libcurl4-openssl-dev libcli11-dev libboost-dev libssl-dev
   libstb-dev libturbojpeg0-dev fonts-dejavu-core
   portaudio19-dev libpocketsphinx-dev pocketsphinx-en-us libespeak-ng-dev libsndfile1-dev libsamplerate0-dev
+  # JSON Schema validation for --output-schema (header-only; the package pulls in the JSON libraries it adapts)
+  libvalijson-dev
   # tests and benchmarks (Node runs the hint library's own tests; ESLint checks it; tesseract reads the labels
   # and text back from the frames the model is sent)
   libcpp-httplib-dev libgtest-dev libbenchmark-dev espeak-ng sox nodejs eslint tesseract-ocr tesseract-ocr-eng
+  json-schema-test-suite
   # the browser: the full one for --headed and --extension, the headless shell for everything else
   chromium chromium-headless-shell
 )

@@ -476,6 +476,7 @@ std::string_view to_string(Outcome outcome) {
     case Outcome::NeedsInput: return "needs_input";
     case Outcome::Interrupted: return "interrupted";
     case Outcome::Diverged: return "diverged";
+    case Outcome::AnswerInvalid: return "answer_invalid";
   }
   return "error";
 }
@@ -489,6 +490,7 @@ int exit_code(Outcome outcome) {
     case Outcome::NeedsInput: return 4;
     case Outcome::Interrupted: return 130;
     case Outcome::Diverged: return 5;
+    case Outcome::AnswerInvalid: return 6;
   }
   return 1;
 }

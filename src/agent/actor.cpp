@@ -221,11 +221,11 @@ ActResult Actor::act_all(const Action& list, const hints::Capture& capture) {
     const Action& one = list.actions[i];
     const std::string number = std::to_string(i + 1) + ". " + describe(one) + ": ";
     if (!stopped.empty()) {
-      all.message += "\n" + number + "not done: " + stopped;
+      all.message.append("\n").append(number).append("not done: ").append(stopped);
       continue;
     }
     ActResult done = one.kind == ActionKind::Done ? ActResult{true, "done", std::nullopt} : act(one, capture);
-    all.message += "\n" + number + (done.ok ? "done: " : "not done: ") + done.message;
+    all.message.append("\n").append(number).append(done.ok ? "done: " : "not done: ").append(done.message);
     if (!all.target) all.target = done.target;
     if (!done.ok) {
       all.ok = false;

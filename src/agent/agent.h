@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "browser/browser.h"
+#include "common/json_schema.h"
 #include "common/result.h"
 #include "hints/hints.h"
 #include "vision/vision.h"
@@ -169,6 +170,7 @@ struct PlannerSettings {
   int frames = 1;
   std::vector<std::string> secret_names;
   std::size_t max_actions = kDefaultMaxActions;  // what the prompt says an actions list may hold
+  Json answer_schema;                            // --output-schema, for the prompt and structured output; null: none
 };
 
 // Asks a vision model.
@@ -203,9 +205,11 @@ class ScriptedPlanner final : public Planner {
 
 // ---- The run ----------------------------------------------------------------------------------------------
 
-enum class Outcome { Done, Error, BudgetExhausted, Stuck, NeedsInput, Interrupted, Diverged };
+// AnswerInvalid: the answer still did not fit --output-schema after it was sent back kAnswerRetries times.
+enum class Outcome { Done, Error, BudgetExhausted, Stuck, NeedsInput, Interrupted, Diverged, AnswerInvalid };
 std::string_view to_string(Outcome outcome);  // "done", "error", "budget exhausted", "stuck", "needs_input", ...
-// 0 done, 1 error, 2 budget, 3 stuck, 4 needs input, 5 diverged (a replay that could not go on), 130 interrupted
+// 0 done, 1 error, 2 budget, 3 stuck, 4 needs input, 5 diverged (a replay that could not go on), 6 answer
+// invalid, 130 interrupted
 int exit_code(Outcome outcome);
 
 struct StepTimings {
@@ -300,7 +304,11 @@ struct AgentOptions {
   double max_cost_usd = 0;
   std::int64_t max_tokens_total = 0;
   std::size_t max_actions = kDefaultMaxActions;  // {"actions": [...]}: a longer list is an error the model reads
+  // --output-schema: done's answer must fit it (a string holding JSON is read as that JSON). One that does not
+  // is sent back with the validator's words kAnswerRetries times; then the run ends AnswerInvalid.
+  std::optional<JsonSchema> answer_schema;
 };
+inline constexpr int kAnswerRetries = 2;
 
 // The files {"upload": LABEL, "file": NAME} may name: the regular files directly in `dir`, sorted.
 std::vector<std::string> upload_choices(const std::string& dir);

@@ -29,6 +29,7 @@ struct Agent::Impl {
   // The stuck detector: the last action with the page it was taken on, and how often in a row.
   std::string last_signature;
   int repeats = 0;
+  int answers_sent_back = 0;  // --output-schema
 
   // Before a capture: a page whose renderer crashed is loaded again, and a local browser that died is
   // started again at `url` (at most max_restarts times a run). Returns what was done, for the model and
@@ -232,6 +233,22 @@ struct Agent::Impl {
     }
   }
 
+  // --output-schema: nothing when `answer` fits (a string holding JSON becomes that JSON), else what the
+  // validator says is wrong.
+  std::optional<std::string> misfit(Json& answer) const {
+    if (!options.answer_schema) return std::nullopt;
+    if (answer.is_string()) {
+      Json inner = Json::parse(answer.get<std::string>(), nullptr, false);
+      if (!inner.is_discarded()) answer = std::move(inner);
+    }
+    const auto problems = options.answer_schema->problems(answer);
+    if (problems.empty()) return std::nullopt;
+    std::string why = "the answer does not fit the output schema:";
+    for (const auto& problem : problems) why += " " + problem + (problem.ends_with('.') ? "" : ";");
+    if (why.ends_with(';')) why.back() = '.';
+    return why;
+  }
+
   // The same action on an unchanged page: the model is warned the third time, and the fourth ends the run.
   int repeat_count(const Action& action, const StepRecord& record, const hints::Capture& capture) {
     const std::string signature = to_json(action).dump() + "@" + record.url + "#" + capture.map.to_text();
@@ -316,6 +333,29 @@ struct Agent::Impl {
       if (auto now = tab.last_url(); !now.empty()) last_url = now;
     }
     record.timings.settle = since(settle_start);
+    // A list that ends with done ends the run once every action of it was done.
+    std::optional<Json> answer;
+    if (action && action->kind == ActionKind::Done) {
+      answer = action->answer;
+    } else if (action && acted.ok && ends_done(*action)) {
+      answer = action->actions.back().answer;
+    }
+    Outcome ending = Outcome::Done;
+    if (answer) {
+      if (auto why = misfit(*answer)) {
+        acted.ok = false;
+        if (answers_sent_back < kAnswerRetries) {
+          ++answers_sent_back;
+          acted.message = (action->kind == ActionKind::Actions ? acted.message + "; but " : std::string()) + *why +
+                          " Reply done again with an answer that fits it (" + std::to_string(answers_sent_back) +
+                          " of " + std::to_string(kAnswerRetries) + " tries).";
+          answer.reset();
+        } else {
+          acted.message = *why;
+          ending = Outcome::AnswerInvalid;
+        }
+      }
+    }
     record.timings.total = since(step_start);
     record.ok = acted.ok;
     record.result = acted.message;
@@ -323,10 +363,14 @@ struct Agent::Impl {
     record.usage_so_far = planner->usage();
     publish(record, *capture, on_step);
 
-    if (action && action->kind == ActionKind::Done) return end(Outcome::Done, "done", number, action->answer);
-    // A list that ends with done ends the run once every action of it was done.
-    if (action && acted.ok && ends_done(*action)) {
-      return end(Outcome::Done, "done", number, action->actions.back().answer);
+    if (answer) {
+      if (ending == Outcome::AnswerInvalid) {
+        return end(ending,
+                   "the answer did not fit the output schema after " + std::to_string(kAnswerRetries) +
+                       " tries: " + acted.message,
+                   number, std::move(*answer));
+      }
+      return end(Outcome::Done, "done", number, std::move(*answer));
     }
     history.push_back({planned->action, acted.ok ? acted.message : "", record.url, acted.ok ? "" : acted.message});
     return std::nullopt;

@@ -18,6 +18,7 @@ vision::StepRequest ModelPlanner::request_for(const Observation& observation) co
   request.tabs = observation.tabs;
   request.upload_files = observation.upload_files;
   request.max_actions = static_cast<int>(settings_.max_actions);
+  request.answer_schema = settings_.answer_schema;
   request.page_text = observation.page_text;
   if (observation.capture == nullptr) return request;
   if (settings_.observe != Observe::Vision) request.hint_text = observation.capture->map.to_text();

@@ -42,6 +42,7 @@ Result<std::unique_ptr<Recorder>> Recorder::open(const std::string& dir, const A
               {"max_steps", options.max_steps},
               {"started", timestamp()},
               {"hint_mode", hints::to_string(options.capture.mode)}};
+  if (options.answer_schema) run["output_schema"] = options.answer_schema->document();  // a replay checks it too
   std::ofstream(std::filesystem::path(dir) / "run.json") << run.dump(2) << "\n";
   return std::unique_ptr<Recorder>(new Recorder(dir, steps, std::move(run)));
 }

@@ -118,11 +118,11 @@ Result<KeyPress> key_named(std::string_view name, unsigned modifiers) {
       const char upper = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
       press.key = std::string(1, shift ? upper : lower);
       press.code = std::string("Key") + upper;
-      press.virtual_key = upper;
+      press.virtual_key = static_cast<unsigned char>(upper);
     } else if (std::isdigit(static_cast<unsigned char>(c)) != 0) {
       press.key = std::string(1, c);
       press.code = std::string("Digit") + c;
-      press.virtual_key = c;
+      press.virtual_key = static_cast<unsigned char>(c);
     } else {
       const auto* mark = std::find_if(kPunctuation.begin(), kPunctuation.end(),
                                       [c](const Punctuation& p) { return p.plain == c || p.shifted == c; });

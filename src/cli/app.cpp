@@ -200,6 +200,7 @@ int finish_run(const Options& o, const agent::RunResult& result, std::string_vie
   if (result.outcome != agent::Outcome::Done || o.verbosity > 0) {
     std::cerr << "vimgpt: " << agent::to_string(result.outcome) << ": " << result.message << "\n";
   }
+  if (result.outcome == agent::Outcome::AnswerInvalid && !o.json) std::cerr << "its last answer: " << answer << "\n";
   if (!result.record_dir.empty() && o.verbosity >= 0) {
     std::cerr << "recorded in " << result.record_dir << "/report.html\n";
   }
@@ -295,8 +296,8 @@ int main(int argc, char** argv) {
       "vimgpt: a web-browsing agent that sees pages through Vimium-style hints and a vision model.\n"
       "Exit codes: 0 done, 1 error, 2 step, time, cost or token budget exhausted, 3 stuck, 4 needs input (the model "
       "asked a question "
-      "nobody could answer), 5 diverged (a replay met a changed page and had no model to heal it), 130 "
-      "interrupted, 64 usage."};
+      "nobody could answer), 5 diverged (a replay met a changed page and had no model to heal it), 6 answer "
+      "invalid (it did not fit --output-schema after two corrections), 130 interrupted, 64 usage."};
   app.set_version_flag("--version", VIMGPT_VERSION);
   Options options;
   add_run_flags(app, options);
@@ -354,6 +355,8 @@ int main(int argc, char** argv) {
   batch->add_option("--start-url", options.start_url, "First page of tasks that name none");
   batch->add_option("--max-steps", options.max_steps, "Step budget of tasks that name none (default 30)");
   batch->add_option("--max-actions", options.max_actions, "The most actions one reply's list may hold (default 5)");
+  batch->add_option("--output-schema", options.output_schema,
+                    "FILE.json: the JSON Schema answers must fit, for tasks that give no \"output_schema\"");
   batch->add_option("--timeout", options.timeout_seconds, "Time budget per task in seconds (default: none)");
   batch->add_option("--settle-ms", options.settle_ms, "Longest wait for a page to settle (default 3000)");
   batch->add_option("--upload-dir", options.upload_dir, "Files tasks may upload, only from this folder");

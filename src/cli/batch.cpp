@@ -114,17 +114,24 @@ nlohmann::json run_task(const TaskSettings& s, const BatchTask& task, Endpoint& 
   if (!task.start_url.empty()) options.start_url = task.start_url;
   options.max_steps = task.max_steps.value_or(s.options->max_steps);
   if (!s.record_root.empty()) options.record_dir = s.record_root + "/" + folder_name(task.id);
+  agent::PlannerSettings shown = s.run.planner;  // what the task's model is told
+  if (!task.output_schema.is_null()) {
+    auto schema = JsonSchema::read(task.output_schema);  // read once already by parse_tasks
+    if (!schema) return finish("error", "output_schema: " + schema.error().message);
+    options.answer_schema = std::move(*schema);
+    shown.answer_schema = task.output_schema;
+  }
   const RunAgent run_agent = [&](const agent::AgentOptions& task_options, std::unique_ptr<agent::Planner> planner) {
     agent::Agent agent(task_options, **tab, std::move(planner));
     return agent.run();
   };
   agent::RunResult result;
   if (!s.cache.dir.empty()) {
-    auto cached = run_cached(s.cache, options, **client, s.run.planner, run_agent, std::cerr);
+    auto cached = run_cached(s.cache, options, **client, shown, run_agent, std::cerr);
     result = std::move(cached.result);
     line["cache"] = cached.status;
   } else {
-    result = run_agent(options, std::make_unique<agent::ModelPlanner>(**client, s.run.planner));
+    result = run_agent(options, std::make_unique<agent::ModelPlanner>(**client, shown));
   }
   (*tab)->close();  // disposes of the task's browser context
   endpoint_died =

@@ -20,10 +20,12 @@ struct BatchTask {
   std::string start_url;              // empty: --start-url
   std::optional<int> max_steps;       // empty: --max-steps
   std::optional<std::string> answer;  // the expected answer, for `match`
+  nlohmann::json output_schema;       // the JSON Schema its answer must fit; null: --output-schema
 };
 
 // JSON Lines, one task a line; blank lines and lines starting with # are skipped. A malformed line, a
-// missing id or objective, or an id used twice is an InvalidArgument naming the line.
+// missing id or objective, an id used twice or an output_schema that is not a schema vimgpt can check is an
+// InvalidArgument naming the line.
 Result<std::vector<BatchTask>> parse_tasks(std::istream& in);
 
 // Ids that already have a result line in a results file (a missing file has none; a torn last line from a

@@ -37,6 +37,12 @@ Result<std::vector<BatchTask>> parse_tasks(std::istream& in) {
       }
       task.max_steps = json["max_steps"].get<int>();
     }
+    if (json.contains("output_schema") && !json["output_schema"].is_null()) {
+      if (auto schema = JsonSchema::read(json["output_schema"]); !schema) {
+        return fail(ErrorKind::InvalidArgument, where + ": output_schema: " + schema.error().message);
+      }
+      task.output_schema = json["output_schema"];
+    }
     if (json.contains("answer") && !json["answer"].is_null()) {
       task.answer = json["answer"].is_string() ? json["answer"].get<std::string>() : json["answer"].dump();
     }

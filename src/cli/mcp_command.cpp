@@ -56,9 +56,11 @@ int mcp_command(const Options& o, const McpFlags& flags) {
   mcp::ServerOptions options;
   options.version = VIMGPT_VERSION;
   options.open_tab = [&o, &settings] { return open_browser_tab(o, settings->launch, settings->tab); };
-  options.make_planner = [&]() -> Result<std::unique_ptr<agent::Planner>> {
+  options.make_planner = [&](const nlohmann::json& answer_schema) -> Result<std::unique_ptr<agent::Planner>> {
     if (!client) return fail(ErrorKind::InvalidArgument, no_model);
-    return std::unique_ptr<agent::Planner>(std::make_unique<agent::ModelPlanner>(*client, settings->planner));
+    agent::PlannerSettings planner = settings->planner;
+    planner.answer_schema = answer_schema;
+    return std::unique_ptr<agent::Planner>(std::make_unique<agent::ModelPlanner>(*client, planner));
   };
   options.agent = agent_options(o, *settings);
   options.agent.record_dir = o.record;

@@ -9,6 +9,7 @@
 #include <iostream>
 #include <regex>
 
+#include "common/file.h"
 #include "voice/voice.h"
 
 namespace vimgpt::cli {
@@ -92,6 +93,9 @@ void add_run_flags(CLI::App& app, Options& o) {
   app.add_option("--max-steps", o.max_steps, "Step budget (default 30)");
   app.add_option("--max-actions", o.max_actions,
                  "The most actions one {\"actions\": [...]} reply may hold (default 5; 1 turns lists off)");
+  app.add_option("--output-schema", o.output_schema,
+                 "FILE.json: the answer must be JSON valid against this JSON Schema (draft 4, 6 or 7); one that is "
+                 "not is sent back to the model twice, then the run ends answer_invalid (exit 6)");
   app.add_option("--timeout", o.timeout_seconds, "Time budget in seconds (default: none)");
   app.add_option("--settle-ms", o.settle_ms, "Longest wait for a page to settle after an action (default 3000)");
   app.add_option("--actions", o.actions_file, "Run a scripted list of actions (JSON array or JSONL) with no model");
@@ -318,6 +322,14 @@ Result<RunSettings> run_settings(const Options& o, const Config& config, ModelUs
   settings.planner.frames = o.frames;
   if (o.max_actions < 1 || o.max_actions > 20) return usage_error("--max-actions takes 1 to 20");
   settings.planner.max_actions = static_cast<std::size_t>(o.max_actions);
+  if (!o.output_schema.empty()) {
+    const auto text = read_file(o.output_schema);
+    if (!text) return usage_error("--output-schema: cannot read " + o.output_schema);
+    const auto document = nlohmann::json::parse(*text, nullptr, false);
+    if (document.is_discarded()) return usage_error("--output-schema: " + o.output_schema + " is not JSON");
+    VIMGPT_TRY(settings.answer_schema, answer_schema(document, "--output-schema " + o.output_schema));
+    settings.planner.answer_schema = document;
+  }
   if (o.max_cost < 0) return usage_error("--max-cost takes an amount in USD (0: no limit)");
   if (o.max_tokens_total < 0) return usage_error("--max-tokens-total takes a number of tokens (0: no limit)");
   if (o.max_steps < 1 || o.max_steps > 1000) return usage_error("--max-steps takes 1 to 1000");
@@ -343,6 +355,12 @@ Result<RunSettings> run_settings(const Options& o, const Config& config, ModelUs
   return settings;
 }
 
+Result<JsonSchema> answer_schema(const nlohmann::json& schema, const std::string& where) {
+  auto read = JsonSchema::read(schema);
+  if (!read) return usage_error(where + ": " + read.error().message);
+  return read;
+}
+
 agent::AgentOptions agent_options(const Options& o, const RunSettings& settings) {
   agent::AgentOptions options;
   options.objective = o.objective;
@@ -357,6 +375,7 @@ agent::AgentOptions agent_options(const Options& o, const RunSettings& settings)
   options.max_cost_usd = o.max_cost;
   options.max_tokens_total = o.max_tokens_total;
   options.max_actions = settings.planner.max_actions;
+  options.answer_schema = settings.answer_schema;
   return options;
 }
 

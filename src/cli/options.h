@@ -24,6 +24,7 @@ struct Options {
   std::string start_url = "https://www.google.com";
   int max_steps = 30;
   int max_actions = static_cast<int>(agent::kDefaultMaxActions);
+  std::string output_schema;  // --output-schema FILE.json
   double timeout_seconds = 0;
   int settle_ms = 3000;
   std::string actions_file;
@@ -121,11 +122,15 @@ struct RunSettings {
   agent::PlannerSettings planner;  // what the model is shown; secret names included
   std::map<std::string, std::string> secrets;
   std::optional<vision::ClientOptions> model;  // absent when --actions replays a script instead
+  std::optional<JsonSchema> answer_schema;     // --output-schema
 };
 // IfConfigured: a replay heals with the model when one is configured and stops at a divergence when none is.
 enum class ModelUse { Required, ScriptInstead, IfConfigured };
 // InvalidArgument (a usage error) naming the flag at fault.
 Result<RunSettings> run_settings(const Options& options, const Config& config, ModelUse model);
+// A JSON Schema typed answers must fit (`where` names it in errors: "--output-schema FILE", "task line 3"):
+// InvalidArgument saying what is wrong with it.
+Result<JsonSchema> answer_schema(const nlohmann::json& schema, const std::string& where);
 // The agent's options both commands share; the caller adds what is its own (objective, recording, asking).
 agent::AgentOptions agent_options(const Options& options, const RunSettings& settings);
 

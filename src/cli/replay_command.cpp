@@ -113,6 +113,15 @@ int replay_command(Options o, const ReplayFlags& flags) {
     std::cerr << "vimgpt: " << settings.error().message << "\n";
     return kExitUsage;
   }
+  if (!recording->output_schema.is_null() && !settings->answer_schema) {  // the answer is held to the run's schema
+    auto schema = answer_schema(recording->output_schema, flags.dir + "/run.json's output_schema");
+    if (!schema) {
+      std::cerr << "vimgpt: " << schema.error().message << "\n";
+      return 1;
+    }
+    settings->answer_schema = std::move(*schema);
+    settings->planner.answer_schema = recording->output_schema;
+  }
   const std::string record_dir = o.record.empty() || o.record == "auto" ? auto_record_dir() : o.record;
   if (settings->tab.download_dir.empty()) settings->tab.download_dir = record_dir + "/downloads";
 

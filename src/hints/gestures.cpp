@@ -123,7 +123,7 @@ Result<WordsSelected> select_words(browser::Tab& tab, const HintMap& map, std::s
   const std::string wanted = found.value("text", "");
   VIMGPT_TRY(Json now, detail::call_library(evaluate, "selection", Json::object()));
   WordsSelected selected{now.value("text", ""), true};
-  const auto squashed = [](std::string text) {
+  const auto squashed = [](const std::string& text) {
     std::string out;
     for (const char c : text) {
       if (std::isspace(static_cast<unsigned char>(c)) != 0) {

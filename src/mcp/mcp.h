@@ -52,8 +52,9 @@ struct ServerOptions {
   // Starts the browser (a local Chromium or a tab in a remote one) on the first tool call; the tab is kept
   // for the session. Injected, so the server never knows how processes are spawned.
   std::function<Result<std::unique_ptr<browser::Tab>>()> open_tab;
-  // For `browse`: a planner with vimgpt's configured model; empty or failing: browse says how to configure one.
-  std::function<Result<std::unique_ptr<agent::Planner>>()> make_planner;
+  // For `browse`: a planner with vimgpt's configured model, telling it the JSON Schema the answer must fit (null:
+  // none); empty or failing: browse says how to configure one.
+  std::function<Result<std::unique_ptr<agent::Planner>>(const Json& answer_schema)> make_planner;
   // Acting and capturing as the agent does: settle cap, secrets (<secret:NAME>), the upload folder, budgets.
   agent::AgentOptions agent;
   ObserveAfter observe_after = ObserveAfter::Look;

@@ -93,7 +93,12 @@ Json tool_list() {
            "steps taken and where the run was recorded. Reports progress per step; cancellable.",
            schema({{"objective", {{"type", "string"}}},
                    {"start_url", {{"type", "string"}, {"description", "default: the current page"}}},
-                   {"max_steps", {{"type", "integer"}, {"minimum", 1}, {"maximum", 1000}}}},
+                   {"max_steps", {{"type", "integer"}, {"minimum", 1}, {"maximum", 1000}}},
+                   {"output_schema",
+                    {{"type", "object"},
+                     {"description",
+                      "a JSON Schema (draft 4, 6 or 7) the answer must fit: it comes back as that JSON, in "
+                      "structuredContent.answer"}}}},
                   {"objective"}),
            false, true),
   });
@@ -254,7 +259,7 @@ Json Tools::tabs() {
 
 Json Tools::browse(const BrowseTask& task, const Json& progress, const Notify& notify) {
   if (!options_.make_planner) return error_result("browse needs a model: start vimgpt mcp with one configured");
-  auto planner = options_.make_planner();
+  auto planner = options_.make_planner(task.output_schema ? task.output_schema->document() : Json());
   if (!planner) return error_result("browse needs a model: " + planner.error().message);
   auto open = tab();
   if (!open) return error_result(open.error().message);
@@ -262,6 +267,7 @@ Json Tools::browse(const BrowseTask& task, const Json& progress, const Notify& n
   run.objective = task.objective;
   run.start_url = task.start_url;
   run.max_steps = task.max_steps.value_or(run.max_steps);
+  run.answer_schema = task.output_schema;
   if (!run.record_dir.empty()) run.record_dir += "/browse-" + std::to_string(++browse_runs_);
   agent::Agent agent(run, **open, std::move(*planner));
   const auto result = agent.run([&](const agent::StepRecord& step) {
@@ -381,7 +387,13 @@ std::variant<Json, BadArguments> Tools::call(const std::string& name, const Json
     auto max_steps = argument<int>(arguments, "max_steps", false, bad);
     if (!objective || !bad.message.empty()) return bad;
     if (max_steps && (*max_steps < 1 || *max_steps > 1000)) return BadArguments{"max_steps takes 1 to 1000"};
-    return browse({*objective, start_url.value_or(""), max_steps}, progress, notify);
+    std::optional<JsonSchema> output_schema;
+    if (const auto given = arguments.find("output_schema"); given != arguments.end() && !given->is_null()) {
+      auto schema = JsonSchema::read(*given);
+      if (!schema) return BadArguments{"output_schema: " + schema.error().message};
+      output_schema = std::move(*schema);
+    }
+    return browse({*objective, start_url.value_or(""), max_steps, std::move(output_schema)}, progress, notify);
   } else {
     return BadArguments{"unknown tool \"" + name + "\"; tools/list names them"};
   }

@@ -20,6 +20,7 @@ struct BrowseTask {
   std::string objective;
   std::string start_url;  // empty: the current page
   std::optional<int> max_steps;
+  std::optional<JsonSchema> output_schema;  // the answer must fit it
 };
 
 class Tools {

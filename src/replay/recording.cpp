@@ -68,6 +68,7 @@ Result<Recording> load(const std::string& dir) {
   recording.objective = run.value("objective", "");
   recording.start_url = run.value("start_url", "");
   recording.answer = run.value("answer", Json());
+  recording.output_schema = run.value("output_schema", Json());
   if (const auto outcome = run.value("outcome", "unfinished"); outcome != "done") {
     return fail(ErrorKind::Refused, "the run in " + dir + " ended \"" + outcome +
                                         "\": only a finished run (outcome done) can be replayed; " + kRecordAgain);

@@ -43,6 +43,7 @@ struct Recording {
   std::string objective;
   std::string start_url;
   Json answer;
+  Json output_schema;  // the JSON Schema the answer had to fit (--output-schema); null: none
   // The steps that did something (a step that failed changed nothing), in order; the last is the done step.
   std::vector<RecordedStep> steps;
   int viewport_width = 0;  // CSS px of the first step's page

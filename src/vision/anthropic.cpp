@@ -52,7 +52,7 @@ http::HttpRequest build_anthropic_request(const ChatRequest& request) {
   Json output_config = Json::object();
   if (!request.effort.empty()) output_config["effort"] = request.effort;
   if (request.structured == StructuredMethod::OutputConfig) {
-    output_config["format"] = {{"type", "json_schema"}, {"schema", action_schema()}};
+    output_config["format"] = {{"type", "json_schema"}, {"schema", action_schema(request.answer_schema)}};
   }
   if (!output_config.empty()) body["output_config"] = std::move(output_config);
   std::string text = body.dump(-1, ' ', false, Json::error_handler_t::replace);

@@ -126,9 +126,10 @@ struct Client::Impl {
   }
   [[nodiscard]] int token_cap() const { return options.max_tokens + rules.reasoning_reserve; }
 
-  // A step's request (cached prefix marked), or with `step` false a one-off text call (repair, formalize).
+  // A step's request (cached prefix marked, a typed answer's schema carried where it can be), or without
+  // `step` a one-off text call (repair, formalize).
   [[nodiscard]] detail::ChatRequest chat(std::string model, Prompt prompt, const std::vector<EncodedImage>* images,
-                                         bool structured, bool step = false) const {
+                                         bool structured, const StepRequest* step = nullptr) const {
     detail::ChatRequest request;
     request.provider = rules.provider;
     request.base_url = options.base_url;
@@ -148,9 +149,10 @@ struct Client::Impl {
     request.connect_timeout = options.connect_timeout;
     request.total_timeout = options.total_timeout;
     request.max_response_bytes = options.max_response_bytes;
-    if (step) {
+    if (step != nullptr) {
       request.cache_breakpoints = cache_breakpoints();
       if (cache_key_sent()) request.cache_key = options.cache_key;
+      request.answer_schema = carried_answer_schema(step->answer_schema).value_or(Json());
     }
     std::scoped_lock lock(mutex);
     for (const auto& field : refused) drop_field(request, field, true);
@@ -331,7 +333,7 @@ Result<PreparedRequest> Client::prepare(const StepRequest& step) const {
     prepared.images.push_back(std::move(ready));
   }
   const bool structured = impl_->options.formalize_model.empty() && impl_->structured_now();
-  const auto request = impl_->chat(impl_->options.model, impl_->step_prompt(step), &prepared.images, structured, true);
+  const auto request = impl_->chat(impl_->options.model, impl_->step_prompt(step), &prepared.images, structured, &step);
   http::HttpRequest http_request = detail::build_request(request);
   prepared.url = std::move(http_request.url);
   prepared.body = std::move(http_request.body);
@@ -371,7 +373,7 @@ Result<Decision> Client::decide(const StepRequest& step) {
     images.push_back(std::move(ready));
   }
   const bool structured = !formalize && self.structured_now();
-  auto request = self.chat(options.model, self.step_prompt(step), &images, structured, true);
+  auto request = self.chat(options.model, self.step_prompt(step), &images, structured, &step);
   decision.request_metadata = {{"provider", to_string(self.rules.provider)},
                                {"model", options.model},
                                {"base_url", options.base_url},

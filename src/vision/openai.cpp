@@ -59,7 +59,8 @@ http::HttpRequest build_openai_request(const ChatRequest& request) {
   if (request.structured == StructuredMethod::JsonSchema) {
     body["response_format"] = {
         {"type", "json_schema"},
-        {"json_schema", {{"name", "browser_action"}, {"strict", true}, {"schema", action_schema()}}}};
+        {"json_schema",
+         {{"name", "browser_action"}, {"strict", true}, {"schema", action_schema(request.answer_schema)}}}};
   }
   std::string text = body.dump(-1, ' ', false, Json::error_handler_t::replace);
   insert_images(text, request, true);

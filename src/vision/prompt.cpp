@@ -3,6 +3,7 @@
 // message keeps the original vimGPT prompt recognisable (same sentences, same order) minus its contradiction: it asked
 // for a `done` key, then said the keys must only be navigate, type or click.
 #include <algorithm>
+#include <array>
 #include <sstream>
 
 #include "vision/vision.h"
@@ -55,9 +56,11 @@ constexpr std::string_view kExtraActions =
     "Examples: {\"click\": \"A\"}, {\"click\": \"SD\", \"type\": \"cheap flights to Lisbon\"}, "
     "{\"navigate\": \"https://www.wikipedia.org\"}, {\"done\": \"The museum opens at 9am.\"}.";
 
-// The extra actions' lines, with the run's limit on a list.
+// The extra actions' lines, with the run's limit on a list; --max-actions 1 leaves lists out.
 std::string extra_actions(int max_actions) {
   std::string text(kExtraActions);
+  const auto line = text.find("- {\"actions\"");
+  if (max_actions <= 1) return text.erase(line, text.find('\n', line) + 1 - line);
   const auto at = text.find("@MAX@");
   return text.replace(at, 5, std::to_string(max_actions));
 }
@@ -194,6 +197,12 @@ std::string history_block(const HistoryEntry& entry, int number, bool folded) {
 
 // The part of the instructions that stays the same for the whole run: files to upload and secrets.
 void write_run_context(std::ostringstream& out, const StepRequest& step) {
+  if (!step.answer_schema.is_null()) {
+    out << "\n\nThe answer must be JSON that fits this JSON Schema; it is checked, and an answer that does not fit "
+           "is sent back: "
+        << step.answer_schema.dump(-1, ' ', false, Json::error_handler_t::replace)
+        << "\nWhen the task is done, reply {\"done\": <that JSON>} on its own, the JSON itself, not a sentence.";
+  }
   if (!step.upload_files.empty()) {
     out << "\n\nFiles you can upload with {\"upload\": \"AB\", \"file\": NAME}:";
     for (const auto& name : step.upload_files) out << " " << name;
@@ -288,6 +297,102 @@ const Json& action_schema() {
                 {"additionalProperties", false}};
   }();
   return kSchema;
+}
+
+Json action_schema(const Json& answer) {
+  Json schema = action_schema();
+  if (answer.is_null()) return schema;
+  for (auto& shape : schema["properties"]["action"]["anyOf"]) {
+    if (auto& properties = shape["properties"]; properties.size() == 1 && properties.contains("done")) {
+      properties["done"] = answer;
+    }
+  }
+  return schema;
+}
+
+namespace {
+
+// Keywords kept as they are, and bounds moved into the description: the intersection of OpenAI's strict subset
+// (https://platform.openai.com/docs/guides/structured-outputs#supported-schemas) and Anthropic's
+// (structured-outputs#json-schema-limitations; the SDKs' transform-json-schema), read 2026-12-01.
+constexpr std::array kDescribedBounds = {
+    "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",    "minLength",    "maxLength",
+    "pattern", "format",  "maxItems",         "uniqueItems",      "minProperties", "maxProperties"};
+// The answer's root sits three levels into the action schema ({"action": anyOf → {"done": ...}}); OpenAI allows
+// ten.
+constexpr int kAnswerDepth = 7;
+
+std::optional<Json> carry(const Json& schema, int depth) {
+  if (!schema.is_object() || depth > kAnswerDepth || schema.contains("$ref")) return std::nullopt;
+  Json carried = Json::object();
+  std::string bounds;
+  const auto describe = [&bounds](const std::string& key, const Json& value) {
+    bounds += (bounds.empty() ? "" : ", ") + key + ": " + value.dump();
+  };
+  for (const char* key : {"title", "description", "enum"}) {
+    if (schema.contains(key)) carried[key] = schema[key];
+  }
+  if (schema.contains("const")) carried["enum"] = Json::array({schema["const"]});
+  for (const char* key : kDescribedBounds) {
+    if (schema.contains(key)) describe(key, schema[key]);
+  }
+  const char* union_key = schema.contains("anyOf") ? "anyOf" : schema.contains("oneOf") ? "oneOf" : nullptr;
+  if (union_key != nullptr) {
+    Json options = Json::array();
+    for (const auto& option : schema[union_key]) {
+      auto each = carry(option, depth + 1);
+      if (!each) return std::nullopt;
+      options.push_back(std::move(*each));
+    }
+    carried["anyOf"] = std::move(options);
+  }
+  if (schema.contains("type")) {
+    if (!schema["type"].is_string()) return std::nullopt;  // a list of types: a union neither form spells alike
+    const std::string type = schema["type"].get<std::string>();
+    carried["type"] = type;
+    if (type == "object") {
+      const Json& properties = schema.value("properties", Json::object());
+      const Json& required = schema.value("required", Json::array());
+      if (schema.value("additionalProperties", Json(false)) != false || schema.contains("patternProperties") ||
+          !properties.is_object() || required.size() != properties.size()) {
+        return std::nullopt;  // OpenAI's strict mode has every property required and no other allowed
+      }
+      carried["properties"] = Json::object();
+      for (const auto& [key, value] : properties.items()) {
+        if (std::find(required.begin(), required.end(), key) == required.end()) return std::nullopt;
+        auto each = carry(value, depth + 1);
+        if (!each) return std::nullopt;
+        carried["properties"][key] = std::move(*each);
+      }
+      carried["required"] = required;
+      carried["additionalProperties"] = false;
+    }
+    if (type == "array") {
+      if (!schema.contains("items") || !schema["items"].is_object()) return std::nullopt;
+      auto items = carry(schema["items"], depth + 1);
+      if (!items) return std::nullopt;
+      carried["items"] = std::move(*items);
+      const Json least = schema.value("minItems", Json());
+      if (least == 0 || least == 1) {
+        carried["minItems"] = least;  // the most Anthropic takes
+      } else if (!least.is_null()) {
+        describe("minItems", least);
+      }
+    }
+  }
+  if (!carried.contains("type") && !carried.contains("enum") && !carried.contains("anyOf")) return std::nullopt;
+  if (!bounds.empty()) {
+    carried["description"] =
+        carried.value("description", std::string()) + (carried.contains("description") ? " " : "") + "{" + bounds + "}";
+  }
+  return carried;
+}
+
+}  // namespace
+
+std::optional<Json> carried_answer_schema(const Json& schema) {
+  if (schema.is_null()) return std::nullopt;
+  return carry(schema, 0);
 }
 
 Json structured_action(Json action) {

@@ -54,6 +54,7 @@ struct ChatRequest {
   std::optional<double> temperature;
   std::string thinking;
   StructuredMethod structured = StructuredMethod::None;  // send the action schema by this method
+  Json answer_schema;  // done's value in that schema (carried_answer_schema); null: the untyped answer
   Milliseconds connect_timeout{10'000};
   Milliseconds total_timeout{120'000};
   std::size_t max_response_bytes = std::size_t{8} * 1024 * 1024;

@@ -244,6 +244,15 @@ std::string vocabulary_text();
 // strict mode and Anthropic's output_config.format take: the root is an object, unions are nested anyOf, no
 // numeric or length bounds (the parser checks those).
 const Json& action_schema();
+// The same with done's value `answer` (from carried_answer_schema): a typed answer's schema, where the
+// provider's structured output can carry it; null: action_schema() as it is.
+Json action_schema(const Json& answer);
+// --output-schema as both providers' structured outputs take it, or nothing when it cannot be carried without
+// changing which answers fit: a "$ref", an object with optional properties or other properties allowed, an
+// array without one item schema, nesting past their depth. Bounds they do not take (minimum, maxLength,
+// pattern, minItems over 1, ...) are moved into the description, as Anthropic's SDKs do: the answer is checked
+// against the whole schema locally anyway.
+std::optional<Json> carried_answer_schema(const Json& schema);
 // A structured reply as the action: {"action": {...}} unwrapped. Also reads the flat form every key listed with
 // unused ones null (recordings of earlier versions): the action is what is left, "done": false is "not done",
 // and a null "done" stays only when nothing else was chosen ({"done": null} alone).
@@ -299,6 +308,7 @@ struct StepRequest {
   std::vector<TabEntry> tabs;
   std::vector<std::string> upload_files;  // names (never contents) of the files --upload-dir offers
   int max_actions = 5;                    // the most an {"actions": [...]} list may hold (--max-actions)
+  Json answer_schema;                     // --output-schema: the JSON Schema done's answer must fit; null: none
 };
 
 enum class PromptStyle {

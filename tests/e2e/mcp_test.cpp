@@ -250,6 +250,42 @@ TEST_F(McpStdio, BrowseRunsAWholeTaskWithTheConfiguredModelAndReportsProgress) {
   EXPECT_EQ(mcp.finish(), 0);
 }
 
+// browse's output_schema: the answer comes back as JSON that fits it, after one that did not was sent back; a
+// schema vimgpt cannot check is the call's invalid params.
+TEST_F(McpStdio, BrowseWithAnOutputSchemaAnswersWithJsonThatFitsIt) {
+  test::FakeModelServer model(test::Expectations{"k", std::string(vision::kDefaultModel), test::default_frame_width(),
+                                                 1, test::Requirement::Any});
+  std::vector<std::string> replies = {R"({"done": {"results": "two"}})", R"({"done": {"results": 2}})"};
+  std::size_t step = 0;
+  model.set_responder([&](const test::ReceivedRequest&) {
+    return test::ScriptedReply::text(replies[std::min(step++, replies.size() - 1)]);
+  });
+  McpProcess mcp({"--base-url", model.url(), "--api-key", "k", "--max-retries", "0"});
+  mcp.request("initialize", initialize_params());
+  const json schema = {{"type", "object"},
+                       {"properties", {{"results", {{"type", "integer"}}}}},
+                       {"required", json::array({"results"})},
+                       {"additionalProperties", false}};
+  auto reply = mcp.request(
+      "tools/call",
+      {{"name", "browse"},
+       {"arguments",
+        {{"objective", "count the results"}, {"start_url", site_->url("/fx/index.html")}, {"output_schema", schema}}}});
+  ASSERT_TRUE(reply.contains("result")) << reply;
+  EXPECT_FALSE(reply["result"].value("isError", true)) << result_text(reply["result"]);
+  EXPECT_EQ(reply["result"]["structuredContent"]["answer"], json({{"results", 2}}));
+  EXPECT_EQ(reply["result"]["structuredContent"]["steps"], 2);
+  ASSERT_EQ(model.request_count(), 2U);
+  EXPECT_NE(model.requests()[1].text.find("/results: Value type not permitted"), std::string::npos)
+      << model.requests()[1].text;
+
+  auto bad =
+      mcp.call("browse", {{"objective", "x"}, {"output_schema", {{"type", "array"}, {"items", {{"$ref", "x.json"}}}}}});
+  EXPECT_EQ(bad["error"]["code"], -32602) << bad;
+  EXPECT_NE(bad["error"]["message"].get<std::string>().find("output_schema"), std::string::npos) << bad;
+  EXPECT_EQ(mcp.finish(), 0);
+}
+
 TEST_F(McpStdio, RecordKeepsEachActingCallAsAStepWithTheFrameTheClientChoseFrom) {
   {
     McpProcess mcp({"--record", record_.string(), "--secret", "PW=hunter2"});

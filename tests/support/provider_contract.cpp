@@ -466,6 +466,8 @@ bool fits_schema(const json& value, const json& schema) {
       if (!fits_schema(member, properties[key])) return false;
     }
   }
+  // Both services' grammars keep minItems (Anthropic's only up to 1).
+  if (value.is_array() && value.size() < schema.value("minItems", std::size_t{0})) return false;
   if (value.is_array() && schema.contains("items")) {
     return std::all_of(value.begin(), value.end(),
                        [&schema](const json& item) { return fits_schema(item, schema["items"]); });

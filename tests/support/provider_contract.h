@@ -61,8 +61,8 @@ std::optional<Refusal> anthropic_refusal(const nlohmann::json& body, const std::
 // max_tokens"); the sizes are the fake's, stated in provider_contract.cpp.
 int reasoning_spend(const nlohmann::json& body, bool anthropic);
 
-// Whether `value` fits `schema` (type, properties, required, additionalProperties, anyOf, enum, items): what a
-// provider's structured output guarantees of its replies.
+// Whether `value` fits `schema` (type, properties, required, additionalProperties, anyOf, enum, items, minItems): what
+// a provider's structured output guarantees of its replies.
 bool fits_schema(const nlohmann::json& value, const nlohmann::json& schema);
 
 }  // namespace vimgpt::test

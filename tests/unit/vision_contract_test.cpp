@@ -634,5 +634,84 @@ TEST(FakeContracts, AnthropicsRulesAreEnforced) {
   EXPECT_EQ(starved["content"][0]["type"], "thinking");
 }
 
+// ---- Typed answers (--output-schema) -----------------------------------------------------------------------
+
+const Json kTable = Json::parse(R"({
+  "type": "array", "minItems": 2, "description": "the rows",
+  "items": {"type": "object", "additionalProperties": false, "required": ["name", "price"],
+            "properties": {"name": {"type": "string", "maxLength": 40},
+                           "price": {"type": "number", "minimum": 0}}}})");
+
+// Both services take the answer's schema inside done, bounds moved into words, and hold replies to it.
+TEST(TypedAnswers, BothServicesTakeTheCarriedSchemaAndAnswerWithinIt) {
+  for (const std::string_view model : {kDefaultModel, kDefaultAnthropicModel}) {
+    Served p{std::string(model)};
+    const Json rows = Json::parse(R"([{"name": "Kettle", "price": 29.9}, {"name": "Toaster", "price": 45}])");
+    p.server.push_reply(Json{{"done", rows}}.dump());
+    auto client = p.client();
+    ASSERT_NE(client, nullptr);
+    StepRequest typed = step();
+    typed.answer_schema = kTable;
+    auto decision = client->decide(typed);
+    ASSERT_TRUE(decision) << model << ": " << decision.error().describe();
+    EXPECT_EQ(p.server.problems(), std::vector<std::string>{}) << model;
+    EXPECT_EQ(decision->action, (Json{{"done", rows}})) << model;
+    const auto sent = p.server.requests()[0];
+    EXPECT_EQ(sent.schema, action_schema(*carried_answer_schema(kTable))) << model;
+    EXPECT_NE(sent.text.find(R"("minItems":2)"), std::string::npos) << "the whole schema is in the prompt";
+  }
+}
+
+TEST(TypedAnswers, BoundsTravelInTheDescriptionAndWhatCannotBeCarriedIsNot) {
+  const auto carried = carried_answer_schema(kTable);
+  ASSERT_TRUE(carried);
+  EXPECT_EQ((*carried)["description"], "the rows {minItems: 2}");
+  EXPECT_FALSE(carried->contains("minItems"));
+  EXPECT_EQ((*carried)["items"]["properties"]["price"], Json::parse(R"({"type": "number",
+                                                                     "description": "{minimum: 0}"})"));
+  EXPECT_EQ((*carried)["items"]["properties"]["name"]["description"], "{maxLength: 40}");
+  EXPECT_EQ(carried_answer_schema(Json::parse(R"({"type": "array", "items": {"type": "string"}, "minItems": 1})"))
+                ->at("minItems"),
+            1);
+  EXPECT_EQ(*carried_answer_schema(Json::parse(R"({"oneOf": [{"const": "a"}, {"type": "integer"}]})")),
+            Json::parse(R"({"anyOf": [{"enum": ["a"]}, {"type": "integer"}]})"));
+  // An object with no properties listed, closed: carried closed.
+  EXPECT_EQ((*carried_answer_schema(Json::parse(R"({"type": "object", "properties": {"a": {"type": "string"}},
+                                                   "required": ["a"]})")))["additionalProperties"],
+            false);
+
+  for (const char* cannot : {
+           R"({"type": "object", "properties": {"a": {"type": "string"}}})",  // a is optional
+           R"({"type": "object", "additionalProperties": true, "properties": {}, "required": []})",
+           R"({"type": "object", "additionalProperties": {"type": "string"}})",
+           R"({"type": ["string", "null"]})",
+           R"({"type": "array"})",
+           R"({"type": "array", "items": [{"type": "string"}]})",
+           R"({"$ref": "#/definitions/a", "definitions": {"a": {"type": "string"}}})",
+           R"({})",
+           R"(true)",
+       }) {
+    EXPECT_FALSE(carried_answer_schema(Json::parse(cannot))) << cannot;
+  }
+  Json deep = {{"type", "string"}};
+  for (int i = 0; i < 8; ++i) deep = {{"type", "array"}, {"items", deep}};
+  EXPECT_FALSE(carried_answer_schema(deep)) << "past strict mode's depth";
+}
+
+// A schema the structured output cannot carry still reaches the model, in the prompt; done stays untyped.
+TEST(TypedAnswers, ASchemaThatCannotBeCarriedGoesInThePromptOnly) {
+  Served p{std::string(kDefaultModel)};
+  p.server.push_reply(R"({"done": "{\"a\": 1}"})");
+  auto client = p.client();
+  ASSERT_NE(client, nullptr);
+  StepRequest typed = step();
+  typed.answer_schema = Json::parse(R"({"type": "object", "properties": {"a": {"type": "integer"}}})");
+  auto decision = client->decide(typed);
+  ASSERT_TRUE(decision) << decision.error().describe();
+  EXPECT_EQ(p.server.problems(), std::vector<std::string>{});
+  EXPECT_EQ(p.server.requests()[0].schema, action_schema());
+  EXPECT_NE(p.server.requests()[0].text.find(R"("properties":{"a":{"type":"integer"}})"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace vimgpt::vision

@@ -16,6 +16,11 @@ packages=(
   # and text back from the frames the model is sent)
   libcpp-httplib-dev libgtest-dev libbenchmark-dev espeak-ng sox nodejs eslint tesseract-ocr tesseract-ocr-eng
   json-schema-test-suite
+  # the Selenium Grid interoperability test: Grid's jar (npm, tests/interop) runs on Java 17 and drives Chromium
+  # through Debian's chromedriver
+  openjdk-17-jre-headless chromium-driver
+  # the shared task queue (batch --queue): its client library, and the server its tests start on loopback
+  libhiredis-dev redis-server
   # the browser: the full one for --headed and --extension, the headless shell for everything else
   chromium chromium-headless-shell
 )

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/result.h"
@@ -76,17 +77,27 @@ Result<std::unique_ptr<Transport>> launch_chromium(const LaunchOptions& options)
 
 inline constexpr milliseconds kDefaultConnectTimeout{10000};
 
-// Connects to a browser that is already running (a Chromium with --remote-debugging-port, browserless,
-// Selenium Grid) at its browser-level ws:// or wss:// DevTools URL. wss:// verifies the certificate against
-// the system's roots and the host name. Each phase (resolve, connect, TLS, handshake) gets `timeout`.
-// A link lost later is ErrorKind::BrowserExited from receive(), as for a dead pipe.
+// HTTP headers sent to a remote browser's endpoint (a fleet's authorisation, for instance).
+using HttpHeaders = std::vector<std::pair<std::string, std::string>>;
+
+// Connects to a browser that is already running (a Chromium with --remote-debugging-port, browserless, a
+// Selenium Grid session's se:cdp socket: src/fleet) at its browser-level ws:// or wss:// DevTools URL, `headers` in the
+// handshake. wss:// verifies the certificate against the system's roots and the host name. Each phase (resolve,
+// connect, TLS, handshake) gets `timeout`. A link lost later is ErrorKind::BrowserExited from receive(), as for a dead
+// pipe.
 Result<std::unique_ptr<Transport>> connect_websocket(std::string_view url,
-                                                     milliseconds timeout = kDefaultConnectTimeout);
-// http://HOST:PORT (or https://) → the webSocketDebuggerUrl its /json/version announces; a ws:// or wss://
-// URL is returned as it is. InvalidArgument for anything else.
+                                                     milliseconds timeout = kDefaultConnectTimeout,
+                                                     const HttpHeaders& headers = {});
+// http://HOST:PORT[?QUERY] (or https://) → the webSocketDebuggerUrl its /json/version?QUERY announces, the query
+// carried onto it when it has none (browserless's ?token=); a ws:// or wss:// URL is returned as it is.
+// InvalidArgument for anything else.
 Result<std::string> resolve_browser_url(std::string_view http_or_ws_url, milliseconds timeout = kDefaultConnectTimeout);
-// resolve_browser_url, then connect_websocket.
-Result<std::unique_ptr<Transport>> connect_browser(std::string_view url, milliseconds timeout = kDefaultConnectTimeout);
+Result<std::string> resolve_browser_url(std::string_view http_or_ws_url, const HttpHeaders& headers,
+                                        milliseconds timeout);
+
+// resolve_browser_url, then connect_websocket, `headers` sent with both.
+Result<std::unique_ptr<Transport>> connect_browser(std::string_view url, milliseconds timeout = kDefaultConnectTimeout,
+                                                   const HttpHeaders& headers = {});
 
 struct Event {
   std::string method;

@@ -103,12 +103,14 @@ ssl::context make_tls_context() {
 namespace {
 
 template <typename Stream>
-Result<std::string> get(net::io_context& ioc, Stream& stream, const Endpoint& endpoint, milliseconds timeout) {
+Result<HttpReply> get_on(net::io_context& ioc, Stream& stream, const Endpoint& endpoint, const Headers& headers,
+                         milliseconds timeout) {
   VIMGPT_TRY_VOID(connect(ioc, stream, endpoint, timeout));
   auto& socket_layer = beast::get_lowest_layer(stream);
   http::request<http::empty_body> request{http::verb::get, endpoint.target, 11};
   request.set(http::field::host, endpoint.host_header());
   request.set(http::field::user_agent, "vimgpt");
+  for (const auto& [name, value] : headers) request.set(name, value);
   http::response<http::string_body> response;
   beast::flat_buffer buffer;
   beast::error_code ec;
@@ -128,43 +130,61 @@ Result<std::string> get(net::io_context& ioc, Stream& stream, const Endpoint& en
   VIMGPT_TRY_VOID(await(
       ioc, done, timeout, [&] { socket_layer.socket().close(); }, what));
   VIMGPT_TRY_VOID(check(ec, ErrorKind::Network, what));
-  if (response.result() != http::status::ok) {
-    return fail(ErrorKind::Protocol, what + " answered HTTP " + std::to_string(response.result_int()) + ": " +
-                                         response.body().substr(0, 200));
-  }
-  return response.body();
+  return HttpReply{static_cast<int>(response.result_int()), std::move(response.body())};
 }
 
 }  // namespace
+
+Result<HttpReply> get(const Endpoint& endpoint, const Headers& headers, milliseconds timeout) {
+  net::io_context ioc;
+  const std::string where = endpoint.host_header() + endpoint.target;
+  try {
+    if (endpoint.tls()) {
+      auto context = make_tls_context();
+      beast::ssl_stream<beast::tcp_stream> stream(ioc, context);
+      return get_on(ioc, stream, endpoint, headers, timeout);
+    }
+    beast::tcp_stream stream(ioc);
+    return get_on(ioc, stream, endpoint, headers, timeout);
+  } catch (const std::exception& e) {  // Asio and OpenSSL report some setup failures by throwing
+    return fail(ErrorKind::Network, "asking " + where + ": " + e.what());
+  }
+}
+
 }  // namespace link
 
 Result<std::string> resolve_browser_url(std::string_view http_or_ws_url, milliseconds timeout) {
+  return resolve_browser_url(http_or_ws_url, {}, timeout);
+}
+
+Result<std::string> resolve_browser_url(std::string_view http_or_ws_url, const link::Headers& headers,
+                                        milliseconds timeout) {
   VIMGPT_TRY(link::Endpoint endpoint, link::parse_endpoint(http_or_ws_url));
   if (endpoint.scheme == link::Scheme::Ws || endpoint.scheme == link::Scheme::Wss) return std::string(http_or_ws_url);
-  // Whatever path was given, the browser-level WebSocket is announced by /json/version.
-  endpoint.target = "/json/version";
-  link::net::io_context ioc;
-  Result<std::string> body = std::string();
-  try {
-    if (endpoint.tls()) {
-      auto context = link::make_tls_context();
-      link::beast::ssl_stream<link::beast::tcp_stream> stream(ioc, context);
-      body = link::get(ioc, stream, endpoint, timeout);
-    } else {
-      link::beast::tcp_stream stream(ioc);
-      body = link::get(ioc, stream, endpoint, timeout);
-    }
-  } catch (const std::exception& e) {  // Asio and OpenSSL report some setup failures by throwing
-    return fail(ErrorKind::Network, "asking " + std::string(http_or_ws_url) + " for its browser: " + e.what());
+  // Whatever path was given, the browser-level WebSocket is announced by /json/version; the query stays, since
+  // fleets such as browserless take their token (and options like timeout=0) there.
+  const auto query_at = endpoint.target.find('?');
+  const std::string query = query_at == std::string::npos ? "" : endpoint.target.substr(query_at);
+  endpoint.target = "/json/version" + query;
+  VIMGPT_TRY(link::HttpReply reply, link::get(endpoint, headers, timeout));
+  const std::string what = "GET " + endpoint.host_header() + endpoint.target;
+  if (reply.status != 200) {
+    std::string hint;
+    if (reply.status == 404) hint = " (a Selenium Grid? use --browser webdriver+" + std::string(http_or_ws_url) + ")";
+    if (reply.status == 401 || reply.status == 403) hint = " (does the endpoint want a token in the URL, ?token=...?)";
+    return fail(ErrorKind::Protocol,
+                what + " answered HTTP " + std::to_string(reply.status) + hint + ": " + reply.body.substr(0, 200));
   }
-  if (!body) return body.failure();
-  const Json version = Json::parse(*body, nullptr, /*allow_exceptions=*/false);
+  const Json version = Json::parse(reply.body, nullptr, /*allow_exceptions=*/false);
   if (!version.is_object() || !version.contains("webSocketDebuggerUrl") ||
       !version["webSocketDebuggerUrl"].is_string()) {
     return fail(ErrorKind::Protocol,
                 std::string(http_or_ws_url) + "/json/version has no webSocketDebuggerUrl (is it a DevTools endpoint?)");
   }
-  return version["webSocketDebuggerUrl"].get<std::string>();
+  std::string announced = version["webSocketDebuggerUrl"].get<std::string>();
+  // browserless announces its socket without the token it was asked with: carry the query over.
+  if (!query.empty() && announced.find('?') == std::string::npos) announced += query;
+  return announced;
 }
 
 }  // namespace vimgpt::cdp

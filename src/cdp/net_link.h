@@ -12,6 +12,8 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "common/result.h"
 
@@ -38,6 +40,17 @@ struct Endpoint {
 
 // ws://, wss://, http://, https:// with an optional port (default 80/443) and path.
 Result<Endpoint> parse_endpoint(std::string_view url);
+
+using Headers = std::vector<std::pair<std::string, std::string>>;
+
+struct HttpReply {
+  int status = 0;
+  std::string body;
+};
+
+// GET `endpoint` (http or https) with `headers`, the whole exchange within `timeout`. Any status is a reply: the
+// caller decides what an error status means.
+Result<HttpReply> get(const Endpoint& endpoint, const Headers& headers, milliseconds timeout);
 
 // Runs `ioc` until `done` is set or `timeout` passes. On a timeout `abort` cancels the operation, whose
 // handler is then drained, so nothing outlives the caller's stack. A hung peer fails one phase, fast.

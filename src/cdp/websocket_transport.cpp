@@ -33,8 +33,8 @@ class WebSocketTransport final : public Transport {
  public:
   using Stream = websocket::stream<Next>;
 
-  WebSocketTransport(std::string url, std::unique_ptr<link::ssl::context> tls)
-      : url_(std::move(url)), tls_(std::move(tls)), ws_(make_stream()) {}
+  WebSocketTransport(std::string url, std::unique_ptr<link::ssl::context> tls, HttpHeaders headers)
+      : url_(std::move(url)), tls_(std::move(tls)), headers_(std::move(headers)), ws_(make_stream()) {}
 
   ~WebSocketTransport() override {
     close();
@@ -50,9 +50,11 @@ class WebSocketTransport final : public Transport {
     // Idle links are fine: a browser may sit quiet while a model thinks for a minute.
     ws_.set_option(websocket::stream_base::timeout{timeout, websocket::stream_base::none(), false});
     // No Origin header: Chromium refuses WebSocket origins it was not told to allow, and a program is not
-    // a web page. Beast sends none unless asked; the decorator only names us.
-    ws_.set_option(websocket::stream_base::decorator(
-        [](websocket::request_type& request) { request.set(beast::http::field::user_agent, "vimgpt"); }));
+    // a web page. Beast sends none unless asked; the decorator names us and adds the endpoint's headers.
+    ws_.set_option(websocket::stream_base::decorator([this](websocket::request_type& request) {
+      request.set(beast::http::field::user_agent, "vimgpt");
+      for (const auto& [name, value] : headers_) request.set(name, value);
+    }));
     ws_.read_message_max(kMaxMessageBytes);
     ws_.auto_fragment(false);
     ws_.text(true);
@@ -189,6 +191,7 @@ class WebSocketTransport final : public Transport {
   std::string url_;
   net::io_context ioc_;
   std::unique_ptr<link::ssl::context> tls_;  // outlives the stream that uses it
+  HttpHeaders headers_;
   Stream ws_;
   beast::flat_buffer buffer_;       // I/O thread only
   std::deque<std::string> outbox_;  // I/O thread only
@@ -205,19 +208,20 @@ class WebSocketTransport final : public Transport {
 };
 
 template <typename Next>
-Result<std::unique_ptr<Transport>> open_transport(std::string url, const link::Endpoint& endpoint,
-                                                  milliseconds timeout) {
+Result<std::unique_ptr<Transport>> open_transport(std::string url, const link::Endpoint& endpoint, milliseconds timeout,
+                                                  const HttpHeaders& headers) {
   std::unique_ptr<link::ssl::context> tls;
   if constexpr (!std::is_same_v<Next, beast::tcp_stream>)
     tls = std::make_unique<link::ssl::context>(link::make_tls_context());
-  auto transport = std::make_unique<WebSocketTransport<Next>>(std::move(url), std::move(tls));
+  auto transport = std::make_unique<WebSocketTransport<Next>>(std::move(url), std::move(tls), headers);
   VIMGPT_TRY_VOID(transport->open(endpoint, timeout));
   return std::unique_ptr<Transport>(std::move(transport));
 }
 
 }  // namespace
 
-Result<std::unique_ptr<Transport>> connect_websocket(std::string_view url, milliseconds timeout) {
+Result<std::unique_ptr<Transport>> connect_websocket(std::string_view url, milliseconds timeout,
+                                                     const HttpHeaders& headers) {
   VIMGPT_TRY(link::Endpoint endpoint, link::parse_endpoint(url));
   if (endpoint.scheme == link::Scheme::Http || endpoint.scheme == link::Scheme::Https) {
     return fail(ErrorKind::InvalidArgument,
@@ -225,16 +229,17 @@ Result<std::unique_ptr<Transport>> connect_websocket(std::string_view url, milli
   }
   try {
     if (endpoint.tls())
-      return open_transport<beast::ssl_stream<beast::tcp_stream>>(std::string(url), endpoint, timeout);
-    return open_transport<beast::tcp_stream>(std::string(url), endpoint, timeout);
+      return open_transport<beast::ssl_stream<beast::tcp_stream>>(std::string(url), endpoint, timeout, headers);
+    return open_transport<beast::tcp_stream>(std::string(url), endpoint, timeout, headers);
   } catch (const std::exception& e) {  // Asio and OpenSSL report some setup failures by throwing
     return fail(ErrorKind::Network, "connecting to " + std::string(url) + ": " + e.what());
   }
 }
 
-Result<std::unique_ptr<Transport>> connect_browser(std::string_view url, milliseconds timeout) {
-  VIMGPT_TRY(std::string resolved, resolve_browser_url(url, timeout));
-  return connect_websocket(resolved, timeout);
+Result<std::unique_ptr<Transport>> connect_browser(std::string_view url, milliseconds timeout,
+                                                   const HttpHeaders& headers) {
+  VIMGPT_TRY(std::string resolved, resolve_browser_url(url, headers, timeout));
+  return connect_websocket(resolved, timeout, headers);
 }
 
 }  // namespace vimgpt::cdp

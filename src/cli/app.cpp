@@ -341,14 +341,23 @@ int main(int argc, char** argv) {
 
   BatchFlags batch_flags;
   auto* batch = app.add_subcommand("batch", "Run the tasks of a JSON Lines file in parallel, resumably");
-  batch->add_option("tasks", batch_flags.tasks_file, "TASKS.jsonl: {\"id\", \"objective\", \"start_url\"?, ...}")
-      ->required();
+  batch->add_option("tasks", batch_flags.tasks_file,
+                    "TASKS.jsonl: {\"id\", \"objective\", \"start_url\"?, ...} (none with --queue)");
   batch->add_option("--parallel", batch_flags.parallel, "Tasks at once (default 1)");
-  batch->add_option("--out", batch_flags.out, "RESULTS.jsonl, appended; ids already in it are skipped")->required();
+  batch->add_option("--out", batch_flags.out, "RESULTS.jsonl, appended; ids already in it are skipped");
   batch->add_option("--record-dir", batch_flags.record_dir, "Record each task into DIR/<id>");
   batch->add_option("--cache", batch_flags.cache,
                     "Replay each task from DIR when it was done before; keep finished runs there");
   batch->add_flag("--no-cache", batch_flags.no_cache, "With --cache: do every task afresh, and keep them");
+  batch->add_option("--queue", batch_flags.queue,
+                    "redis://HOST:PORT/NAME: take tasks from this shared queue and put results in it, until every "
+                    "pushed task has one (vimgpt queue push / collect)");
+  batch->add_option("--claim-idle", batch_flags.claim_idle_seconds,
+                    "With --queue: take over another worker's task once it has been silent this many seconds "
+                    "(default 60; a live worker speaks every third of it)");
+  batch->add_option("--shard", batch_flags.shard,
+                    "Only this machine's part of TASKS: K/N (tasks whose id hashes to K mod N), auto (a Slurm array "
+                    "task's), auto/N (a Kubernetes Indexed Job's JOB_COMPLETION_INDEX of N)");
   add_browser_flags(*batch, options);
   add_model_flags(*batch, options);
   add_budget_flags(*batch, options);
@@ -360,6 +369,20 @@ int main(int argc, char** argv) {
   batch->add_option("--timeout", options.timeout_seconds, "Time budget per task in seconds (default: none)");
   batch->add_option("--settle-ms", options.settle_ms, "Longest wait for a page to settle (default 3000)");
   batch->add_option("--upload-dir", options.upload_dir, "Files tasks may upload, only from this folder");
+
+  QueueFlags queue_flags;
+  auto* queue_cmd = app.add_subcommand("queue", "A task queue many `vimgpt batch --queue` workers share (Redis)");
+  queue_cmd->require_subcommand(1);
+  auto* queue_push = queue_cmd->add_subcommand("push", "Add the tasks of a file whose ids were never pushed");
+  queue_push->add_option("tasks", queue_flags.tasks_file, "TASKS.jsonl, as for batch")->required();
+  auto* queue_collect = queue_cmd->add_subcommand("collect", "Append each task's first result to a file");
+  queue_collect->add_option("--out", queue_flags.out, "RESULTS.jsonl, appended; ids already in it are skipped")
+      ->required();
+  queue_collect->add_flag("--follow", queue_flags.follow, "Keep collecting until every pushed task has a result");
+  auto* queue_status = queue_cmd->add_subcommand("status", "Tasks pushed, waiting, running, done and failed");
+  for (auto* command : {queue_push, queue_collect, queue_status}) {
+    command->add_option("--queue", queue_flags.queue, "redis://HOST:PORT/NAME")->required();
+  }
 
   McpFlags mcp_flags;
   auto* mcp = app.add_subcommand("mcp", "Serve the Model Context Protocol: other agents look and act through vimgpt");
@@ -444,6 +467,9 @@ int main(int argc, char** argv) {
   if (*doctor) return doctor_command(options);
   if (*mcp) return mcp_command(options, mcp_flags);
   if (*batch) return batch_command(options, batch_flags);
+  if (*queue_push) return queue_push_command(queue_flags);
+  if (*queue_collect) return queue_collect_command(queue_flags);
+  if (*queue_status) return queue_status_command(queue_flags);
   if (*replay) return replay_command(options, replay_flags);
   if (*export_cmd) return export_command(export_flags);
   return run_command(options);

@@ -9,25 +9,32 @@
 #include <cctype>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <deque>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <mutex>
+#include <optional>
+#include <sstream>
 #include <thread>
 
 #include "cli/commands.h"
+#include "fleet/fleet.h"
 
 namespace vimgpt::cli {
 
 namespace {
 
-// One browser the workers share: a remote endpoint (one connection, a context per task) or a local
-// Chromium of one worker.
+// A browser tasks run on, each in a context of its own: a DevTools endpoint the workers share, or one worker's
+// own local Chromium or WebDriver session, which is opened again when it dies (--max-restarts times).
 struct Endpoint {
   std::string name;
-  std::shared_ptr<cdp::Connection> connection;
-  std::atomic<bool> dead{false};
+  std::function<Result<std::shared_ptr<cdp::Connection>>()> open_again;  // empty: shared, never reopened
+  std::shared_ptr<cdp::Connection> connection;                           // under Batch::mutex
+  bool dead = false;                                                     // under Batch::mutex
+  int reopened = 0;
 };
 
 struct QueuedTask {
@@ -65,11 +72,17 @@ struct Batch {
   }
 };
 
-Result<std::shared_ptr<cdp::Connection>> connect_endpoint(const std::string& url) {
-  VIMGPT_TRY(auto transport, cdp::connect_browser(url));
+Result<std::shared_ptr<cdp::Connection>> connect_endpoint(const std::string& url, const fleet::BrowserOptions& remote) {
+  VIMGPT_TRY(auto transport, fleet::connect_browser(url, remote));
   return std::make_shared<cdp::Connection>(std::move(transport));
 }
 
+int usage(const std::string& message) {
+  std::cerr << "vimgpt: " << message << "\n";
+  return kExitUsage;
+}
+
+// Under Batch::mutex.
 Endpoint* pick_endpoint(std::vector<std::unique_ptr<Endpoint>>& endpoints, std::size_t preferred) {
   for (std::size_t i = 0; i < endpoints.size(); ++i) {
     auto& candidate = endpoints[(preferred + i) % endpoints.size()];
@@ -91,18 +104,19 @@ struct TaskSettings {
   CacheSettings cache;  // dir empty: no cache
 };
 
-nlohmann::json run_task(const TaskSettings& s, const BatchTask& task, Endpoint& endpoint, bool& endpoint_died) {
+nlohmann::json run_task(const TaskSettings& s, const BatchTask& task, const std::string& browser_name,
+                        const std::shared_ptr<cdp::Connection>& connection, bool& endpoint_died) {
   const auto start = std::chrono::steady_clock::now();
-  nlohmann::json line = {{"id", task.id}, {"browser", endpoint.name}};
+  nlohmann::json line = {{"id", task.id}, {"browser", browser_name}};
   auto finish = [&](std::string_view status, const std::string& message) {
     line["status"] = status;
     line["message"] = message;
     line["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return line;
   };
-  auto tab = browser::Tab::open(endpoint.connection, s.run.tab);
+  auto tab = browser::Tab::open(connection, s.run.tab);
   if (!tab) {
-    endpoint_died = !browser_answers(*endpoint.connection);
+    endpoint_died = !browser_answers(*connection);
     return finish("error", tab.error().message);
   }
   auto client = vision::Client::create(*s.run.model);
@@ -134,8 +148,7 @@ nlohmann::json run_task(const TaskSettings& s, const BatchTask& task, Endpoint& 
     result = run_agent(options, std::make_unique<agent::ModelPlanner>(**client, shown));
   }
   (*tab)->close();  // disposes of the task's browser context
-  endpoint_died =
-      result.outcome == agent::Outcome::Done ? !endpoint.connection->alive() : !browser_answers(*endpoint.connection);
+  endpoint_died = result.outcome == agent::Outcome::Done ? !connection->alive() : !browser_answers(*connection);
   line["answer"] = result.answer;
   line["steps"] = result.steps;
   line["prompt_tokens"] = result.usage.prompt_tokens;
@@ -153,23 +166,69 @@ nlohmann::json run_task(const TaskSettings& s, const BatchTask& task, Endpoint& 
   return finish(agent::to_string(result.outcome), result.message);
 }
 
+// Counts a task's result line and reports it on stderr (under Batch::mutex).
+void count_result_locked(Batch& batch, const nlohmann::json& line) {
+  if (line["status"] == "done") {
+    ++batch.done;
+  } else {
+    ++batch.failed;
+  }
+  if (line.contains("prompt_tokens")) {
+    vision::Usage usage;
+    usage.prompt_tokens = line["prompt_tokens"];
+    usage.completion_tokens = line["completion_tokens"];
+    usage.cost_known = !line["cost_usd"].is_null();
+    usage.cost_usd = line["cost_usd"].is_null() ? 0.0 : line["cost_usd"].get<double>();
+    batch.usage += usage;
+  }
+  if (batch.tty) std::cerr << "\r\033[K";
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%.1fs", line["seconds"].get<double>());
+  std::cerr << "task " << line["id"].get<std::string>() << ": " << line["status"].get<std::string>() << " ("
+            << line.value("steps", 0) << " steps, " << seconds << ")"
+            << (line.contains("match") ? "  match " + line["match"].get<std::string>() : "") << "\n";
+  batch.progress_locked();
+}
+
+// A browser that died: one of a worker's own is opened again (the run's --max-restarts times), any other is
+// left out from now on.
+void replace_or_drop(Batch& batch, Endpoint& endpoint, const std::shared_ptr<cdp::Connection>& dead, int max_restarts) {
+  Result<std::shared_ptr<cdp::Connection>> fresh = fail(ErrorKind::BrowserExited, "it is not one vimgpt can reopen");
+  if (endpoint.open_again && endpoint.reopened < max_restarts) fresh = endpoint.open_again();
+  dead->close();
+  std::scoped_lock lock(batch.mutex);
+  if (endpoint.connection != dead) return;  // replaced already
+  if (batch.tty) std::cerr << "\r\033[K";
+  if (fresh) {
+    endpoint.connection = std::move(*fresh);
+    ++endpoint.reopened;
+    std::cerr << "browser " << endpoint.name << " died; opened a new one (" << endpoint.reopened << " of "
+              << max_restarts << ")\n";
+  } else {
+    endpoint.dead = true;
+    std::cerr << "browser " << endpoint.name << " died and is left out: " << fresh.error().message << "\n";
+  }
+}
+
 void worker(const TaskSettings& settings, Batch& batch, std::vector<std::unique_ptr<Endpoint>>& endpoints,
             std::size_t preferred) {
   while (!handle_interrupts()) {
-    Endpoint* endpoint = pick_endpoint(endpoints, preferred);
-    if (endpoint == nullptr) return;
+    Endpoint* endpoint = nullptr;
+    std::shared_ptr<cdp::Connection> connection;
     QueuedTask next;
     {
       std::scoped_lock lock(batch.mutex);
-      if (batch.queue.empty()) return;
+      endpoint = pick_endpoint(endpoints, preferred);
+      if (endpoint == nullptr || batch.queue.empty()) return;
+      connection = endpoint->connection;
       next = std::move(batch.queue.front());
       batch.queue.pop_front();
       ++batch.running;
       batch.progress_locked();
     }
     bool died = false;
-    auto line = run_task(settings, next.task, *endpoint, died);
-    if (died) endpoint->dead = true;
+    auto line = run_task(settings, next.task, endpoint->name, connection, died);
+    if (died) replace_or_drop(batch, *endpoint, connection, settings.options->max_restarts);
     line["attempts"] = next.attempts + 1;
     std::scoped_lock lock(batch.mutex);
     --batch.running;
@@ -187,53 +246,161 @@ void worker(const TaskSettings& settings, Batch& batch, std::vector<std::unique_
     }
     if (stopped) continue;
     batch.out << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n" << std::flush;
-    if (line["status"] == "done") {
-      ++batch.done;
-    } else {
-      ++batch.failed;
-    }
-    if (line.contains("prompt_tokens")) {
-      vision::Usage usage;
-      usage.prompt_tokens = line["prompt_tokens"];
-      usage.completion_tokens = line["completion_tokens"];
-      usage.cost_known = !line["cost_usd"].is_null();
-      usage.cost_usd = line["cost_usd"].is_null() ? 0.0 : line["cost_usd"].get<double>();
-      batch.usage += usage;
-    }
-    if (batch.tty) std::cerr << "\r\033[K";
-    char seconds[32];
-    std::snprintf(seconds, sizeof seconds, "%.1fs", line["seconds"].get<double>());
-    std::cerr << "task " << line["id"].get<std::string>() << ": " << line["status"].get<std::string>() << " ("
-              << line.value("steps", 0) << " steps, " << seconds << ")"
-              << (line.contains("match") ? "  match " + line["match"].get<std::string>() : "") << "\n";
-    batch.progress_locked();
+    count_result_locked(batch, line);
   }
 }
 
-}  // namespace
+// ---- Tasks from a shared queue (--queue) ----
 
-int batch_command(const Options& o, const BatchFlags& flags) {
-  const Config config = Config::load();
-  auto usage_error = [](const std::string& message) {
-    std::cerr << "vimgpt: " << message << "\n";
-    return kExitUsage;
-  };
-  if (flags.parallel < 1 || flags.parallel > 64) return usage_error("--parallel takes 1 to 64");
-  if (flags.out.empty()) return usage_error("batch needs --out RESULTS.jsonl");
+struct QueueSettings {
+  fleet::QueueUrl url;
+  std::chrono::milliseconds claim_idle{60000};
+  std::string consumer;  // this process's name in the consumer group: host and pid
+};
+
+// While a task runs: tells the queue every claim_idle / 3 that it is still ours, on a connection of its own.
+class Heartbeat {
+ public:
+  Heartbeat(const QueueSettings& settings, const std::string& consumer, const fleet::Delivery& delivery)
+      : thread_([this, &settings, consumer, delivery] {
+          auto beat = fleet::Queue::connect(settings.url);
+          std::unique_lock lock(mutex_);
+          while (!stop_) {
+            if (beat) {
+              if (auto sent = beat->heartbeat(consumer, delivery); !sent) {
+                std::cerr << "vimgpt: heartbeat for task " << delivery.id << ": " << sent.error().message << "\n";
+              }
+            }
+            wake_.wait_for(lock, settings.claim_idle / 3, [this] { return stop_; });
+          }
+        }) {}
+  ~Heartbeat() {
+    {
+      std::scoped_lock lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+  }
+  Heartbeat(const Heartbeat&) = delete;
+  Heartbeat& operator=(const Heartbeat&) = delete;
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stop_ = false;
+  std::thread thread_;  // last: starts once the rest is built
+};
+
+// How long a worker with nothing to take, while others still run tasks, waits on the stream before it asks
+// again (a task put back or a silent worker's to claim): short, so the last worker leaves soon after the last
+// result.
+constexpr std::chrono::milliseconds kQueueWait{250};
+
+void queue_worker(const TaskSettings& settings, Batch& batch, std::vector<std::unique_ptr<Endpoint>>& endpoints,
+                  std::size_t preferred, const QueueSettings& queue_settings, int number) {
+  const std::string consumer = queue_settings.consumer + "-" + std::to_string(number);
+  auto tasks = fleet::Queue::connect(queue_settings.url);
+  if (!tasks) {
+    std::cerr << "vimgpt: " << tasks.error().message << "\n";
+    return;
+  }
+  while (!handle_interrupts()) {
+    Endpoint* endpoint = nullptr;
+    std::shared_ptr<cdp::Connection> connection;
+    {
+      std::scoped_lock lock(batch.mutex);
+      endpoint = pick_endpoint(endpoints, preferred);
+      if (endpoint == nullptr) return;
+      connection = endpoint->connection;
+    }
+    // Without waiting first: an empty, drained queue ends the worker at once.
+    auto taken = tasks->take(consumer, queue_settings.claim_idle, std::chrono::milliseconds(0));
+    if (taken && !*taken) {
+      auto drained = tasks->drained();
+      if (!drained || *drained) return;
+      // Others still run tasks: one of them may die, or put its task back.
+      taken = tasks->take(consumer, queue_settings.claim_idle, kQueueWait);
+    }
+    if (!taken) {
+      // The tasks this worker holds stay pending: another worker takes them after --claim-idle.
+      std::cerr << "vimgpt: the queue: " << taken.error().message << "\n";
+      return;
+    }
+    if (!*taken) continue;
+    const fleet::Delivery delivery = std::move(**taken);
+    std::istringstream line_in(delivery.task.dump());
+    auto parsed = parse_tasks(line_in);
+    if (!parsed || parsed->size() != 1) {
+      const std::string why = parsed ? "not one task" : parsed.error().message;
+      (void)tasks->finish(delivery, {{"id", delivery.id}, {"status", "error"}, {"message", "bad task: " + why}});
+      continue;
+    }
+    {
+      std::scoped_lock lock(batch.mutex);
+      ++batch.running;
+      ++batch.total;
+      batch.progress_locked();
+    }
+    bool died = false;
+    nlohmann::json line;
+    {
+      Heartbeat beat(queue_settings, consumer, delivery);
+      line = run_task(settings, parsed->front(), endpoint->name, connection, died);
+    }
+    if (died) replace_or_drop(batch, *endpoint, connection, settings.options->max_restarts);
+    line["attempts"] = delivery.delivery;
+    line["worker"] = consumer;
+    const bool stopped = line["status"] == "interrupted";
+    // A task cut short by its browser dying or by Ctrl-C goes back at once, for any worker.
+    if ((died && line["status"] != "done") || stopped) {
+      auto back = tasks->put_back(delivery);
+      std::scoped_lock lock(batch.mutex);
+      --batch.running;
+      --batch.total;
+      if (!stopped) ++batch.retried;
+      if (batch.tty) std::cerr << "\r\033[K";
+      std::cerr << "task " << delivery.id << " "
+                << (back ? "is back in the queue" : "stays pending (" + back.error().message + ")")
+                << (stopped ? "" : ": browser " + endpoint->name + " is gone") << "\n";
+      continue;
+    }
+    auto finished = tasks->finish(delivery, line);
+    std::scoped_lock lock(batch.mutex);
+    --batch.running;
+    if (!finished) {
+      std::cerr << "vimgpt: task " << delivery.id << ": its result could not be written (" << finished.error().message
+                << "); it stays pending for another worker\n";
+      --batch.total;
+      continue;
+    }
+    count_result_locked(batch, line);
+  }
+}
+
+// The tasks of a file (this shard's, not yet in --out) in batch.queue, and --out open for their results; nullopt
+// to go on, else the exit code.
+std::optional<int> read_task_file(const BatchFlags& flags, Batch& batch) {
   std::ifstream tasks_in(flags.tasks_file);
-  if (!tasks_in) return usage_error("cannot read " + flags.tasks_file);
+  if (!tasks_in) return usage("cannot read " + flags.tasks_file);
   auto tasks = parse_tasks(tasks_in);
-  if (!tasks) return usage_error(tasks.error().message);
-  auto run = run_settings(o, config, ModelUse::Required);
-  if (!run) return usage_error(run.error().message);
-  if (flags.no_cache && flags.cache.empty()) return usage_error("--no-cache goes with --cache DIR");
-  const TaskSettings settings{
-      &o, *run, flags.record_dir, {flags.cache, !flags.no_cache, run->tab.viewport.width, run->tab.viewport.height}};
-
-  Batch batch;
+  if (!tasks) return usage(tasks.error().message);
+  fleet::Shard shard;
+  if (!flags.shard.empty()) {
+    auto parsed = fleet::parse_shard(flags.shard, [](const char* name) -> const char* { return std::getenv(name); });
+    if (!parsed) return usage(parsed.error().message);
+    shard = *parsed;
+  }
   const auto finished = finished_ids(flags.out);
+  std::size_t in_this_shard = 0;
   for (auto& task : *tasks) {
+    if (!fleet::in_shard(shard, task.id)) continue;
+    ++in_this_shard;
     if (finished.count(task.id) == 0) batch.queue.push_back({std::move(task), 0});
+  }
+  if (shard.count > 1) {
+    std::cerr << "shard " << shard.index << " of " << shard.count << ": " << in_this_shard << " of " << tasks->size()
+              << " tasks\n";
   }
   batch.total = static_cast<int>(batch.queue.size());
   if (!finished.empty()) std::cerr << "resuming: " << finished.size() << " tasks already in " << flags.out << "\n";
@@ -248,40 +415,87 @@ int batch_command(const Options& o, const BatchFlags& flags) {
     needs_newline = existing.get() != '\n';
   }
   batch.out.open(flags.out, std::ios::app);
-  if (!batch.out) return usage_error("cannot write " + flags.out);
+  if (!batch.out) return usage("cannot write " + flags.out);
   if (needs_newline) batch.out << "\n";
+  return std::nullopt;
+}
+
+}  // namespace
+
+int batch_command(const Options& o, const BatchFlags& flags) {
+  const Config config = Config::load();
+  if (flags.parallel < 1 || flags.parallel > 64) return usage("--parallel takes 1 to 64");
+  std::optional<QueueSettings> from_queue;
+  if (!flags.queue.empty()) {
+    if (!flags.tasks_file.empty() || !flags.out.empty() || !flags.shard.empty()) {
+      return usage(
+          "with --queue, tasks come from the queue and results go to it: give no TASKS file, --out "
+          "or --shard (vimgpt queue push TASKS.jsonl; vimgpt queue collect --out RESULTS.jsonl)");
+    }
+    auto url = fleet::parse_queue_url(flags.queue);
+    if (!url) return usage(url.error().message);
+    if (flags.claim_idle_seconds < 3) return usage("--claim-idle takes 3 seconds or more");
+    char host[256] = "host";
+    ::gethostname(host, sizeof host - 1);
+    from_queue = QueueSettings{*url, std::chrono::seconds(flags.claim_idle_seconds),
+                               std::string(host) + "-" + std::to_string(::getpid())};
+  } else {
+    if (flags.tasks_file.empty()) return usage("batch needs a TASKS.jsonl file (or --queue URL)");
+    if (flags.out.empty()) return usage("batch needs --out RESULTS.jsonl");
+  }
+  auto run = run_settings(o, config, ModelUse::Required);
+  if (!run) return usage(run.error().message);
+  if (flags.no_cache && flags.cache.empty()) return usage("--no-cache goes with --cache DIR");
+  const TaskSettings settings{
+      &o, *run, flags.record_dir, {flags.cache, !flags.no_cache, run->tab.viewport.width, run->tab.viewport.height}};
+
+  Batch batch;
+  if (from_queue) {
+    // Reached now, so a wrong address is an error before any browser starts.
+    auto reached = fleet::Queue::connect(from_queue->url);
+    if (!reached) {
+      std::cerr << "vimgpt: " << reached.error().message << "\n";
+      return 1;
+    }
+  } else if (auto ended = read_task_file(flags, batch)) {
+    return *ended;
+  }
 
   const std::atomic<bool>& interrupted = handle_interrupts();
-  const int workers = std::min(flags.parallel, batch.total);
+  const int workers = from_queue ? flags.parallel : std::min(flags.parallel, batch.total);
   std::vector<std::unique_ptr<Endpoint>> endpoints;
-  if (!o.browsers.empty()) {
-    for (const auto& url : o.browsers) {
-      auto connection = connect_endpoint(url);
-      if (!connection) {
-        std::cerr << "vimgpt: skipping browser " << url << ": " << connection.error().message << "\n";
-        continue;
-      }
-      auto endpoint = std::make_unique<Endpoint>();
-      endpoint->name = url;
-      endpoint->connection = std::move(*connection);
-      endpoints.push_back(std::move(endpoint));
+  const auto add_endpoint = [&endpoints](std::string name, auto open_again, bool own) {
+    auto connection = open_again();
+    if (!connection) {
+      std::cerr << "vimgpt: skipping browser " << name << ": " << connection.error().message << "\n";
+      return;
     }
-  } else {
+    auto endpoint = std::make_unique<Endpoint>();
+    endpoint->name = std::move(name);
+    if (own) endpoint->open_again = std::move(open_again);
+    endpoint->connection = std::move(*connection);
+    endpoints.push_back(std::move(endpoint));
+  };
+  const auto remote = remote_options(o);
+  if (!remote) return usage(remote.error().message);
+  for (const auto& url : o.browsers) {
+    const auto open = [url, options = *remote] { return connect_endpoint(url, options); };
+    // A WebDriver server gives each worker a session (a browser) of its own; a DevTools endpoint is one browser.
+    const bool per_worker = url.starts_with("webdriver+");
+    for (int i = 0; i < (per_worker ? workers : 1); ++i) {
+      add_endpoint(per_worker ? url + " #" + std::to_string(i + 1) : url, open, per_worker);
+    }
+  }
+  if (o.browsers.empty()) {
     // One local Chromium per worker; tasks still get a fresh context each, so nothing leaks between them.
     cdp::LaunchOptions local = settings.run.launch;
     local.window_width = settings.run.tab.viewport.width;
     local.window_height = settings.run.tab.viewport.height;
-    for (int i = 0; i < workers; ++i) {
-      auto transport = cdp::launch_chromium(local);
-      if (!transport) {
-        std::cerr << "vimgpt: " << transport.error().message << "\n";
-        continue;
-      }
-      auto endpoint = std::make_unique<Endpoint>();
-      endpoint->name = "local-" + std::to_string(i + 1);
-      endpoint->connection = std::make_shared<cdp::Connection>(std::move(*transport));
-      endpoints.push_back(std::move(endpoint));
-    }
+    const auto launch = [local]() -> Result<std::shared_ptr<cdp::Connection>> {
+      VIMGPT_TRY(auto transport, cdp::launch_chromium(local));
+      return std::make_shared<cdp::Connection>(std::move(transport));
+    };
+    for (int i = 0; i < workers; ++i) add_endpoint("local-" + std::to_string(i + 1), launch, true);
   }
   if (endpoints.empty()) {
     std::cerr << "vimgpt: no browser to run the batch on\n";
@@ -292,8 +506,13 @@ int batch_command(const Options& o, const BatchFlags& flags) {
   std::vector<std::thread> threads;
   threads.reserve(static_cast<std::size_t>(workers));
   for (int i = 0; i < workers; ++i) {
-    threads.emplace_back(worker, std::cref(settings), std::ref(batch), std::ref(endpoints),
-                         static_cast<std::size_t>(i) % endpoints.size());
+    const std::size_t preferred = static_cast<std::size_t>(i) % endpoints.size();
+    if (from_queue) {
+      threads.emplace_back(queue_worker, std::cref(settings), std::ref(batch), std::ref(endpoints), preferred,
+                           std::cref(*from_queue), i + 1);
+    } else {
+      threads.emplace_back(worker, std::cref(settings), std::ref(batch), std::ref(endpoints), preferred);
+    }
   }
   for (auto& thread : threads) thread.join();
   for (auto& endpoint : endpoints) endpoint->connection->close();
@@ -304,6 +523,12 @@ int batch_command(const Options& o, const BatchFlags& flags) {
   std::fprintf(stderr, "batch: %d done, %d failed, %d retried, %d not run, %.1fs\n", batch.done, batch.failed,
                batch.retried, batch.total - batch.done - batch.failed, seconds);
   if (interrupted) return 130;
+  if (from_queue) {
+    // Done when the queue is: every task pushed has a result (this worker's or another's).
+    auto tasks = fleet::Queue::connect(from_queue->url);
+    auto drained = tasks ? tasks->drained() : Result<bool>(tasks.failure());
+    return drained && *drained ? 0 : 1;
+  }
   return left == 0 && batch.done + batch.failed == batch.total ? 0 : 1;
 }
 

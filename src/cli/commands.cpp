@@ -110,7 +110,8 @@ int devices_command() {
 Result<std::unique_ptr<browser::Tab>> open_browser_tab(const Options& options, const cdp::LaunchOptions& launch,
                                                        const browser::TabOptions& tab) {
   if (options.browsers.empty()) return browser::Tab::launch(launch, tab);
-  VIMGPT_TRY(auto transport, cdp::connect_browser(options.browsers.front()));
+  VIMGPT_TRY(auto remote, remote_options(options));
+  VIMGPT_TRY(auto transport, fleet::connect_browser(options.browsers.front(), remote));
   // The tab holds the only reference: closing it disposes of its context and then drops the link.
   return browser::Tab::open(std::make_shared<cdp::Connection>(std::move(transport)), tab);
 }

@@ -77,7 +77,21 @@ struct BatchFlags {
   std::string record_dir;
   std::string cache;  // --cache DIR
   bool no_cache = false;
+  std::string shard;  // --shard K/N | auto | auto/N; empty: every task
+  std::string queue;  // --queue redis://HOST:PORT/NAME: tasks from it, results to it (no tasks file, no --out)
+  int claim_idle_seconds = 60;
 };
+
+// vimgpt queue push | collect | status.
+struct QueueFlags {
+  std::string queue;       // redis://HOST:PORT/NAME
+  std::string tasks_file;  // push
+  std::string out;         // collect
+  bool follow = false;     // collect: until every pushed task has a result
+};
+int queue_push_command(const QueueFlags& flags);
+int queue_collect_command(const QueueFlags& flags);
+int queue_status_command(const QueueFlags& flags);
 int batch_command(const Options& options, const BatchFlags& flags);
 
 struct McpFlags {

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -31,9 +32,13 @@ void add_browser_flags(CLI::App& app, Options& o) {
                  "Persistent browser profile folder (default: a fresh temporary one)");
   app.add_option("--user-agent", o.user_agent, "User-Agent override");
   app.add_option("--extension", o.extension, "Load an unpacked extension folder (e.g. a real Vimium)");
-  app.add_option(
-      "--browser", o.browsers,
-      "Use a running browser: ws://HOST:PORT/devtools/browser/ID or http://HOST:PORT (repeatable for batch)");
+  app.add_option("--browser", o.browsers,
+                 "Use a running browser: ws://HOST:PORT/devtools/browser/ID, http://HOST:PORT[?token=T] (browserless), "
+                 "or webdriver+http://HOST:4444 (a Selenium Grid session each; repeatable for batch)");
+  app.add_option("--browser-header", o.browser_headers,
+                 "\"NAME: VALUE\" sent with every request to --browser (a fleet's authorisation; repeatable)");
+  app.add_option("--webdriver-capabilities", o.webdriver_capabilities,
+                 "JSON object (or a file holding one) merged into a webdriver+ session's alwaysMatch capabilities");
 }
 
 void add_model_flags(CLI::App& app, Options& o) {
@@ -304,8 +309,38 @@ Result<std::map<std::string, std::string>> secrets(const Options& o) {
   return values;
 }
 
+Result<fleet::BrowserOptions> remote_options(const Options& o) {
+  fleet::BrowserOptions remote;
+  for (const auto& header : o.browser_headers) {
+    const auto colon = header.find(':');
+    if (colon == std::string::npos || colon == 0) return usage_error("--browser-header takes \"NAME: VALUE\"");
+    const auto value_start = header.find_first_not_of(' ', colon + 1);
+    remote.headers.emplace_back(header.substr(0, colon),
+                                value_start == std::string::npos ? "" : header.substr(value_start));
+  }
+  if (!o.webdriver_capabilities.empty()) {
+    std::string text = o.webdriver_capabilities;
+    if (text.find_first_not_of(" \t\n") != std::string::npos && text[text.find_first_not_of(" \t\n")] != '{') {
+      auto file = read_file(text);
+      if (!file) return usage_error("--webdriver-capabilities takes a JSON object or a file holding one: " + text);
+      text = std::move(*file);
+    }
+    remote.webdriver_capabilities = nlohmann::json::parse(text, nullptr, false);
+    if (!remote.webdriver_capabilities.is_object()) {
+      return usage_error("--webdriver-capabilities: not a JSON object: " + o.webdriver_capabilities);
+    }
+  }
+  const bool webdriver = std::any_of(o.browsers.begin(), o.browsers.end(),
+                                     [](const std::string& url) { return url.starts_with("webdriver+"); });
+  if (!o.webdriver_capabilities.empty() && !webdriver) {
+    return usage_error("--webdriver-capabilities goes with --browser webdriver+http://HOST:PORT");
+  }
+  return remote;
+}
+
 Result<RunSettings> run_settings(const Options& o, const Config& config, ModelUse model) {
   RunSettings settings;
+  VIMGPT_TRY_VOID(remote_options(o));
   VIMGPT_TRY(settings.launch, launch_options(o, config));
   VIMGPT_TRY(settings.tab, tab_options(o));
   VIMGPT_TRY(settings.capture, capture_options(o));

@@ -11,6 +11,7 @@
 #include "agent/agent.h"
 #include "cli/config.h"
 #include "common/result.h"
+#include "fleet/fleet.h"
 
 namespace CLI {
 class App;
@@ -49,7 +50,9 @@ struct Options {
   std::string user_data_dir;
   std::string user_agent;
   std::string extension;
-  std::vector<std::string> browsers;  // --browser: remote DevTools endpoints instead of a local Chromium
+  std::vector<std::string> browsers;         // --browser: remote DevTools endpoints instead of a local Chromium
+  std::vector<std::string> browser_headers;  // --browser-header "NAME: VALUE"
+  std::string webdriver_capabilities;        // --webdriver-capabilities: JSON, or a file holding it
   // hints and observation
   std::string hint_mode = "overlay";
   std::string observe = "vision";
@@ -128,6 +131,8 @@ struct RunSettings {
 enum class ModelUse { Required, ScriptInstead, IfConfigured };
 // InvalidArgument (a usage error) naming the flag at fault.
 Result<RunSettings> run_settings(const Options& options, const Config& config, ModelUse model);
+// --browser-header and --webdriver-capabilities, checked: InvalidArgument naming the flag at fault.
+Result<fleet::BrowserOptions> remote_options(const Options& options);
 // A JSON Schema typed answers must fit (`where` names it in errors: "--output-schema FILE", "task line 3"):
 // InvalidArgument saying what is wrong with it.
 Result<JsonSchema> answer_schema(const nlohmann::json& schema, const std::string& where);

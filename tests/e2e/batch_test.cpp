@@ -144,6 +144,53 @@ TEST(Batch, ABrowserKilledMidBatchHandsItsTasksToTheOther) {
   EXPECT_NE(run.err.find("is gone"), std::string::npos) << run.err;
 }
 
+// Two machines of a Slurm array (--shard 0/2 here, --shard auto from SLURM_ARRAY_TASK_* there) each run their part
+// of one task file into their own results file; together every task once.
+TEST(Batch, ShardsOfOneFileAreDisjointAndCoverIt) {
+  RemoteChromium a;
+  ASSERT_TRUE(a.ready());
+  Site site;
+  FakeModelServer model;
+  script_model(model, site.base(), 0ms);
+  BatchDir dir;
+  const std::string tasks = dir.tasks(site.base(), 8);
+  const std::string out0 = (dir.root / "results-0.jsonl").string();
+  const std::string out1 = (dir.root / "results-1.jsonl").string();
+  auto first = batch_args(tasks, out0, model, 2, {a.ws_url()});
+  first.insert(first.end(), {"--shard", "0/2"});
+  const auto run0 = test::run_vimgpt(first);
+  ASSERT_EQ(run0.exit_code, 0) << run0.err;
+  auto second = batch_args(tasks, out1, model, 2, {a.ws_url()});
+  second.insert(second.end(), {"--shard", "auto"});
+  ::setenv("SLURM_ARRAY_TASK_ID", "2", 1);  // sbatch --array=1-2: the second task
+  ::setenv("SLURM_ARRAY_TASK_MIN", "1", 1);
+  ::setenv("SLURM_ARRAY_TASK_COUNT", "2", 1);
+  const auto run1 = test::run_vimgpt(second);
+  for (const char* name : {"SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_COUNT"}) ::unsetenv(name);
+  ASSERT_EQ(run1.exit_code, 0) << run1.err;
+
+  std::set<std::string> ids0;
+  std::set<std::string> ids1;
+  for (const auto& line : read_results(out0)) ids0.insert(line["id"].get<std::string>());
+  for (const auto& line : read_results(out1)) ids1.insert(line["id"].get<std::string>());
+  EXPECT_FALSE(ids0.empty());
+  EXPECT_FALSE(ids1.empty());
+  std::set<std::string> all = ids0;
+  all.insert(ids1.begin(), ids1.end());
+  EXPECT_EQ(all.size(), ids0.size() + ids1.size());  // disjoint
+  EXPECT_EQ(all, (std::set<std::string>{"t1", "t2", "t3", "t4", "t5", "t6", "t7", "t8"}));
+  EXPECT_NE(run0.err.find("shard 0 of 2: " + std::to_string(ids0.size()) + " of 8 tasks"), std::string::npos)
+      << run0.err;
+  EXPECT_NE(run1.err.find("shard 1 of 2: " + std::to_string(ids1.size()) + " of 8 tasks"), std::string::npos)
+      << run1.err;
+
+  // Resuming is per shard: its own results file has all its tasks.
+  const auto again = test::run_vimgpt(first);
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.err.find("nothing to do"), std::string::npos) << again.err;
+  EXPECT_EQ(read_results(out0).size(), ids0.size());
+}
+
 TEST(Batch, ResumingAfterCtrlCRunsOnlyTheMissingIds) {
   RemoteChromium a;
   ASSERT_TRUE(a.ready());
@@ -200,6 +247,46 @@ TEST(Batch, WithoutABrowserEachWorkerLaunchesItsOwnChromium) {
     browsers.insert(line["browser"].get<std::string>());
   }
   EXPECT_EQ(browsers, (std::set<std::string>{"local-1", "local-2"}));
+}
+
+// A worker's own browser that dies is opened again, and the task it was running runs again on the new one.
+TEST(Batch, AWorkersOwnChromiumThatDiesIsOpenedAgain) {
+  Site site;
+  FakeModelServer model;
+  const std::string base = site.base();
+  std::mutex mutex;
+  std::condition_variable asked;
+  bool first_asked = false;
+  bool killed = false;
+  script_model(model, base, 0ms, [&] {
+    std::unique_lock lock(mutex);
+    if (first_asked) return;  // only the first task's first reply waits for the kill
+    first_asked = true;
+    asked.notify_all();
+    asked.wait_for(lock, 30s, [&] { return killed; });
+  });
+  BatchDir dir;
+  const auto run = test::run_vimgpt(batch_args(dir.tasks(base, 3), dir.out(), model, 1, {}), [&](pid_t) {
+    std::unique_lock lock(mutex);
+    ASSERT_TRUE(asked.wait_for(lock, 60s, [&] { return first_asked; }));
+    const pid_t browser = test::run_browser_pid();
+    ASSERT_GT(browser, 0);
+    EXPECT_TRUE(test::kill_and_wait(browser));
+    killed = true;
+    asked.notify_all();
+  });
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_FALSE(run.left_behind);
+  EXPECT_NE(run.err.find("browser local-1 died; opened a new one (1 of 2)"), std::string::npos) << run.err;
+  const auto results = read_results(dir.out());
+  ASSERT_EQ(results.size(), 3U) << run.err;
+  int again = 0;
+  for (const auto& line : results) {
+    EXPECT_EQ(line["status"], "done") << line.dump();
+    EXPECT_EQ(line["browser"], "local-1");
+    again += line["attempts"] == 2 ? 1 : 0;
+  }
+  EXPECT_EQ(again, 1);
 }
 
 TEST(Batch, ATaskWhoseModelAsksAQuestionEndsNeedsInputWithTheQuestion) {

@@ -40,13 +40,52 @@ TEST(ResolveBrowserUrl, AsksJsonVersionWhateverPathWasGiven) {
                       "application/json");
     });
   });
-  for (const std::string path : {"", "/", "/json/version", "/anything?x=1"}) {
+  for (const std::string path : {"", "/", "/json/version", "/anything"}) {
     auto resolved = cdp::resolve_browser_url("http://127.0.0.1:" + std::to_string(site.port()) + path);
     ASSERT_TRUE(resolved) << path << ": " << resolved.error().describe();
     EXPECT_EQ(*resolved, "ws://127.0.0.1:1/devtools/browser/x");
   }
   // Chromium answers only requests whose Host is an address or localhost: the port must be in it.
   EXPECT_EQ(host_header, "127.0.0.1:" + std::to_string(site.port()));
+}
+
+// browserless: the token (and options such as timeout=0) ride in the query, which /json/version needs too, and
+// the socket it announces has no token of its own.
+TEST(ResolveBrowserUrl, CarriesTheQueryToJsonVersionAndOntoTheSocket) {
+  std::string asked_with;
+  std::string header;
+  test::SiteServer site([&](httplib::Server& s) {
+    s.Get("/json/version", [&](const httplib::Request& req, httplib::Response& res) {
+      asked_with = req.get_param_value("token");
+      header = req.get_header_value("X-Fleet-Key");
+      if (asked_with != "T") {
+        res.status = 401;
+        return;
+      }
+      res.set_content(R"({"webSocketDebuggerUrl": "ws://127.0.0.1:1/devtools/browser/x"})", "application/json");
+    });
+  });
+  const std::string base = "http://127.0.0.1:" + std::to_string(site.port());
+  auto resolved = cdp::resolve_browser_url(base + "?token=T&timeout=0", {{"X-Fleet-Key", "k1"}}, 5s);
+  ASSERT_TRUE(resolved) << resolved.error().describe();
+  EXPECT_EQ(*resolved, "ws://127.0.0.1:1/devtools/browser/x?token=T&timeout=0");
+  EXPECT_EQ(asked_with, "T");
+  EXPECT_EQ(header, "k1");
+  // Without the token: the 401 says where the token goes.
+  auto refused = cdp::resolve_browser_url(base + "/");
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("401"), std::string::npos) << refused.error().message;
+  EXPECT_NE(refused.error().message.find("token"), std::string::npos) << refused.error().message;
+}
+
+// A Selenium Grid answers /json/version with 404: the error names the URL form that works.
+TEST(ResolveBrowserUrl, PointsAGridAtTheWebDriverForm) {
+  test::SiteServer grid([](httplib::Server& s) {
+    s.Get("/json/version", [](const httplib::Request&, httplib::Response& res) { res.status = 404; });
+  });
+  auto resolved = cdp::resolve_browser_url(grid.url(""));
+  ASSERT_FALSE(resolved);
+  EXPECT_NE(resolved.error().message.find("webdriver+" + grid.url("")), std::string::npos) << resolved.error().message;
 }
 
 TEST(ResolveBrowserUrl, ExplainsAnEndpointThatIsNotDevTools) {

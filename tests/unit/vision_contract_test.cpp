@@ -507,7 +507,7 @@ TEST(Usage, OpenAIsCacheWritesAndReasoningAreReadAndPriced) {
   request.history.push_back({Json{{"scroll", "down"}}, std::string(3000, 'x'), "https://museum.test/", ""});
   auto decision = client->decide(request);
   ASSERT_TRUE(decision) << decision.error().describe();
-  const auto& cache = p.server.requests()[0].cache;
+  const auto cache = p.server.requests()[0].cache;
   ASSERT_GT(cache.written, 1024);
   EXPECT_EQ(decision->usage.cache_write_tokens, cache.written);
   EXPECT_EQ(decision->usage.reasoning_tokens, 600);  // effort low, as the fake reasons

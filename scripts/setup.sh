@@ -21,6 +21,8 @@ packages=(
   openjdk-17-jre-headless chromium-driver
   # the shared task queue (batch --queue): its client library, and the server its tests start on loopback
   libhiredis-dev redis-server
+  # the Slurm interoperability test: a one-node cluster on loopback (munge authenticates its daemons)
+  slurm-wlm munge
   # the browser: the full one for --headed and --extension, the headless shell for everything else
   chromium chromium-headless-shell
 )

@@ -162,7 +162,7 @@ Result<std::string> resolve_browser_url(std::string_view http_or_ws_url, const l
   VIMGPT_TRY(link::Endpoint endpoint, link::parse_endpoint(http_or_ws_url));
   if (endpoint.scheme == link::Scheme::Ws || endpoint.scheme == link::Scheme::Wss) return std::string(http_or_ws_url);
   // Whatever path was given, the browser-level WebSocket is announced by /json/version; the query stays, since
-  // fleets such as browserless take their token (and options like timeout=0) there.
+  // fleets such as browserless take their token (and options such as timeout) there.
   const auto query_at = endpoint.target.find('?');
   const std::string query = query_at == std::string::npos ? "" : endpoint.target.substr(query_at);
   endpoint.target = "/json/version" + query;

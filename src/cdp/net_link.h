@@ -12,9 +12,8 @@
 #include <functional>
 #include <string>
 #include <string_view>
-#include <utility>
-#include <vector>
 
+#include "cdp/cdp.h"
 #include "common/result.h"
 
 namespace vimgpt::cdp::link {
@@ -41,7 +40,7 @@ struct Endpoint {
 // ws://, wss://, http://, https:// with an optional port (default 80/443) and path.
 Result<Endpoint> parse_endpoint(std::string_view url);
 
-using Headers = std::vector<std::pair<std::string, std::string>>;
+using Headers = HttpHeaders;
 
 struct HttpReply {
   int status = 0;

@@ -318,9 +318,10 @@ void queue_worker(const TaskSettings& settings, Batch& batch, std::vector<std::u
     auto taken = tasks->take(consumer, queue_settings.claim_idle, std::chrono::milliseconds(0));
     if (taken && !*taken) {
       auto drained = tasks->drained();
-      if (!drained || *drained) return;
+      if (drained && *drained) return;
       // Others still run tasks: one of them may die, or put its task back.
-      taken = tasks->take(consumer, queue_settings.claim_idle, kQueueWait);
+      taken = drained ? tasks->take(consumer, queue_settings.claim_idle, kQueueWait)
+                      : Result<std::optional<fleet::Delivery>>(drained.failure());
     }
     if (!taken) {
       // The tasks this worker holds stay pending: another worker takes them after --claim-idle.

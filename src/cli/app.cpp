@@ -12,11 +12,6 @@
 namespace vimgpt::cli {
 namespace {
 
-int usage(const std::string& message) {
-  std::cerr << "vimgpt: " << message << "\n";
-  return kExitUsage;
-}
-
 // "1406 tok (1152 cached) $0.0021, run 4210 tok $0.0070": this step's model calls, then the run's.
 std::string format_usage(const vision::Usage& step, const vision::Usage& run) {
   const auto cost = [](const vision::Usage& usage) {

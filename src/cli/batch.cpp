@@ -77,11 +77,6 @@ Result<std::shared_ptr<cdp::Connection>> connect_endpoint(const std::string& url
   return std::make_shared<cdp::Connection>(std::move(transport));
 }
 
-int usage(const std::string& message) {
-  std::cerr << "vimgpt: " << message << "\n";
-  return kExitUsage;
-}
-
 // Under Batch::mutex.
 Endpoint* pick_endpoint(std::vector<std::unique_ptr<Endpoint>>& endpoints, std::size_t preferred) {
   for (std::size_t i = 0; i < endpoints.size(); ++i) {

@@ -21,6 +21,7 @@ struct BatchTask {
   std::optional<int> max_steps;       // empty: --max-steps
   std::optional<std::string> answer;  // the expected answer, for `match`
   nlohmann::json output_schema;       // the JSON Schema its answer must fit; null: --output-schema
+  nlohmann::json line;                // the task as its line gives it (what `vimgpt queue push` sends)
 };
 
 // JSON Lines, one task a line; blank lines and lines starting with # are skipped. A malformed line, a

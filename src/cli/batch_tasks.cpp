@@ -21,6 +21,7 @@ Result<std::vector<BatchTask>> parse_tasks(std::istream& in) {
     const auto json = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
     if (!json.is_object()) return fail(ErrorKind::InvalidArgument, where + " is not a JSON object");
     BatchTask task;
+    task.line = json;
     if (json.contains("id") && json["id"].is_string()) task.id = json["id"].get<std::string>();
     if (json.contains("id") && json["id"].is_number_integer()) task.id = std::to_string(json["id"].get<long>());
     if (task.id.empty()) return fail(ErrorKind::InvalidArgument, where + " has no \"id\"");

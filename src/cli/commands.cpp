@@ -8,12 +8,18 @@
 #include "voice/voice.h"
 
 namespace vimgpt::cli {
-namespace {
+
+int usage(const std::string& message) {
+  std::cerr << "vimgpt: " << message << "\n";
+  return kExitUsage;
+}
 
 int report_error(const Error& error) {
   std::cerr << "vimgpt: " << error.message << "\n";
   return error.kind == ErrorKind::InvalidArgument ? kExitUsage : 1;
 }
+
+namespace {
 
 Status write_bytes(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary);

@@ -10,6 +10,11 @@
 
 namespace vimgpt::cli {
 
+// A usage error: the message on stderr; the exit code is kExitUsage.
+int usage(const std::string& message);
+// An error: the message on stderr; the exit code is kExitUsage for InvalidArgument (a flag or file at fault), else 1.
+int report_error(const Error& error);
+
 int run_command(Options options);
 
 // The tab and, when the settings name a model, its client (Ctrl-C handled from here on).

@@ -11,11 +11,6 @@
 namespace vimgpt::cli {
 namespace {
 
-int usage(const std::string& message) {
-  std::cerr << "vimgpt: " << message << "\n";
-  return kExitUsage;
-}
-
 bool loopback(const std::string& host) {
   return host == "127.0.0.1" || host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
 }

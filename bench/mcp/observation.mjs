@@ -6,10 +6,7 @@
 // host but 127.0.0.1: nothing leaves the machine.
 //   node bench/mcp/observation.mjs VIMGPT_BINARY PAGES_DIR OUT.json
 import {execFileSync} from 'node:child_process';
-import {chmodSync, mkdtempSync, readdirSync, rmSync, writeFileSync} from 'node:fs';
-import {readFile} from 'node:fs/promises';
-import http from 'node:http';
-import os from 'node:os';
+import {readdirSync, rmSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 
@@ -17,15 +14,12 @@ import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
 import {getEncoding} from 'js-tiktoken';
 
+import {environment, kDenseLinks, median, scratchWithChromium, startSite, textOf} from './common.mjs';
+
 const [binary, pagesDir, out] = process.argv.slice(2);
 const here = path.dirname(fileURLToPath(import.meta.url));
 const encoding = getEncoding('o200k_base');
 const tokens = (text) => encoding.encode(text).length;
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
 
 // OpenAI high detail: fit 2048x2048, shortest side down to 768, 170 per 512-px tile + 85. Anthropic: long
 // edge down to 1568, then width * height / 750. (The same rules as vision::estimate_image_tokens.)
@@ -53,38 +47,8 @@ function jpegSize(bytes) {
   return {width: 0, height: 0};
 }
 
-const textOf = (result) => result.content.filter((b) => b.type === 'text').map((b) => b.text).join('\n');
-
-// Both browsers resolve no host but loopback: a saved page's external resources fail at once.
-const scratch = mkdtempSync(path.join(os.tmpdir(), 'vgbench-'));
-const chrome = path.join(scratch, 'chromium');
-writeFileSync(chrome, '#!/bin/sh\nexec /usr/lib/chromium/chromium ' +
-                      '"--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1" "$@"\n');
-chmodSync(chrome, 0o755);
-const environment = Object.fromEntries(Object.entries(process.env).filter(
-    ([name]) => !/^(OPENAI|ANTHROPIC)_(API_KEY|BASE_URL)$/.test(name)));
-
-// The saved pages, and two small pages that link to each other (for click).
-const site = http.createServer(async (request, response) => {
-  const url = new URL(request.url, 'http://x');
-  if (url.pathname === '/a' || url.pathname === '/b') {
-    const other = url.pathname === '/a' ? '/b' : '/a';
-    response.writeHead(200, {'Content-Type': 'text/html'});
-    response.end(`<!doctype html><title>Page ${url.pathname}</title><h1>${url.pathname}</h1>` +
-                 `<p><a href="${other}">Go to ${other}</a></p><p>${'Some text. '.repeat(50)}</p>`);
-    return;
-  }
-  try {
-    const page = await readFile(path.join(pagesDir, path.basename(url.pathname)));
-    response.writeHead(200, {'Content-Type': 'text/html; charset=utf-8'});
-    response.end(page);
-  } catch {
-    response.writeHead(404);
-    response.end();
-  }
-});
-await new Promise((resolve) => site.listen(0, '127.0.0.1', resolve));
-const base = `http://127.0.0.1:${site.address().port}`;
+const {scratch, chrome} = scratchWithChromium();
+const {site, base} = await startSite(pagesDir);
 
 async function connect(command, args, name) {
   const client = new Client({name, version: '1.0.0'});
@@ -94,6 +58,9 @@ async function connect(command, args, name) {
 }
 
 const vimgpt = await connect(binary, ['mcp', '--chrome', chrome, '--observe-after', 'never'], 'bench-vimgpt');
+// The same with no cap on look's label list (--max-labels 0), to show what the cap saves.
+const uncapped = await connect(binary, ['mcp', '--chrome', chrome, '--observe-after', 'never', '--max-labels', '0'],
+                               'bench-vimgpt-uncapped');
 const playwright = await connect(process.execPath, [path.join(here, 'node_modules/@playwright/mcp/cli.js'),
   '--headless', '--isolated', '--no-sandbox', '--executable-path', chrome, '--viewport-size', '1080x720'],
                                  'bench-playwright');
@@ -110,6 +77,8 @@ for (const page of pages) {
   const image = look.content.find((b) => b.type === 'image');
   const size = image ? jpegSize(Buffer.from(image.data, 'base64')) : {width: 0, height: 0};
   const labels = tokens(textOf(look));
+  await uncapped.callTool({name: 'open', arguments: {url}});
+  const whole = await uncapped.callTool({name: 'look', arguments: {}});
   await playwright.callTool({name: 'browser_navigate', arguments: {url}});
   const snapshot = await playwright.callTool({name: 'browser_snapshot', arguments: {}});
   const row = {
@@ -117,6 +86,7 @@ for (const page of pages) {
     frame: `${size.width}x${size.height}`,
     label_lines: (textOf(look).match(/^\[[A-Z]+\]/gm) || []).length,
     vimgpt_text_tokens: labels,
+    vimgpt_text_tokens_uncapped: tokens(textOf(whole)),
     vimgpt_openai_tokens: openaiImageTokens(size.width, size.height) + labels,
     vimgpt_anthropic_tokens: anthropicImageTokens(size.width, size.height) + labels,
     playwright_snapshot_tokens: tokens(textOf(snapshot)),
@@ -124,6 +94,19 @@ for (const page of pages) {
   rows.push(row);
   console.error(JSON.stringify(row));
 }
+
+// The dense page (a news front page's worth of links on one screen): the capped list against the whole one, and
+// what a find for one story costs instead.
+const dense = {};
+for (const [name, client] of [['capped', vimgpt], ['uncapped', uncapped]]) {
+  await client.callTool({name: 'open', arguments: {url: `${base}/dense`}});
+  const look = await client.callTool({name: 'look', arguments: {}});
+  dense[`${name}_text_tokens`] = tokens(textOf(look));
+  dense[`${name}_label_lines`] = (textOf(look).match(/^\[[A-Z]+\]/gm) || []).length;
+}
+dense.links = kDenseLinks;
+dense.find_text_tokens = tokens(textOf(await vimgpt.callTool({name: 'find', arguments: {query: 'comments 17'}})));
+console.error(JSON.stringify({dense}));
 
 // Click: a link that loads the other page, and the new frame with it.
 const clickMs = [];
@@ -138,6 +121,7 @@ for (let i = 0; i < 12; ++i) {
 }
 
 await vimgpt.close();
+await uncapped.close();
 await playwright.close();
 site.close();
 rmSync(scratch, {recursive: true, force: true});
@@ -151,10 +135,14 @@ const result = {
     vimgpt_openai_tokens: median(rows.map((r) => r.vimgpt_openai_tokens)),
     vimgpt_anthropic_tokens: median(rows.map((r) => r.vimgpt_anthropic_tokens)),
     vimgpt_text_tokens: median(rows.map((r) => r.vimgpt_text_tokens)),
+    vimgpt_text_tokens_uncapped: median(rows.map((r) => r.vimgpt_text_tokens_uncapped)),
     playwright_snapshot_tokens: median(rows.map((r) => r.playwright_snapshot_tokens)),
     look_ms: median(lookMs),
     click_and_frame_ms: median(clickMs),
   },
+  biggest_text_tokens: Math.max(...rows.map((r) => r.vimgpt_text_tokens)),
+  biggest_text_tokens_uncapped: Math.max(...rows.map((r) => r.vimgpt_text_tokens_uncapped)),
+  dense,
   total: {
     vimgpt_openai_tokens: sum('vimgpt_openai_tokens'),
     vimgpt_anthropic_tokens: sum('vimgpt_anthropic_tokens'),
@@ -163,4 +151,6 @@ const result = {
   rows,
 };
 writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
-console.log(JSON.stringify({median: result.median, total: result.total, load: result.load}, null, 2));
+console.log(JSON.stringify({median: result.median, biggest_text_tokens: result.biggest_text_tokens,
+                            biggest_text_tokens_uncapped: result.biggest_text_tokens_uncapped, dense,
+                            total: result.total, load: result.load}, null, 2));

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/session.h"
 #include "common/text.h"
 #include "voice/voice.h"
 
@@ -385,6 +386,17 @@ int main(int argc, char** argv) {
   mcp->add_option("--token", mcp_flags.token, "With --http: every request needs Authorization: Bearer TOKEN");
   mcp->add_option("--observe-after", mcp_flags.observe_after,
                   "After an acting tool: look (the page as look shows it, default) or never");
+  mcp->add_option("--max-labels", mcp_flags.max_labels,
+                  "Most labels look's text lists (default 50; the frame shows all, find searches them; 0: all)");
+  mcp->add_flag("--shared-browser", mcp_flags.shared_browser,
+                "With --http: every session shares one browser, one call at a time (default: each its own)");
+  mcp->add_option("--max-sessions", mcp_flags.max_sessions,
+                  "With --http: sessions at once, each with its own browser; one more is refused (default: any)");
+  mcp->add_option("--session-idle", mcp_flags.session_idle_seconds,
+                  "With --http: end a session (and close its browser) after this many seconds unused (default "
+                  "1800; 0: never)");
+  mcp->add_option("--exit-idle", mcp_flags.exit_idle_seconds,
+                  "With --http: stop serving after this many seconds with no request (default 0: never)");
   add_browser_flags(*mcp, options);
   add_model_flags(*mcp, options);
   add_budget_flags(*mcp, options);
@@ -439,6 +451,8 @@ int main(int argc, char** argv) {
   auto* doctor = app.add_subcommand(
       "doctor", "Check the configured model with one small request: reached, key, image, structured output, reply");
   add_model_flags(*doctor, options);
+  SessionFlags session_flags;
+  add_session_commands(app, session_flags);
   app.require_subcommand(0, 1);
 
   try {
@@ -453,6 +467,7 @@ int main(int argc, char** argv) {
     app.exit(e);
     return kExitUsage;
   }
+  if (session_flags.given()) return session_command(session_flags);
   if (*shot) return shot_command(options, url, output);
   if (*hints_cmd) return hints_command(options, url, json, png, mode);
   if (*ask) return ask_command(options, image, objective);

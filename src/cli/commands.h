@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "mcp/mcp.h"
 
 namespace vimgpt::cli {
 
@@ -103,6 +104,11 @@ struct McpFlags {
   std::string http;                    // HOST:PORT; empty: stdio
   std::string token;                   // bearer token for --http
   std::string observe_after = "look";  // look | never
+  int max_labels = static_cast<int>(mcp::kDefaultMaxLabels);
+  bool shared_browser = false;      // --http: every session one browser (today's single-person behaviour)
+  int max_sessions = 0;             // --http: sessions at once; 0: any
+  int session_idle_seconds = 1800;  // --http: a session unused this long ends; 0: never
+  int exit_idle_seconds = 0;        // --http: stop serving after this long with no request; 0: never
 };
 int mcp_command(const Options& options, const McpFlags& flags);
 // A local Chromium, or with --browser a fresh context on the first remote endpoint.

@@ -2,6 +2,7 @@
 // model flags.
 #include <unistd.h>
 
+#include <cstdlib>
 #include <iostream>
 #include <regex>
 
@@ -13,6 +14,17 @@ namespace {
 
 bool loopback(const std::string& host) {
   return host == "127.0.0.1" || host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
+// `vimgpt session start` waits on a pipe ($VIMGPT_READY_FD) for the port this server listens on.
+void tell_starter(int port) {
+  const char* fd_text = std::getenv("VIMGPT_READY_FD");
+  if (fd_text == nullptr) return;
+  const int fd = std::atoi(fd_text);
+  const std::string line = std::to_string(port) + "\n";
+  [[maybe_unused]] const auto written = ::write(fd, line.data(), line.size());
+  ::close(fd);
+  ::unsetenv("VIMGPT_READY_FD");
 }
 
 }  // namespace
@@ -35,7 +47,20 @@ int mcp_command(const Options& o, const McpFlags& flags) {
     if (match[1].matched) host = match[1];
     port = std::stoi(match[2]);
   }
+  std::string token = flags.token;
+  if (const char* from_environment = std::getenv("VIMGPT_MCP_TOKEN"); token.empty() && from_environment != nullptr) {
+    token = from_environment;  // kept off the command line, which every user of the machine can read
+  }
   if (!flags.token.empty() && flags.http.empty()) return usage("--token is for --http (stdio needs none)");
+
+  if (flags.max_sessions < 0) return usage("--max-sessions takes 0 (no limit) or more");
+  if (flags.session_idle_seconds < 0 || flags.exit_idle_seconds < 0) {
+    return usage("--session-idle and --exit-idle take seconds: 0 (never) or more");
+  }
+  if (flags.max_labels < 0) return usage("--max-labels takes 0 (no cap) or more");
+  if (flags.http.empty() && (flags.shared_browser || flags.max_sessions > 0 || flags.exit_idle_seconds > 0)) {
+    return usage("--shared-browser, --max-sessions and --exit-idle are for --http (stdio is one session)");
+  }
 
   // browse uses vimgpt's own model when one is configured; every other tool works without one.
   auto model = client_options(o, config);
@@ -50,7 +75,6 @@ int mcp_command(const Options& o, const McpFlags& flags) {
 
   mcp::ServerOptions options;
   options.version = VIMGPT_VERSION;
-  options.open_tab = [&o, &settings] { return open_browser_tab(o, settings->launch, settings->tab); };
   options.make_planner = [&](const nlohmann::json& answer_schema) -> Result<std::unique_ptr<agent::Planner>> {
     if (!client) return fail(ErrorKind::InvalidArgument, no_model);
     agent::PlannerSettings planner = settings->planner;
@@ -60,25 +84,48 @@ int mcp_command(const Options& o, const McpFlags& flags) {
   options.agent = agent_options(o, *settings);
   options.agent.record_dir = o.record;
   options.observe_after = flags.observe_after == "never" ? mcp::ObserveAfter::Never : mcp::ObserveAfter::Look;
-  mcp::Server server(std::move(options));
+  options.max_labels = static_cast<std::size_t>(flags.max_labels);
+  // One server, one browser: stdio's single session, or every HTTP session with --shared-browser.
+  auto shared_server = [&] {
+    mcp::ServerOptions one = options;
+    one.open_tab = [&o, &settings] { return open_browser_tab(o, settings->launch, settings->tab); };
+    return std::make_unique<mcp::Server>(std::move(one));
+  };
+  // Each HTTP session its own browser (a Chromium, or a context of its own on --browser), and its own record and
+  // download folders: DIR/client-N.
+  const mcp::MakeServer session_server = [&](int number) {
+    const std::string folder = "client-" + std::to_string(number);
+    mcp::ServerOptions own = options;
+    if (!own.agent.record_dir.empty()) own.agent.record_dir += "/" + folder;
+    browser::TabOptions tab = settings->tab;
+    if (!tab.download_dir.empty()) tab.download_dir += "/" + folder;
+    own.open_tab = [&o, &settings, tab] { return open_browser_tab(o, settings->launch, tab); };
+    return std::make_unique<mcp::Server>(std::move(own));
+  };
 
-  if (flags.http.empty()) return mcp::serve_stdio(server, STDIN_FILENO, std::cout, &handle_interrupts());
+  if (flags.http.empty()) return mcp::serve_stdio(*shared_server(), STDIN_FILENO, std::cout, &handle_interrupts());
   if (!loopback(host)) {
     std::cerr << "vimgpt: warning: serving MCP on " << host
               << ", not loopback: anyone who can reach it drives this browser"
-              << (flags.token.empty() ? " (and no --token is set)" : "") << "\n";
+              << (token.empty() ? " (and no --token is set)" : "") << "\n";
   }
   mcp::HttpOptions http;
   http.host = host;
   http.port = port;
-  http.token = flags.token;
+  http.token = token;
   http.stop = &handle_interrupts();
+  http.max_sessions = flags.max_sessions;
+  http.session_idle = std::chrono::seconds(flags.session_idle_seconds);
+  http.exit_idle = std::chrono::seconds(flags.exit_idle_seconds);
   http.ready = [&](int bound) {
     std::cerr << "vimgpt: MCP on http://" << (host.find(':') != std::string::npos ? "[" + host + "]" : host) << ":"
               << bound << "/mcp\n"
               << std::flush;
+    tell_starter(bound);
   };
-  if (auto served = mcp::serve_http(server, http); !served) {
+  std::unique_ptr<mcp::Server> one_server = flags.shared_browser ? shared_server() : nullptr;
+  auto served = one_server ? mcp::serve_http(*one_server, http) : mcp::serve_http(session_server, http);
+  if (!served) {
     std::cerr << "vimgpt: " << served.error().message << "\n";
     return 1;
   }

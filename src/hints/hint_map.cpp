@@ -3,6 +3,7 @@
 #include <cctype>
 #include <numeric>
 
+#include "common/text.h"
 #include "hints/hints.h"
 
 namespace vimgpt::hints {
@@ -125,21 +126,75 @@ cdp::Json HintMap::to_json() const {
   return out;
 }
 
+std::string to_text(const Hint& hint) {
+  std::string out = "[" + hint.label + "] " + hint.role;
+  if (hint.value != FieldValue::NotAField && !hint.input_type.empty() && hint.input_type != hint.tag)
+    out += " (" + hint.input_type + ")";
+  if (!hint.text.empty()) out += " \"" + hint.text + "\"";
+  if (hint.value != FieldValue::NotAField) {
+    if (!hint.placeholder.empty() && hint.placeholder != hint.text) out += " placeholder \"" + hint.placeholder + "\"";
+    if (hint.value == FieldValue::Empty) out += " empty";
+  }
+  if (!hint.href.empty()) out += " -> " + hint.href;
+  if (!hint.frame_url.empty()) out += " (in frame " + hint.frame_url + ")";
+  return out;
+}
+
 std::string HintMap::to_text() const {
   std::string out;
-  for (const auto& hint : hints_) {
-    out += "[" + hint.label + "] " + hint.role;
-    if (hint.value != FieldValue::NotAField && !hint.input_type.empty() && hint.input_type != hint.tag)
-      out += " (" + hint.input_type + ")";
-    if (!hint.text.empty()) out += " \"" + hint.text + "\"";
-    if (hint.value != FieldValue::NotAField) {
-      if (!hint.placeholder.empty() && hint.placeholder != hint.text)
-        out += " placeholder \"" + hint.placeholder + "\"";
-      if (hint.value == FieldValue::Empty) out += " empty";
+  for (const auto& hint : hints_) out += hints::to_text(hint) + '\n';
+  return out;
+}
+
+std::vector<std::string> search_words(std::string_view query) {
+  std::vector<std::string> words;
+  std::string word;
+  for (const char c : query) {
+    if (std::isspace(static_cast<unsigned char>(c)) != 0) {
+      if (!word.empty()) words.push_back(std::exchange(word, {}));
+    } else {
+      // ASCII folding only: "Sign" finds "sign in"; other scripts match as written.
+      word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     }
-    if (!hint.href.empty()) out += " -> " + hint.href;
-    if (!hint.frame_url.empty()) out += " (in frame " + hint.frame_url + ")";
-    out += '\n';
+  }
+  if (!word.empty()) words.push_back(std::move(word));
+  return words;
+}
+
+// Whether `word` starts a word of `folded`: "in" is in "sign in", not in "/join"; "/join" and "57" are in
+// "/join" and "/item/57".
+bool starts_a_word(const std::string& folded, const std::string& word) {
+  for (auto at = folded.find(word); at != std::string::npos; at = folded.find(word, at + 1)) {
+    if (at == 0 || std::isalnum(static_cast<unsigned char>(folded[at - 1])) == 0 ||
+        std::isalnum(static_cast<unsigned char>(word[0])) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::size_t words_in(const std::vector<std::string>& words, std::string_view text) {
+  const std::string folded = ascii_lower(text);
+  return static_cast<std::size_t>(
+      std::count_if(words.begin(), words.end(), [&](const std::string& word) { return starts_a_word(folded, word); }));
+}
+
+std::vector<const Hint*> HintMap::search(std::string_view query, std::size_t limit) const {
+  const auto words = search_words(query);
+  std::vector<std::pair<std::size_t, const Hint*>> found;
+  if (words.empty()) return {};
+  for (const auto& hint : hints_) {
+    const std::string facts = hint.role + ' ' + hint.input_type + ' ' + hint.text + ' ' + hint.placeholder + ' ' +
+                              hint.name + ' ' + hint.href;
+    if (const auto matched = words_in(words, facts); matched > 0) found.emplace_back(matched, &hint);
+  }
+  std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  // When some hold every word, the others are noise ("comments 17" on a news page: not every "comments").
+  const bool exact = !found.empty() && found.front().first == words.size();
+  std::vector<const Hint*> out;
+  for (const auto& [matched, hint] : found) {
+    if (out.size() == limit || (exact && matched < words.size())) break;
+    out.push_back(hint);
   }
   return out;
 }

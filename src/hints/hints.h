@@ -75,6 +75,12 @@ struct Hint {
 
 // One hint as HintMap::to_json writes it.
 cdp::Json to_json(const Hint& hint);
+// One hint as HintMap::to_text writes it, without the line's end.
+std::string to_text(const Hint& hint);
+// `query`'s words, split at whitespace, ASCII case folded (HintMap::search; words_in).
+std::vector<std::string> search_words(std::string_view query);
+// How many of `words` begin a word of `text` (ASCII case folded).
+std::size_t words_in(const std::vector<std::string>& words, std::string_view text);
 
 class HintMap {
  public:
@@ -100,6 +106,10 @@ class HintMap {
   [[nodiscard]] cdp::Json to_json() const;
   // One line per hint for a hybrid prompt: `[A] link "Home" -> /index.html`.
   [[nodiscard]] std::string to_text() const;
+  // The hints whose role, type, name, placeholder, field name or link target hold words of `query` (where a word
+  // of theirs begins, ASCII case folded): those holding every word when any does, else those holding the most
+  // first; in label order among equals; at most `limit`.
+  [[nodiscard]] std::vector<const Hint*> search(std::string_view query, std::size_t limit) const;
 
   // Where fields holding a typed secret are on screen (see mark_secret_field): painted over in frames.
   [[nodiscard]] const std::vector<Rect>& redactions() const { return redactions_; }

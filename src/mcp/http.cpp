@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <deque>
 #include <future>
+#include <list>
+#include <map>
 #include <mutex>
 #include <random>
 #include <set>
@@ -103,16 +105,102 @@ class Worker {
   std::thread thread_;  // last: started once the rest is ready
 };
 
-struct Shared {
+using Clock = std::chrono::steady_clock;
+
+// A session's server and the thread its calls run on. Members are destroyed last to first: the server (and its
+// browser) before the worker's thread is joined.
+struct Host {
+  explicit Host(std::unique_ptr<Server> own, Server* shared = nullptr)
+      : owned(std::move(own)), server(shared != nullptr ? *shared : *owned) {}
+  Worker worker;
+  std::unique_ptr<Server> owned;  // null: the shared server
   Server& server;
+  // Under Shared::mutex.
+  int running = 0;  // calls under way
+  Clock::time_point last_used = Clock::now();
+  bool ended = false;  // Server::end has run (or is queued): calls after it are refused
+};
+
+struct Shared {
+  Shared(const MakeServer* make, std::shared_ptr<Host> shared, const HttpOptions& http)
+      : make_server(make), shared_host(std::move(shared)), options(http) {}
+  const MakeServer* make_server;  // null: every session is `shared_host`
+  std::shared_ptr<Host> shared_host;
   const HttpOptions& options;
   int port = 0;
   std::mutex mutex;
   std::condition_variable changed;
-  std::set<std::string> sessions;
+  std::map<std::string, std::shared_ptr<Host>> sessions;
+  int reserved = 0;  // sessions initializing, counted against max_sessions
+  int begun = 0;     // sessions numbered so far
+  Clock::time_point last_request = Clock::now();
   bool stopping = false;
-  Worker worker;
+  std::atomic<bool> idle_stop{false};
+
+  // Forgets a session: the host to end (end_host, with the mutex released) when the session had one of its own,
+  // told to stop a running browse at its next step. Mutex held.
+  std::shared_ptr<Host> forget_locked(const std::string& id) {
+    const auto found = sessions.find(id);
+    if (found == sessions.end()) return nullptr;
+    std::shared_ptr<Host> host = std::move(found->second);
+    sessions.erase(found);
+    changed.notify_all();
+    if (!host->owned || host->ended) return nullptr;
+    host->ended = true;
+    host->server.interrupt();
+    return host;
+  }
 };
+
+// On the host's own thread, where its browser was launched: the recording finished, then the browser closed.
+void end_host(Host& host) {
+  host.worker.run_on_worker([&host]() -> std::optional<Json> {
+    host.server.end();
+    return std::nullopt;
+  });
+}
+
+// Ends sessions idle past session_idle and stops the server idle past exit_idle.
+void run_janitor(Shared& shared) {
+  std::unique_lock lock(shared.mutex);
+  while (!shared.stopping) {
+    const auto now = Clock::now();
+    auto next = now + std::chrono::hours(1);
+    const auto idle = shared.options.session_idle;
+    std::vector<std::shared_ptr<Host>> ending;
+    if (idle.count() > 0) {
+      std::vector<std::string> expired;
+      for (const auto& [id, host] : shared.sessions) {
+        if (host->running > 0) continue;
+        if (now - host->last_used >= idle) {
+          expired.push_back(id);
+        } else {
+          next = std::min(next, host->last_used + idle);
+        }
+      }
+      for (const auto& id : expired) {
+        if (auto host = shared.forget_locked(id)) ending.push_back(std::move(host));
+      }
+    }
+    if (shared.options.exit_idle.count() > 0) {
+      const bool busy = std::any_of(shared.sessions.begin(), shared.sessions.end(),
+                                    [](const auto& entry) { return entry.second->running > 0; });
+      if (!busy && now - shared.last_request >= shared.options.exit_idle) {
+        shared.idle_stop = true;
+      } else {
+        next = std::min(next, (busy ? now : shared.last_request) + shared.options.exit_idle);
+      }
+    }
+    if (!ending.empty()) {
+      lock.unlock();
+      for (const auto& host : ending) end_host(*host);
+      ending.clear();
+      lock.lock();
+      continue;
+    }
+    shared.changed.wait_until(lock, next);
+  }
+}
 
 class Connection {
  public:
@@ -190,10 +278,13 @@ class Connection {
     if (request.method() == http::verb::post) return post(request, session);
     if (!known(session)) return refuse(request, http::status::bad_request, "a known Mcp-Session-Id header is needed");
     if (request.method() == http::verb::get) return events(request, session);
-    if (request.method() == http::verb::delete_) {
-      std::scoped_lock lock(shared_.mutex);
-      shared_.sessions.erase(session);
-      shared_.changed.notify_all();
+    if (request.method() == http::verb::delete_) {  // answered once the session's browser is closed
+      std::shared_ptr<Host> ended;
+      {
+        std::scoped_lock lock(shared_.mutex);
+        ended = shared_.forget_locked(session);
+      }
+      if (ended) end_host(*ended);
       return send(reply(request, http::status::ok));
     }
     return refuse(request, http::status::method_not_allowed, "use POST, GET or DELETE");
@@ -204,6 +295,53 @@ class Connection {
     return shared_.sessions.count(session) > 0;
   }
 
+  // The host of a known session, or null.
+  std::shared_ptr<Host> host_of(const std::string& session) {
+    std::scoped_lock lock(shared_.mutex);
+    const auto found = shared_.sessions.find(session);
+    return found == shared_.sessions.end() ? nullptr : found->second;
+  }
+
+  // A host for a new session, its place counted against max_sessions; null when every place is taken.
+  std::shared_ptr<Host> reserve_host() {
+    int number = 0;
+    {
+      std::scoped_lock lock(shared_.mutex);
+      const int max = shared_.options.max_sessions;
+      if (max > 0 && static_cast<int>(shared_.sessions.size()) + shared_.reserved >= max) return nullptr;
+      ++shared_.reserved;
+      number = ++shared_.begun;
+    }
+    if (shared_.make_server == nullptr) return shared_.shared_host;
+    return std::make_shared<Host>((*shared_.make_server)(number));
+  }
+
+  // Runs a message on the session's own thread, one call at a time; an ended session's are refused.
+  std::optional<Json> run(Host& host, const Json& message, const Notify& notify = {}) {
+    {
+      std::scoped_lock lock(shared_.mutex);
+      ++host.running;
+      shared_.last_request = Clock::now();
+    }
+    auto answer = host.worker.run_on_worker([&]() -> std::optional<Json> {
+      bool ended = false;
+      {
+        std::scoped_lock lock(shared_.mutex);
+        ended = host.ended;
+      }
+      if (ended) {
+        return rpc_error(message.is_object() ? message.value("id", Json()) : Json(), RpcError::InvalidRequest,
+                         "this session has ended: initialize again");
+      }
+      return host.server.handle(message, notify);
+    });
+    std::scoped_lock lock(shared_.mutex);
+    --host.running;
+    host.last_used = shared_.last_request = Clock::now();
+    shared_.changed.notify_all();
+    return answer;
+  }
+
   bool post(const Request& request, const std::string& session) {
     Json message = Json::parse(request.body(), nullptr, /*allow_exceptions=*/false);
     if (message.is_discarded()) {
@@ -212,30 +350,52 @@ class Connection {
     if (!message.is_object() && !message.is_array()) {
       return refuse(request, http::status::bad_request, "a message is a JSON-RPC object (or a batch of them)");
     }
-    std::string new_session;
-    if (is_initialize(message)) {
-      new_session = new_session_id();
-    } else if (session.empty()) {
+    if (is_initialize(message)) return initialize(request, message);
+    if (session.empty()) {
       return refuse(request, http::status::bad_request, "initialize first: other messages need its Mcp-Session-Id");
-    } else if (!known(session)) {
-      return refuse(request, http::status::not_found, "this session has ended: initialize again");
     }
+    const auto host = host_of(session);
+    if (!host) return refuse(request, http::status::not_found, "this session has ended: initialize again");
     if (!has_request(message)) {  // notifications and replies are accepted, never answered; a cancellation at once
-      server().handle(message);
+      host->server.handle(message);
       return send(reply(request, http::status::accepted));
     }
     const std::string accept(request[http::field::accept]);
     if (wants_progress(message) && accept.find("text/event-stream") != std::string::npos) {
-      return stream_reply(request, message);
+      return stream_reply(request, *host, message);
     }
-    auto answer = shared_.worker.run_on_worker([&] { return server().handle(message); });
-    auto response =
-        reply(request, http::status::ok, answer ? answer->dump(-1, ' ', false, Json::error_handler_t::replace) : "");
-    if (!new_session.empty() && answer && !answer->contains("error")) {
+    return send(json_reply(request, run(*host, message)));
+  }
+
+  Response json_reply(const Request& request, const std::optional<Json>& answer) {
+    return reply(request, http::status::ok, answer ? answer->dump(-1, ' ', false, Json::error_handler_t::replace) : "");
+  }
+
+  // A new session: its own server (its browser opened on its first tool call), known once initialize succeeds.
+  bool initialize(const Request& request, const Json& message) {
+    auto host = reserve_host();
+    if (!host) {
+      const std::string max = std::to_string(shared_.options.max_sessions);
+      return send(json_reply(
+          request, rpc_error(message.value("id", Json()), RpcError::TooManySessions,
+                             "this server already has " + max + " sessions, its most at once (--max-sessions " + max +
+                                 "): end one (DELETE /mcp with its Mcp-Session-Id) or wait for one to go idle")));
+    }
+    auto answer = run(*host, message);
+    auto response = json_reply(request, answer);
+    const bool begun = answer && !answer->contains("error");
+    {
       std::scoped_lock lock(shared_.mutex);
-      shared_.sessions.insert(new_session);
-      response.set("Mcp-Session-Id", new_session);
+      --shared_.reserved;
+      if (begun) {
+        const std::string id = new_session_id();
+        shared_.sessions.emplace(id, host);
+        response.set("Mcp-Session-Id", id);
+      } else if (host->owned) {
+        host->ended = true;
+      }
     }
+    if (!begun && host->owned) end_host(*host);
     return send(response);
   }
 
@@ -264,7 +424,7 @@ class Connection {
   }
 
   // A request with a progress token: its notifications, then its reply, as one event stream.
-  bool stream_reply(const Request& request, const Json& message) {
+  bool stream_reply(const Request& request, Host& host, const Json& message) {
     if (!start_stream(request)) return false;
     bool open = true;
     auto event = [&](const Json& payload) {
@@ -272,7 +432,7 @@ class Connection {
         open = write_chunk("event: message\ndata: " + payload.dump(-1, ' ', false, Json::error_handler_t::replace) +
                            "\n\n");
     };
-    auto answer = shared_.worker.run_on_worker([&] { return server().handle(message, event); });
+    auto answer = run(host, message, event);
     if (answer) event(*answer);
     return open && end_stream();
   }
@@ -299,15 +459,16 @@ class Connection {
     return false;
   }
 
-  Server& server() { return shared_.server; }
-
   Shared& shared_;
   tcp::socket& socket_;  // shut down from the serving thread when the server stops
 };
 
 }  // namespace
 
-Status serve_http(Server& server, const HttpOptions& options) {
+namespace {
+
+Status serve(Shared& shared) {
+  const HttpOptions& options = shared.options;
   net::io_context io;
   beast::error_code error;
   const auto address = net::ip::make_address(options.host == "localhost" ? "127.0.0.1" : options.host, error);
@@ -322,12 +483,19 @@ Status serve_http(Server& server, const HttpOptions& options) {
     return fail(ErrorKind::Io,
                 "cannot listen on " + options.host + ":" + std::to_string(options.port) + ": " + error.message());
   }
-  Shared shared{server, options, acceptor.local_endpoint().port(), {}, {}, {}, false, {}};
+  shared.port = acceptor.local_endpoint().port();
   if (options.ready) options.ready(shared.port);
+  std::thread janitor([&shared] { run_janitor(shared); });
 
-  std::mutex sockets_mutex;
-  std::vector<std::shared_ptr<tcp::socket>> sockets;
-  std::vector<std::thread> threads;
+  // A thread per connection; those whose connection has ended are joined as the next one is accepted, so a
+  // long-lived server (a CLI session: a connection per verb) does not pile them up.
+  struct Served {
+    std::thread thread;
+    std::shared_ptr<tcp::socket> socket;
+    std::shared_ptr<std::atomic<bool>> done = std::make_shared<std::atomic<bool>>(false);
+  };
+  std::mutex sockets_mutex;  // a socket is shut down by its own thread, or by this one when serving stops
+  std::list<Served> served;
   std::function<void()> accept_next = [&] {
     auto socket = std::make_shared<tcp::socket>(io);
     acceptor.async_accept(*socket, [&, socket](const beast::error_code& accepted) {
@@ -335,35 +503,66 @@ Status serve_http(Server& server, const HttpOptions& options) {
         if (acceptor.is_open()) accept_next();
         return;
       }
-      {
+      served.remove_if([](Served& one) {
+        if (!one.done->load()) return false;
+        one.thread.join();
+        return true;
+      });
+      Served& one = served.emplace_back();
+      one.socket = socket;
+      one.thread = std::thread([&shared, &sockets_mutex, socket, done = one.done] {
+        Connection(shared, *socket).serve();
+        // Closed once served: a client would otherwise send its next request on a line nobody reads (an event
+        // stream that ended with its session looks to the client like a reply on a live keep-alive line).
         std::scoped_lock lock(sockets_mutex);
-        sockets.push_back(socket);
-      }
-      threads.emplace_back([&shared, socket] { Connection(shared, *socket).serve(); });
+        beast::error_code ignored;
+        socket->shutdown(tcp::socket::shutdown_both, ignored);
+        socket->close(ignored);
+        *done = true;
+      });
       accept_next();
     });
   };
   accept_next();
   // Accepting runs on this thread; a stop request is seen within a fifth of a second.
-  while (options.stop == nullptr || !options.stop->load()) io.run_for(std::chrono::milliseconds(200));
+  while ((options.stop == nullptr || !options.stop->load()) && !shared.idle_stop) {
+    io.run_for(std::chrono::milliseconds(200));
+  }
 
   {
     std::scoped_lock lock(shared.mutex);
     shared.stopping = true;
+    for (auto& [id, host] : shared.sessions) host->server.interrupt();  // a running browse stops at its next step
     shared.changed.notify_all();
   }
   acceptor.close(error);
   {
     std::scoped_lock lock(sockets_mutex);
-    for (auto& socket : sockets) socket->shutdown(tcp::socket::shutdown_both, error);
+    for (auto& one : served) one.socket->shutdown(tcp::socket::shutdown_both, error);
   }
-  for (auto& thread : threads) thread.join();
-  // On the worker, which ran every tool call: the browser was launched there and ends with it.
-  shared.worker.run_on_worker([&server]() -> std::optional<Json> {
-    server.end();
-    return std::nullopt;
-  });
+  for (auto& one : served) one.thread.join();
+  janitor.join();
+  // Every session still open ends as if DELETEd, the shared one last.
+  std::vector<std::shared_ptr<Host>> left;
+  for (auto& [id, host] : shared.sessions) {
+    if (host->owned) left.push_back(host);
+  }
+  shared.sessions.clear();
+  if (shared.shared_host) left.push_back(std::move(shared.shared_host));
+  for (const auto& host : left) end_host(*host);
   return ok();
+}
+
+}  // namespace
+
+Status serve_http(const MakeServer& make_server, const HttpOptions& options) {
+  Shared shared(&make_server, nullptr, options);
+  return serve(shared);
+}
+
+Status serve_http(Server& server, const HttpOptions& options) {
+  Shared shared(nullptr, std::make_shared<Host>(nullptr, &server), options);
+  return serve(shared);
 }
 
 }  // namespace vimgpt::mcp

@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <functional>
 #include <iosfwd>
 #include <map>
@@ -39,11 +40,17 @@ enum class RpcError {
   InvalidRequest = -32600,
   MethodNotFound = -32601,
   InvalidParams = -32602,
-  InternalError = -32603
+  InternalError = -32603,
+  // In JSON-RPC's range for the server's own errors: a new session beyond --max-sessions.
+  TooManySessions = -32000
 };
 
 // A JSON-RPC error reply (id null when the request's could not be read).
 Json rpc_error(const Json& id, RpcError code, std::string message);
+
+// A label line is 20-40 o200k tokens on the saved pages (its link target is most of it): 50 keep a dense page's
+// list under ~2,000 tokens (docs/benchmarks.md, "MCP: capped observations").
+inline constexpr std::size_t kDefaultMaxLabels = 50;
 
 // After an acting tool: the page as `look` shows it, or only what the action did.
 enum class ObserveAfter { Look, Never };
@@ -58,6 +65,9 @@ struct ServerOptions {
   // Acting and capturing as the agent does: settle cap, secrets (<secret:NAME>), the upload folder, budgets.
   agent::AgentOptions agent;
   ObserveAfter observe_after = ObserveAfter::Look;
+  // The text block of look (and of every acting tool) lists at most this many labels and says how many it left
+  // out; the frame still shows them all, and find searches them. 0: no cap.
+  std::size_t max_labels = kDefaultMaxLabels;
   std::string name = "vimgpt";
   std::string version;
 };
@@ -82,8 +92,9 @@ class Server {
   // The tools' descriptions, as tools/list gives them.
   [[nodiscard]] const Json& tools() const;
   // The session is over: a --record gets its last step (done, on the page as the client left it) and is
-  // finished. Call it on the thread that ran the tools, before that thread ends (a browser launched on a
-  // thread ends with it); serve_stdio and serve_http do.
+  // finished, and the browser is closed (a tool call after it opens another). Call it on the thread that ran
+  // the tools, before that thread ends (a browser launched on a thread ends with it); serve_stdio and serve_http
+  // do.
   void end();
   // Ends the running request early, as a cancellation would: the server is stopping.
   void interrupt();
@@ -99,17 +110,29 @@ class Server {
 // ends as at the end of the input (Server::end). Returns 0.
 int serve_stdio(Server& server, int in, std::ostream& out, const std::atomic<bool>* stop = nullptr);
 
+// Makes the server of a new HTTP session, numbered from 1 in the order sessions began: its own browser (a
+// Chromium, or a context of its own on a remote one), record and download folders.
+using MakeServer = std::function<std::unique_ptr<Server>(int number)>;
+
 struct HttpOptions {
   std::string host = "127.0.0.1";
   int port = 0;                             // 0: any free port
   std::string token;                        // non-empty: every request needs "Authorization: Bearer TOKEN"
   std::function<void(int port)> ready;      // called once listening, with the port
   const std::atomic<bool>* stop = nullptr;  // set (e.g. by Ctrl-C) to stop serving
+  int max_sessions = 0;                     // at once; one more initialize is refused (TooManySessions). 0: any
+  std::chrono::seconds session_idle{0};     // a session with no request for this long is ended. 0: never
+  std::chrono::seconds exit_idle{0};        // the server stops after this long with no request at all. 0: never
 };
 
 // Streamable HTTP on one /mcp endpoint: POST a message (answered as JSON, or as an event stream when the
 // request asks for progress), GET for the server's event stream, DELETE to end a session. Requests whose
 // Origin is not this loopback server are refused (403), as the specification asks against DNS rebinding.
+// Each session gets a server of its own from `make_server` when it initializes, runs its calls on a thread of
+// its own (sessions run in parallel; a session's calls one at a time) and is ended (Server::end, its browser
+// closed) by DELETE, by session_idle and when serving stops.
+Status serve_http(const MakeServer& make_server, const HttpOptions& options);
+// Every session shares `server` (one browser, one call at a time): one person's clients (--shared-browser).
 Status serve_http(Server& server, const HttpOptions& options);
 
 }  // namespace vimgpt::mcp

@@ -134,7 +134,7 @@ const Json& Server::tools() const {
 }
 
 void Server::end() {
-  impl_->tools.finish_recording();
+  impl_->tools.end();
 }
 
 void Server::interrupt() {

@@ -2,6 +2,7 @@
 // means what a click in a run means; each returns the page after it, as `look` does.
 #include "mcp/tools.h"
 
+#include <sstream>
 #include <utility>
 
 #include "common/base64.h"
@@ -79,6 +80,13 @@ Json tool_list() {
            "{\"select\": \"B\", \"option\": \"Portugal\"}, {\"click\": \"C\"}, ... It stops at the first that fails "
            "or when the page navigates, and says what happened to each.",
            schema({{"actions", {{"type", "array"}, {"items", {{"type", "object"}}}}}}, {"actions"}), false, true),
+      tool(
+          "find", "Find labels",
+          "Search the labels of the last look (role, name, placeholder, link target) and the text on the screen for "
+          "words: the matching labels, best first, and the lines of text that hold the words. On a dense page, "
+          "cheaper than reading every label; look's list names at most --max-labels of them.",
+          schema({{"query", {{"type", "string"}, {"description", "words, e.g. \"sign in\" or \"price\""}}}}, {"query"}),
+          true, false),
       tool("tabs", "List tabs", "The open tabs: number, title and address; the current one is marked.",
            schema(Json::object()), true, false),
       tool("switch_tab", "Switch tab", "Work in another open tab, by its number in tabs.",
@@ -102,6 +110,29 @@ Json tool_list() {
                   {"objective"}),
            false, true),
   });
+}
+
+// At most this many labels and text lines answer a find.
+constexpr std::size_t kFoundLabels = 20;
+constexpr std::size_t kFoundLines = 10;
+
+// A line of page text, at most about 200 bytes (cut at a character's start).
+std::string shortened(const std::string& line) {
+  constexpr std::size_t kMost = 200;
+  if (line.size() <= kMost) return line;
+  std::size_t cut = kMost;
+  while (cut > 0 && (static_cast<unsigned char>(line[cut]) & 0xC0) == 0x80) --cut;
+  return line.substr(0, cut) + "...";
+}
+
+// The label list of a look, capped: the rest are on the frame, and find searches them.
+std::string label_list(const hints::HintMap& map, std::size_t max_labels) {
+  if (max_labels == 0 || map.size() <= max_labels) return map.to_text();
+  std::string out;
+  for (std::size_t i = 0; i < max_labels; ++i) out += hints::to_text(map.hints()[i]) + '\n';
+  return out + "... and " + std::to_string(map.size() - max_labels) +
+         " more labels on the frame, not listed here (at most " + std::to_string(max_labels) +
+         " are): find WORDS names the ones you need\n";
 }
 
 Json text_block(std::string text) {
@@ -141,6 +172,13 @@ Tools::Tools(const ServerOptions& options) : options_(options), acting_(options.
 
 Tools::~Tools() {
   finish_recording();
+}
+
+void Tools::end() {
+  finish_recording();
+  actor_.reset();
+  seen_.reset();
+  tab_.reset();  // on the thread that launched it
 }
 
 // The session's last step: done, on the page as the client left it, with the digest of its text (a replay
@@ -217,8 +255,9 @@ Json Tools::look(const std::string& prefix, bool failed) {
   if (auto open_tabs = (*open)->pages(); open_tabs && open_tabs->size() > 1) {
     text += "Tabs: " + std::to_string(open_tabs->size()) + " open (see tabs)\n";
   }
-  text += seen_->map.empty() ? "No labels: nothing on this screen can be clicked.\n"
-                             : "Labels (label, role, name, link target):\n" + seen_->map.to_text();
+  text += seen_->map.empty()
+              ? "No labels: nothing on this screen can be clicked.\n"
+              : "Labels (label, role, name, link target):\n" + label_list(seen_->map, options_.max_labels);
   const auto& frame = seen_->labelled;
   return {
       {"content",
@@ -242,6 +281,39 @@ Json Tools::act(const agent::Action& action) {
     return {{"content", Json::array({text_block(said)})}, {"isError", !acted.ok}};
   }
   return look(said + "\n\n", !acted.ok);
+}
+
+Json Tools::find(const std::string& query) {
+  const auto words = hints::search_words(query);
+  if (words.empty()) return error_result("find needs words to look for, e.g. {\"query\": \"sign in\"}");
+  auto open = tab();
+  if (!open) return error_result(open.error().message);
+  if (!seen_) {  // the labels it names must be the ones the acting tools take
+    auto captured = hints::capture(**open, acting_.capture);
+    if (!captured) return error_result("could not look at the page: " + captured.error().message);
+    seen_ = std::move(*captured);
+  }
+  const auto found = seen_->map.search(query, kFoundLabels);
+  std::string text;
+  if (found.empty()) {
+    text = "No label matches \"" + query + "\" (of " + std::to_string(seen_->map.size()) + ").\n";
+  } else {
+    text = "Labels matching \"" + query + "\" (" + std::to_string(found.size()) + " of " +
+           std::to_string(seen_->map.size()) + ", best first):\n";
+    for (const auto* hint : found) text += hints::to_text(*hint) + '\n';
+  }
+  if (auto shown = hints::visible_text(**open, agent::kPageTextLimit); shown) {
+    std::string lines;
+    std::size_t count = 0;
+    std::istringstream text_lines(*shown);
+    for (std::string line; count < kFoundLines && std::getline(text_lines, line);) {
+      if (hints::words_in(words, line) == 0) continue;
+      lines += "  " + shortened(line) + '\n';
+      ++count;
+    }
+    if (count > 0) text += "Text on the screen that holds them:\n" + lines;
+  }
+  return {{"content", Json::array({text_block(text)})}, {"isError", false}};
 }
 
 Json Tools::tabs() {
@@ -308,6 +380,11 @@ std::variant<Json, BadArguments> Tools::call(const std::string& name, const Json
   };
   if (name == "look") return look();
   if (name == "tabs") return tabs();
+  if (name == "find") {
+    auto query = argument<std::string>(arguments, "query", true, bad);
+    if (!query) return bad;
+    return find(*query);
+  }
   if (name == "open") {
     auto url = argument<std::string>(arguments, "url", true, bad);
     if (!url) return bad;

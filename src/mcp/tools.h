@@ -36,8 +36,8 @@ class Tools {
                                         const Notify& notify);
   // Ends the running call early (browse stops before its next step).
   void cancel() { cancelled_ = true; }
-  // Server::end: the recording's last step and its end, once.
-  void finish_recording();
+  // Server::end: the recording's last step and its end, once; then the browser is closed.
+  void end();
 
  private:
   Result<browser::Tab*> tab();
@@ -45,6 +45,8 @@ class Tools {
   Json act(const agent::Action& action);
   Json browse(const BrowseTask& task, const Json& progress, const Notify& notify);
   Json tabs();
+  Json find(const std::string& query);
+  void finish_recording();
 
   const ServerOptions& options_;
   agent::AgentOptions acting_;  // options_.agent, with the cancel flag

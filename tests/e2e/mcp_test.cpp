@@ -4,6 +4,7 @@
 #include <httplib.h>
 #include <stb_image.h>
 
+#include <algorithm>
 #include <csignal>
 #include <filesystem>
 #include <regex>
@@ -12,6 +13,7 @@
 #include "support/cli_runner.h"
 #include "support/fake_model_server.h"
 #include "support/mcp_process.h"
+#include "support/remote_chromium.h"
 #include "support/site_server.h"
 
 namespace vimgpt {
@@ -26,6 +28,28 @@ std::unique_ptr<test::SiteServer> start_site() {
   auto site = std::make_unique<test::SiteServer>([](httplib::Server& s) {
     s.Post("/login", [](const httplib::Request&, httplib::Response& res) {
       res.set_content("<!doctype html><title>Welcome</title><p>Signed in", "text/html");
+    });
+    // A cookie a session sets, and a page that shows it: whose browser state is whose.
+    s.Get("/remember", [](const httplib::Request& req, httplib::Response& res) {
+      res.set_header("Set-Cookie", "who=" + req.get_param_value("who") + "; Path=/");
+      res.set_content("<!doctype html><title>Remembered</title>", "text/html");
+    });
+    s.Get("/whoami", [](const httplib::Request& req, httplib::Response& res) {
+      const std::string cookie = req.get_header_value("Cookie");
+      res.set_content("<!doctype html><title>" + (cookie.empty() ? std::string("nobody") : cookie) + "</title>",
+                      "text/html");
+    });
+    // 80 links on one screen, more than a capped list shows.
+    s.Get("/dense", [](const httplib::Request&, httplib::Response& res) {
+      std::string page =
+          "<!doctype html><title>Dense</title><style>a{display:inline-block;width:120px;font:12px sans-serif;"
+          "margin:4px}</style><h1>Dense</h1>";
+      for (int i = 1; i <= 80; ++i)
+        page += "<a href=/item/" + std::to_string(i) + ">Item " + std::to_string(i) + "</a>";
+      res.set_content(page, "text/html");
+    });
+    s.Get(R"(/item/(\d+))", [](const httplib::Request& req, httplib::Response& res) {
+      res.set_content("<!doctype html><title>Item " + req.matches[1].str() + "</title><p>An item", "text/html");
     });
   });
   site->mount("/fx", VIMGPT_FIXTURES_DIR "/site");
@@ -92,7 +116,7 @@ TEST_F(McpStdio, InitializeNegotiatesTheVersionAndListsEveryToolWithItsSchema) {
   }
   EXPECT_EQ(names, (std::set<std::string>{"open", "look", "click", "type", "select", "scroll", "back", "key", "tabs",
                                           "switch_tab", "upload", "browse", "hover", "double_click", "right_click",
-                                          "drag", "select_text", "actions"}));
+                                          "drag", "select_text", "actions", "find"}));
   EXPECT_TRUE(mcp.notifications.empty());  // nothing came unasked
   EXPECT_EQ(mcp.finish(), 0);
 }
@@ -136,6 +160,39 @@ TEST_F(McpStdio, TheHandsToolsDragHoverFillAFormAtOnceAndSelectWords) {
   auto bad = mcp.call("key", {{"key", "Hyper+Q"}});
   EXPECT_TRUE(bad.value("isError", false));
   EXPECT_NE(result_text(bad).find("unknown modifier 'Hyper'"), std::string::npos) << result_text(bad);
+  EXPECT_EQ(mcp.finish(), 0);
+}
+
+// A dense page: look lists --max-labels of its labels and says how many it left out; find reaches the others, by
+// their words or their link target, and a label it names can be clicked.
+TEST_F(McpStdio, ADensePagesListIsCappedAndFindReachesEveryLabel) {
+  McpProcess mcp({"--allow-domain", "127.0.0.1", "--max-labels", "10"});
+  mcp.request("initialize", initialize_params());
+  auto look = mcp.call("open", {{"url", site_->url("/dense")}});
+  const std::string text = result_text(look);
+  const std::regex label_line(R"(\n\[[A-Z]+\] )");
+  EXPECT_EQ(std::distance(std::sregex_iterator(text.begin(), text.end(), label_line), std::sregex_iterator()), 10)
+      << text;
+  EXPECT_NE(text.find("... and 70 more labels on the frame"), std::string::npos) << text;
+  EXPECT_EQ(text.find("\"Item 11\""), std::string::npos) << text;
+
+  auto found = mcp.call("find", {{"query", "item 57"}});
+  EXPECT_FALSE(found.value("isError", true)) << result_text(found);
+  const std::string label = label_of(found, "\"Item 57\"");
+  ASSERT_NE(label, "??") << result_text(found);
+  EXPECT_EQ(result_text(found).find("[" + label + "]"), result_text(found).find('['))
+      << "only the label holding both words: " << result_text(found);
+  EXPECT_NE(result_text(found).find("Text on the screen that holds them:"), std::string::npos) << result_text(found);
+  auto by_target = mcp.call("find", {{"query", "/item/64"}});
+  EXPECT_NE(result_text(by_target).find("\"Item 64\" -> " + site_->url("/item/64")), std::string::npos)
+      << result_text(by_target);
+  auto nothing = mcp.call("find", {{"query", "zebra"}});
+  EXPECT_NE(result_text(nothing).find("No label matches \"zebra\" (of 80)"), std::string::npos) << result_text(nothing);
+  auto empty = mcp.call("find", {{"query", "  "}});
+  EXPECT_TRUE(empty.value("isError", false));
+
+  auto clicked = mcp.call("click", {{"label", label}});
+  EXPECT_NE(result_text(clicked).find("URL: " + site_->url("/item/57")), std::string::npos) << result_text(clicked);
   EXPECT_EQ(mcp.finish(), 0);
 }
 
@@ -439,7 +496,7 @@ TEST_F(McpHttp, ASessionListsLooksAndClicksOverHttp) {
   auto accepted = post({{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}});
   ASSERT_TRUE(accepted);
   EXPECT_EQ(accepted->status, 202);
-  EXPECT_EQ(rpc("tools/list")["result"]["tools"].size(), 18U);
+  EXPECT_EQ(rpc("tools/list")["result"]["tools"].size(), 19U);
   auto opened = rpc("tools/call", {{"name", "open"}, {"arguments", {{"url", site_->url("/fx/item.html")}}}})["result"];
   ASSERT_FALSE(opened.value("isError", true)) << opened;
   EXPECT_EQ(decode(result_image(opened)).width, test::default_frame_width());
@@ -457,6 +514,75 @@ TEST_F(McpHttp, ASessionListsLooksAndClicksOverHttp) {
   EXPECT_EQ(ended->status, 200);
   auto after = rpc("tools/list");
   EXPECT_EQ(after["http"], 404);  // that session is gone
+}
+
+// With --browser, each session is a browser context of its own on the remote browser: cookies stay apart, and a
+// session's DELETE disposes of its context (its page goes) and leaves the other's.
+TEST_F(McpHttp, SessionsOnARemoteBrowserEachGetAContextOfTheirOwn) {
+  test::RemoteChromium remote;
+  ASSERT_TRUE(remote.ready());
+  start({"--browser", remote.http_url(), "--allow-domain", "127.0.0.1"});
+  const auto call = [this](const std::string& session, const std::string& url) {
+    session_ = session;
+    return rpc("tools/call", {{"name", "open"}, {"arguments", {{"url", url}}}})["result"];
+  };
+  initialize();
+  const std::string one = session_;
+  initialize();
+  const std::string two = session_;
+  ASSERT_NE(one, two);
+  call(one, site_->url("/remember?who=one"));
+  EXPECT_NE(result_text(call(one, site_->url("/whoami"))).find("Title: who=one"), std::string::npos);
+  EXPECT_NE(result_text(call(two, site_->url("/whoami"))).find("Title: nobody"), std::string::npos);
+  const auto pages_at = [&remote](const std::string& url) {
+    httplib::Client client("127.0.0.1", remote.port());
+    auto listed = client.Get("/json/list");
+    int count = 0;
+    if (listed && listed->status == 200) {
+      for (const auto& target : json::parse(listed->body)) count += target.value("url", "") == url ? 1 : 0;
+    }
+    return count;
+  };
+  EXPECT_EQ(pages_at(site_->url("/whoami")), 2);
+  httplib::Client client("127.0.0.1", port_);
+  ASSERT_EQ(client.Delete("/mcp", {{"Mcp-Session-Id", one}})->status, 200);
+  EXPECT_EQ(pages_at(site_->url("/whoami")), 1);  // DELETE is answered once the context is disposed of
+  session_ = two;
+  auto still = rpc("tools/call", {{"name", "look"}, {"arguments", json::object()}})["result"];
+  EXPECT_NE(result_text(still).find("Title: nobody"), std::string::npos) << result_text(still);
+}
+
+// --max-sessions: one initialize beyond it is a JSON-RPC error that says how to free a place; a DELETE frees one.
+TEST_F(McpHttp, ASessionBeyondMaxSessionsIsRefusedUntilOneEnds) {
+  start({"--max-sessions", "1"});
+  initialize();
+  const std::string first = session_;
+  session_.clear();
+  auto refused = post({{"jsonrpc", "2.0"}, {"id", 9}, {"method", "initialize"}, {"params", initialize_params()}});
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 200);
+  EXPECT_TRUE(refused->get_header_value("Mcp-Session-Id").empty());
+  const auto error = json::parse(refused->body)["error"];
+  EXPECT_EQ(error["code"], -32000);
+  EXPECT_NE(error["message"].get<std::string>().find("--max-sessions 1"), std::string::npos) << error;
+  httplib::Client client("127.0.0.1", port_);
+  ASSERT_EQ(client.Delete("/mcp", {{"Mcp-Session-Id", first}})->status, 200);
+  initialize();
+  EXPECT_NE(session_, first);
+}
+
+// --session-idle: a session unused that long is ended (its next call is told so); the server goes on.
+TEST_F(McpHttp, AnIdleSessionEnds) {
+  start({"--session-idle", "1"});
+  initialize();
+  const std::string idle = session_;
+  httplib::Client client("127.0.0.1", port_);
+  // The event stream of a session closes when the session ends: the end, waited for as an event.
+  auto stream = client.Get("/mcp", {{"Accept", "text/event-stream"}, {"Mcp-Session-Id", idle}});
+  ASSERT_TRUE(stream);
+  EXPECT_EQ(rpc("tools/list")["http"], 404);
+  initialize();
+  EXPECT_EQ(rpc("tools/list")["result"]["tools"].size(), 19U);
 }
 
 TEST_F(McpHttp, ProgressComesAsAnEventStreamBeforeTheResult) {

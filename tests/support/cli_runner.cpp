@@ -70,9 +70,10 @@ bool kill_and_wait(pid_t pid) {
   return pid > 0 && ::kill(pid, SIGKILL) == 0 && wait_for_exit(pid);
 }
 
-// Runs the vimgpt binary with `args`; `on_started` may signal it (for the Ctrl-C test).
-CliRun run_vimgpt(const std::vector<std::string>& args, const std::function<void(pid_t)>& on_started,
-                  const std::string& input) {
+namespace {
+
+CliRun run_in(const std::vector<std::string>& args, const std::function<void(pid_t)>& on_started,
+              const std::string& input, const RunPlace* place) {
   const fs::path dir = run_dir();
   fs::create_directories(dir);
   const std::string out_path = (dir / "out").string();
@@ -85,13 +86,14 @@ CliRun run_vimgpt(const std::vector<std::string>& args, const std::function<void
   for (auto& arg : full) argv.push_back(arg.data());
   argv.push_back(nullptr);
   // Its own TMPDIR, so what the run leaves behind (browser scratch folders, processes) can be found.
-  const fs::path tmp = dir / "tmp";
+  const fs::path tmp = place != nullptr ? place->tmp : dir / "tmp";
   fs::create_directories(tmp);
   std::vector<std::string> environment;
   for (char** entry = environ; *entry != nullptr; ++entry) {
     if (std::string_view(*entry).rfind("TMPDIR=", 0) != 0) environment.emplace_back(*entry);
   }
   environment.push_back("TMPDIR=" + tmp.string());
+  if (place != nullptr) environment.insert(environment.end(), place->variables.begin(), place->variables.end());
   std::vector<char*> envp;
   for (auto& entry : environment) envp.push_back(entry.data());
   envp.push_back(nullptr);
@@ -116,12 +118,25 @@ CliRun run_vimgpt(const std::vector<std::string>& args, const std::function<void
   err << std::ifstream(err_path).rdbuf();
   run.out = out.str();
   run.err = err.str();
-  run.left_behind = !fs::is_empty(tmp);
-  for (pid_t process : all_processes()) {
-    if (command_line_of(process).find(tmp.string()) != std::string::npos) run.left_behind = true;
+  if (place == nullptr) {
+    run.left_behind = !fs::is_empty(tmp);
+    for (pid_t process : all_processes()) {
+      if (command_line_of(process).find(tmp.string()) != std::string::npos) run.left_behind = true;
+    }
   }
   fs::remove_all(dir);
   return run;
+}
+
+}  // namespace
+
+CliRun run_vimgpt(const std::vector<std::string>& args, const std::function<void(pid_t)>& on_started,
+                  const std::string& input) {
+  return run_in(args, on_started, input, nullptr);
+}
+
+CliRun run_vimgpt(const std::vector<std::string>& args, const RunPlace& place) {
+  return run_in(args, {}, {}, &place);
 }
 
 PlaywrightRun run_playwright(const std::filesystem::path& spec, const std::string& environment) {

@@ -30,6 +30,15 @@ struct CliRun {
 CliRun run_vimgpt(const std::vector<std::string>& args, const std::function<void(pid_t)>& on_started = {},
                   const std::string& input = {});
 
+// Where a run of several processes lives (a background session and the verbs that talk to it): a TMPDIR they
+// share, kept after each run, and variables added to the environment ("VIMGPT_SESSION_DIR=...").
+struct RunPlace {
+  std::filesystem::path tmp;
+  std::vector<std::string> variables;
+};
+// Runs vimgpt there; left_behind is not judged (what it leaves is for the caller to look at).
+CliRun run_vimgpt(const std::vector<std::string>& args, const RunPlace& place);
+
 // The Chromium of the run_vimgpt() in progress (found by the run's own TMPDIR in its command line), or 0.
 pid_t run_browser_pid();
 // Its helper processes of one kind ("renderer", "gpu-process", ...): descendants with that --type.

@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 
+#include <regex>
 #include <stdexcept>
 #include <thread>
 
@@ -44,6 +45,20 @@ int SiteServer::count(std::string_view method, std::string_view path) const {
   int n = 0;
   for (const auto& request : requests_) n += (request.method == method && request.path == path) ? 1 : 0;
   return n;
+}
+
+void add_cookie_login(httplib::Server& server) {
+  server.Post("/login", [](const httplib::Request& request, httplib::Response& response) {
+    response.set_header("Set-Cookie", "who=" + request.get_param_value("email") + "; Path=/");
+    response.set_redirect("/account", 303);
+  });
+  server.Get("/account", [](const httplib::Request& request, httplib::Response& response) {
+    static const std::regex kWho("(?:^|; )who=([^;]+)");
+    std::smatch who;
+    const std::string cookie = request.get_header_value("Cookie");
+    const std::string title = std::regex_search(cookie, who, kWho) ? "Signed in as " + who[1].str() : "Not signed in";
+    response.set_content("<!doctype html><title>" + title + "</title><h1>" + title + "</h1>", "text/html");
+  });
 }
 
 }  // namespace vimgpt::test

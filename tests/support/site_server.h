@@ -48,4 +48,8 @@ class SiteServer {
   std::vector<RecordedRequest> requests_;
 };
 
+// Routes of a site that remembers who signed in by a cookie, as real ones do: POST /login (from fixtures'
+// login.html) sets who=EMAIL and redirects to /account, whose title is "Signed in as EMAIL" or "Not signed in".
+void add_cookie_login(httplib::Server& server);
+
 }  // namespace vimgpt::test

@@ -129,6 +129,42 @@ TEST(HintMap, SuggestsNearLabels) {
   EXPECT_EQ(map.near("x", 100).size(), map.size());
 }
 
+TEST(HintMap, SearchRanksHintsByTheWordsTheyHold) {
+  const auto hint = [](std::string label, std::string role, std::string text, std::string href) {
+    Hint made;
+    made.label = std::move(label);
+    made.role = std::move(role);
+    made.text = std::move(text);
+    made.href = std::move(href);
+    return made;
+  };
+  std::vector<Hint> hints = {hint("A", "link", "Pricing", "/pricing"), hint("S", "link", "Sign up", "/join"),
+                             hint("D", "button", "Sign in", ""), hint("F", "textbox", "", "")};
+  hints[3].input_type = "password";
+  hints[3].placeholder = "Password";
+  hints[3].name = "pw";
+  hints[3].value = FieldValue::Empty;
+  const HintMap map(1, std::move(hints));
+  // The hints holding every word, when any does; ASCII case folded. "in" begins no word of "Pricing" or "/join".
+  const auto sign_in = map.search("SIGN In", 10);
+  ASSERT_EQ(sign_in.size(), 1u);
+  EXPECT_EQ(sign_in[0]->label, "D");
+  // Else the most words first, then label order.
+  const auto some = map.search("sign pricing", 10);
+  ASSERT_EQ(some.size(), 3u);
+  EXPECT_EQ(some[0]->label, "A");
+  EXPECT_EQ(some[1]->label, "S");
+  EXPECT_EQ(some[2]->label, "D");
+  EXPECT_EQ(map.search("/join", 10).front()->label, "S");     // by link target
+  EXPECT_EQ(map.search("password", 10).front()->label, "F");  // by type and placeholder
+  EXPECT_EQ(map.search("pw", 10).size(), 1u);                 // by field name
+  EXPECT_EQ(map.search("sign", 1).size(), 1u);                // the limit
+  EXPECT_TRUE(map.search("   ", 10).empty());
+  EXPECT_TRUE(map.search("zebra", 10).empty());
+  EXPECT_EQ(words_in(search_words("Sign IN"), "sign in to continue"), 2u);
+  EXPECT_EQ(to_text(map.hints()[3]) + "\n", map.to_text().substr(map.to_text().rfind("[F]")));
+}
+
 TEST(HintMap, JsonCarriesWhatProgramsNeed) {
   const auto json = sample_map().to_json();
   ASSERT_EQ(json.size(), 15u);

@@ -1,0 +1,65 @@
+// What the MCP benchmarks share: medians, Debian's Chromium resolving no host but 127.0.0.1, an environment with
+// no model's keys, and the loopback site (the saved pages, two pages that link to each other, a dense page).
+import {chmodSync, mkdtempSync, writeFileSync} from 'node:fs';
+import {readFile} from 'node:fs/promises';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+
+export const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+
+export const textOf = (result) => result.content.filter((b) => b.type === 'text').map((b) => b.text).join('\n');
+
+// A scratch folder with a Chromium wrapper in it: a saved page's external resources fail at once.
+export function scratchWithChromium() {
+  const scratch = mkdtempSync(path.join(os.tmpdir(), 'vgbench-'));
+  const chrome = path.join(scratch, 'chromium');
+  writeFileSync(chrome, '#!/bin/sh\nexec /usr/lib/chromium/chromium ' +
+                        '"--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1" "$@"\n');
+  chmodSync(chrome, 0o755);
+  return {scratch, chrome};
+}
+
+export const environment = Object.fromEntries(Object.entries(process.env).filter(
+    ([name]) => !/^(OPENAI|ANTHROPIC)_(API_KEY|BASE_URL)$/.test(name)));
+
+// The dense page: as many links on one screen as a news site's front page (30 stories, 6 links each).
+export const kDenseLinks = 180;
+
+// Serves the saved pages of `pagesDir` (when given) at /NAME.html, /a and /b, and /dense; resolves to its base URL.
+export async function startSite(pagesDir) {
+  const site = http.createServer(async (request, response) => {
+    const url = new URL(request.url, 'http://x');
+    if (url.pathname === '/a' || url.pathname === '/b') {
+      const other = url.pathname === '/a' ? '/b' : '/a';
+      response.writeHead(200, {'Content-Type': 'text/html'});
+      response.end(`<!doctype html><title>Page ${url.pathname}</title><h1>${url.pathname}</h1>` +
+                   `<p><a href="${other}">Go to ${other}</a></p><p>${'Some text. '.repeat(50)}</p>`);
+      return;
+    }
+    if (url.pathname === '/dense') {
+      let links = '';
+      for (let i = 1; i <= kDenseLinks; ++i) {
+        links += `<a href="/story/${Math.ceil(i / 6)}/${i % 6}">${['Story', 'by user', 'hide', 'past', 'discuss',
+                                                                    'comments'][i % 6]} ${Math.ceil(i / 6)}</a> `;
+      }
+      response.writeHead(200, {'Content-Type': 'text/html'});
+      response.end(`<!doctype html><title>Dense</title><style>body{font:10px sans-serif;columns:3}</style>${links}`);
+      return;
+    }
+    try {
+      const page = await readFile(path.join(pagesDir, path.basename(url.pathname)));
+      response.writeHead(200, {'Content-Type': 'text/html; charset=utf-8'});
+      response.end(page);
+    } catch {
+      response.writeHead(404);
+      response.end();
+    }
+  });
+  await new Promise((resolve) => site.listen(0, '127.0.0.1', resolve));
+  return {site, base: `http://127.0.0.1:${site.address().port}`};
+}

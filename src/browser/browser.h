@@ -170,6 +170,7 @@ struct Download {
 struct TabOptions {
   Viewport viewport;
   SettleOptions settle;
+  // Empty: the browser's own, with a headless shell's "HeadlessChrome" said as the full browser says it ("Chrome").
   std::string user_agent;
   // Downloads are saved here under the name the site suggests (made unique); empty: downloads are refused.
   // Local browsers only: a remote browser's files would land on its own machine.

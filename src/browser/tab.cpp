@@ -210,6 +210,7 @@ void Tab::Impl::post_preloads(const std::string& session) {
 // is in place before Runtime.runIfWaitingForDebugger lets the new frame go on.
 void Tab::Impl::configure_session(const std::string& session) {
   post_preloads(session);
+  if (!user_agent.empty()) connection->post("Emulation.setUserAgentOverride", {{"userAgent", user_agent}}, session);
   if (options.navigation_filter) connection->post("Fetch.enable", document_requests(), session);
   connection->post("Network.enable", network_without_buffers(), session);
   connection->post("Target.setAutoAttach", auto_attach(), session);
@@ -283,9 +284,7 @@ Status Tab::Impl::attach(const std::string& target) {
     main_frame_id = tree["frameTree"]["frame"].value("id", "");
     known_url = address_of(tree["frameTree"]["frame"]);
   }
-  if (!options.user_agent.empty()) {
-    VIMGPT_TRY_VOID(call("Emulation.setUserAgentOverride", {{"userAgent", options.user_agent}}));
-  }
+  if (!user_agent.empty()) VIMGPT_TRY_VOID(call("Emulation.setUserAgentOverride", {{"userAgent", user_agent}}));
   VIMGPT_TRY_VOID(apply_viewport());
   // Screenshots of a background tab never complete: keep the working tab in front.
   VIMGPT_TRY_VOID(call("Page.bringToFront"));
@@ -346,6 +345,20 @@ Status Tab::Impl::wait_for_new_tab_load() {
   return ok();
 }
 
+Status Tab::Impl::choose_user_agent() {
+  if (!options.user_agent.empty()) {
+    user_agent = options.user_agent;
+    return ok();
+  }
+  VIMGPT_TRY(Json version, connection->call("Browser.getVersion"));
+  std::string own = version.value("userAgent", "");
+  constexpr std::string_view kHeadless = "HeadlessChrome/";
+  if (const auto at = own.find(kHeadless); at != std::string::npos) {
+    user_agent = own.replace(at, kHeadless.size(), "Chrome/");
+  }
+  return ok();
+}
+
 Status Tab::Impl::start_local() {
   VIMGPT_TRY(auto transport, cdp::launch_chromium(launch_options));
   {
@@ -353,6 +366,7 @@ Status Tab::Impl::start_local() {
     connection = std::make_shared<cdp::Connection>(std::move(transport));
   }
   subscription = connection->subscribe([this](const cdp::Event& e) { on_event(e); });
+  VIMGPT_TRY_VOID(choose_user_agent());
   if (!options.download_dir.empty()) {
     std::error_code error;
     std::filesystem::create_directories(options.download_dir, error);
@@ -451,6 +465,7 @@ Result<std::unique_ptr<Tab>> Tab::open(const std::shared_ptr<cdp::Connection>& c
   VIMGPT_TRY(Json created, connection->call("Target.createTarget",
                                             {{"url", "about:blank"}, {"browserContextId", impl->browser_context_id}}));
   impl->pages = {created.value("targetId", "")};
+  VIMGPT_TRY_VOID(impl->choose_user_agent());
   std::unique_ptr<Tab> tab(new Tab(std::move(impl)));
   tab->impl_->subscription = connection->subscribe([raw = tab->impl_.get()](const cdp::Event& e) { raw->on_event(e); });
   VIMGPT_TRY_VOID(tab->impl_->attach(created.value("targetId", "")));

@@ -21,6 +21,9 @@ struct Tab::Impl {
   cdp::LaunchOptions launch_options;  // how it was launched, for relaunch()
   std::string browser_context_id;     // set when the tab lives in its own context on a remote browser
   TabOptions options;
+  // The User-Agent every page and frame is given: options.user_agent, else the browser's own with "HeadlessChrome"
+  // said as the full browser says it ("Chrome"), since many sites answer a headless one with a block page.
+  std::string user_agent;
 
   // The target the agent works in; it moves to a new tab when the page opens one.
   std::string target_id;
@@ -91,6 +94,8 @@ struct Tab::Impl {
   // Launches Chromium with launch_options, subscribes and attaches to its first page.
   Status start_local();
   Status attach(const std::string& target);
+  // Sets user_agent once the browser is there (its own one asked for only when none is given).
+  Status choose_user_agent();
   Status follow_new_tabs();
   Result<int> create_world(std::string_view session, const std::string& frame);
   Result<int> isolated_world();

@@ -30,7 +30,8 @@ void add_browser_flags(CLI::App& app, Options& o) {
                  "/usr/lib/chromium/chromium)");
   app.add_option("--user-data-dir", o.user_data_dir,
                  "Persistent browser profile folder (default: a fresh temporary one)");
-  app.add_option("--user-agent", o.user_agent, "User-Agent override");
+  app.add_option("--user-agent", o.user_agent,
+                 "User-Agent override (default: the full browser's, never HeadlessChrome)");
   app.add_option("--extension", o.extension, "Load an unpacked extension folder (e.g. a real Vimium)");
   app.add_option("--browser", o.browsers,
                  "Use a running browser: ws://HOST:PORT/devtools/browser/ID, http://HOST:PORT[?token=T] (browserless), "

@@ -34,6 +34,9 @@ class BrowserTest : public ::testing::Test {
         test::simulate_latency(400ms);
         res.set_content("arrived late", "text/plain");
       });
+      s.Get("/ua", [](const httplib::Request& req, httplib::Response& res) {  // the User-Agent the site received
+        res.set_content("<title>" + req.get_header_value("User-Agent") + "</title>", "text/html");
+      });
       s.Post("/submit", [](const httplib::Request& req, httplib::Response& res) {
         res.set_content("<title>Submitted</title><p>got " + req.get_param_value("q") + "</p>", "text/html");
       });
@@ -54,6 +57,26 @@ TEST_F(BrowserTest, NavigateWaitsForContentAddedAfterLoad) {
   auto late = tab_->evaluate("document.getElementById('late')?.textContent ?? null");
   ASSERT_TRUE(late) << late.error().describe();
   EXPECT_EQ(*late, "arrived late");
+}
+
+// Many sites answer "HeadlessChrome" with a block page: a headless run says what the full browser says, in the
+// request and to the page's scripts; a given User-Agent still wins.
+TEST_F(BrowserTest, AHeadlessBrowserSendsTheFullBrowsersUserAgent) {
+  ASSERT_TRUE(tab_->navigate(server_->url("/ua")));
+  const std::string sent = tab_->title().value_or("");
+  EXPECT_EQ(sent.find("Headless"), std::string::npos) << sent;
+  EXPECT_NE(sent.find(" Chrome/"), std::string::npos) << sent;
+  EXPECT_EQ(tab_->evaluate_in_page("navigator.userAgent").value_or(""), sent);
+  const auto brands = tab_->evaluate_in_page("JSON.stringify(navigator.userAgentData?.brands ?? [])");
+  ASSERT_TRUE(brands) << brands.error().describe();
+  EXPECT_EQ(brands->get<std::string>().find("Headless"), std::string::npos) << *brands;
+
+  browser::TabOptions options;
+  options.user_agent = "vimgpt-test/1.0";
+  auto given = Tab::launch(test::loopback_only_launch(), options);
+  ASSERT_TRUE(given) << given.error().describe();
+  ASSERT_TRUE((*given)->navigate(server_->url("/ua")));
+  EXPECT_EQ((*given)->title().value_or(""), "vimgpt-test/1.0");
 }
 
 TEST_F(BrowserTest, RefusedConnectionIsANavigationError) {

@@ -20,7 +20,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <random>
 #include <regex>
 
 #include "cli/commands.h"
@@ -111,17 +110,6 @@ Status write_state(const fs::path& file, const State& state) {
   ::close(fd);
   if (!written) return fail(ErrorKind::Io, "cannot write " + file.string());
   return ok();
-}
-
-std::string random_token() {
-  std::random_device random;
-  std::string token;
-  for (int i = 0; i < 8; ++i) {
-    char part[9];
-    std::snprintf(part, sizeof part, "%08x", random());
-    token += part;
-  }
-  return token;
 }
 
 // The process is a vimgpt serving a session: the same executable as this one.
@@ -227,7 +215,7 @@ Result<State> start_server(const fs::path& dir, const std::string& name, const s
   int ready[2];
   if (::pipe2(ready, O_CLOEXEC) != 0) return fail(ErrorKind::Io, std::string("pipe: ") + std::strerror(errno));
   State state;
-  state.token = random_token();
+  state.token = random_hex(8);
   state.frame = (dir / (name + "-frame.jpg")).string();
   std::error_code error;
   const std::string self = fs::read_symlink("/proc/self/exe", error).string();

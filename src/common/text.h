@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <cstdio>
+#include <random>
 #include <string>
 #include <string_view>
 
@@ -34,6 +36,18 @@ inline std::string content_digest(std::string_view text) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out(16, '0');
   for (int i = 15; i >= 0; --i, hash >>= 4) out[static_cast<std::size_t>(i)] = kHex[hash & 0xf];
+  return out;
+}
+
+// `words` × 32 random bits from the system's source as lowercase hex: session ids, tokens, cache keys.
+inline std::string random_hex(int words) {
+  std::random_device random;
+  std::string out;
+  for (int i = 0; i < words; ++i) {
+    char part[9];
+    std::snprintf(part, sizeof part, "%08x", random());
+    out += part;
+  }
   return out;
 }
 

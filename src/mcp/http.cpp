@@ -6,16 +6,15 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <condition_variable>
-#include <cstdio>
 #include <deque>
 #include <future>
 #include <list>
 #include <map>
 #include <mutex>
-#include <random>
 #include <set>
 #include <thread>
 
+#include "common/text.h"
 #include "mcp/mcp.h"
 
 namespace vimgpt::mcp {
@@ -27,17 +26,6 @@ namespace http = beast::http;
 using tcp = net::ip::tcp;
 using Request = http::request<http::string_body>;
 using Response = http::response<http::string_body>;
-
-std::string new_session_id() {
-  std::random_device random;
-  std::string id;
-  for (int i = 0; i < 4; ++i) {
-    char part[9];
-    std::snprintf(part, sizeof part, "%08x", random());
-    id += part;
-  }
-  return id;
-}
 
 bool is_initialize(const Json& message) {
   return message.is_object() && message.value("method", Json()) == "initialize";
@@ -276,7 +264,7 @@ class Connection {
     }
     const std::string session(request["Mcp-Session-Id"]);
     if (request.method() == http::verb::post) return post(request, session);
-    if (!known(session)) return refuse(request, http::status::bad_request, "a known Mcp-Session-Id header is needed");
+    if (!host_of(session)) return refuse(request, http::status::bad_request, "a known Mcp-Session-Id header is needed");
     if (request.method() == http::verb::get) return events(request, session);
     if (request.method() == http::verb::delete_) {  // answered once the session's browser is closed
       std::shared_ptr<Host> ended;
@@ -288,11 +276,6 @@ class Connection {
       return send(reply(request, http::status::ok));
     }
     return refuse(request, http::status::method_not_allowed, "use POST, GET or DELETE");
-  }
-
-  [[nodiscard]] bool known(const std::string& session) const {
-    std::scoped_lock lock(shared_.mutex);
-    return shared_.sessions.count(session) > 0;
   }
 
   // The host of a known session, or null.
@@ -388,7 +371,7 @@ class Connection {
       std::scoped_lock lock(shared_.mutex);
       --shared_.reserved;
       if (begun) {
-        const std::string id = new_session_id();
+        const std::string id = random_hex(4);
         shared_.sessions.emplace(id, host);
         response.set("Mcp-Session-Id", id);
       } else if (host->owned) {

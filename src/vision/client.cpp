@@ -4,9 +4,9 @@
 // token and cost totals.
 #include <atomic>
 #include <mutex>
-#include <random>
 #include <set>
 
+#include "common/text.h"
 #include "vision/provider.h"
 #include "vision/vision.h"
 
@@ -33,10 +33,7 @@ Status check_image_count(const StepRequest& step) {
 }
 
 std::string random_cache_key() {
-  std::random_device device;
-  char key[32];
-  std::snprintf(key, sizeof key, "vimgpt-%08x%08x", device(), device());
-  return key;
+  return "vimgpt-" + random_hex(2);
 }
 
 constexpr std::string_view kRepairSystem =

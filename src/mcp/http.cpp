@@ -373,6 +373,7 @@ class Connection {
       if (begun) {
         const std::string id = random_hex(4);
         shared_.sessions.emplace(id, host);
+        shared_.changed.notify_all();  // the janitor times the new session's idle end from now
         response.set("Mcp-Session-Id", id);
       } else if (host->owned) {
         host->ended = true;

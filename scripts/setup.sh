@@ -23,8 +23,9 @@ packages=(
   libhiredis-dev redis-server
   # the Slurm interoperability test: a one-node cluster on loopback (munge authenticates its daemons)
   slurm-wlm munge
-  # the browser: the full one for --headed and --extension, the headless shell for everything else
-  chromium chromium-headless-shell
+  # the browser: the full one for --headed, --xvfb and --extension, the headless shell for everything else; Xvfb is the
+  # virtual display of --xvfb (the full browser headed on a machine without a display)
+  chromium chromium-headless-shell xvfb
 )
 
 missing=()

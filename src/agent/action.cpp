@@ -83,6 +83,7 @@ std::string_view to_string(ActionKind kind) {
     case ActionKind::SwitchTab: return "tab";
     case ActionKind::CloseTab: return "close_tab";
     case ActionKind::Ask: return "ask";
+    case ActionKind::Handoff: return "handoff";
     case ActionKind::ClickAt: return "click_at";
     case ActionKind::Scroll: return "scroll";
     case ActionKind::Back: return "back";
@@ -170,12 +171,12 @@ Result<Action> parse_action(const Json& reply, std::size_t max_actions) {
         return fail(one.error().kind, "action " + std::to_string(i + 1) + " of the list: " + one.error().message);
       }
       const bool last = i + 1 == list.size();
-      if (one->kind == ActionKind::Actions || one->kind == ActionKind::Ask ||
+      if (one->kind == ActionKind::Actions || one->kind == ActionKind::Ask || one->kind == ActionKind::Handoff ||
           (one->kind == ActionKind::Done && !last)) {
         return fail(ErrorKind::InvalidArgument, "action " + std::to_string(i + 1) + " of the list is " +
                                                     std::string(to_string(one->kind)) + ", which a list cannot hold" +
                                                     (one->kind == ActionKind::Done ? " before its end" : "") +
-                                                    ": ask alone, and done only last");
+                                                    ": ask and handoff alone, and done only last");
       }
       action.actions.push_back(std::move(*one));
     }
@@ -212,13 +213,16 @@ Result<Action> parse_action(const Json& reply, std::size_t max_actions) {
     action.kind = ActionKind::CloseTab;
     return action;
   }
-  if (reply.contains("ask")) {
-    action.kind = ActionKind::Ask;
-    if (has(reply, "ask")) {
-      VIMGPT_TRY(action.text, string_field(reply, "ask"));
+  for (const auto& [key, kind, needs] :
+       {std::tuple{"ask", ActionKind::Ask, "the question to put to the user"},
+        std::tuple{"handoff", ActionKind::Handoff, "what the person should do on the page, then press Resume"}}) {
+    if (!reply.contains(key)) continue;
+    action.kind = kind;
+    if (has(reply, key)) {
+      VIMGPT_TRY(action.text, string_field(reply, key));
     }
     if (trim(action.text).empty()) {
-      return fail(ErrorKind::InvalidArgument, "\"ask\" needs the question to put to the user");
+      return fail(ErrorKind::InvalidArgument, "\"" + std::string(key) + "\" needs " + needs);
     }
     action.text = std::string(trim(action.text));
     return action;
@@ -322,6 +326,7 @@ Json to_json(const Action& action) {
     case ActionKind::SwitchTab: return {{"tab", action.tab}};
     case ActionKind::CloseTab: return {{"close_tab", true}};
     case ActionKind::Ask: return {{"ask", action.text}};
+    case ActionKind::Handoff: return {{"handoff", action.text}};
     case ActionKind::ClickAt: return {{"click_at", {action.x, action.y}}};
     case ActionKind::Scroll: {
       Json json = {{"scroll", action.direction == browser::ScrollDirection::Up ? "up" : "down"}};
@@ -400,6 +405,7 @@ std::string describe(const Action& action) {
     case ActionKind::SwitchTab: return "switch to tab " + std::to_string(action.tab);
     case ActionKind::CloseTab: return "close the tab";
     case ActionKind::Ask: return "ask \"" + action.text + "\"";
+    case ActionKind::Handoff: return "hand the page to the person: \"" + action.text + "\"";
     case ActionKind::ClickAt:
       return "click at (" + std::to_string(static_cast<int>(action.x)) + ", " +
              std::to_string(static_cast<int>(action.y)) + ")";

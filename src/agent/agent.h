@@ -43,6 +43,7 @@ enum class ActionKind {
   SwitchTab,
   CloseTab,
   Ask,
+  Handoff,  // the page is the person's until they hand it back (a login, a 2FA code, a CAPTCHA)
   ClickAt,
   Scroll,
   Back,
@@ -65,7 +66,7 @@ struct Action {
   // Click, ClickType, Select, Upload, Hover, DoubleClick, RightClick, Drag (from a label; empty: from x, y)
   std::string label;
   // Type, ClickType (may hold <secret:NAME> placeholders), Navigate (the URL), Key (a combination, "Control+A"),
-  // Select option, Upload file name, Ask question, SelectText words
+  // Select option, Upload file name, Ask question, Handoff message, SelectText words
   std::string text;
   Enter enter = Enter::Auto;  // Type, ClickType
   int tab = 0;                // SwitchTab, from 1
@@ -254,6 +255,9 @@ struct StepRecord {
   std::string page_digest;
   Json replay;                                       // Plan::replay
   std::optional<browser::Screenshot> recorded_view;  // Plan::recorded_view
+  // A person had the page before this step (they paused the run), or during it (a handoff or an ask answered in
+  // the live view): to_json(Takeover). Null otherwise.
+  Json takeover;
 };
 
 // How much of the viewport's text is read: --observe text's (about 2,000 tokens at most), and the text a done
@@ -283,6 +287,39 @@ using ConfirmAction = std::function<Confirmation(const StepRecord& step, const J
 // Outcome::NeedsInput and the question).
 using AskPerson = std::function<std::optional<std::string>(const std::string& question)>;
 
+// ---- A person beside the run (the live view, src/live) ----------------------------------------------------
+
+// What a person did while the page was theirs: for the model's next prompt and the record. What they typed is
+// never in it (a password stays theirs), only how many keys.
+struct Takeover {
+  milliseconds duration{0};
+  std::string did;     // "2 clicks, 8 characters typed, Enter pressed", or "nothing on the page"
+  std::string answer;  // their answer to an {"ask"}; empty when they gave none
+  std::string url;     // the page they handed back
+  std::string title;
+};
+Json to_json(const Takeover& takeover);
+// For the model: "the person took over for 40 s (2 clicks, 8 characters typed); the page is now TITLE (URL)".
+std::string describe(const Takeover& takeover);
+
+// A person watching the run who may pause it between steps, act on the page themselves and hand it back. Its
+// calls run on the run's thread, so what the person does reaches the tab from there, between steps.
+class Overseer {
+ public:
+  virtual ~Overseer() = default;
+  // Each step as published, with the capture the model was sent.
+  virtual void on_step(const StepRecord& step, const hints::Capture& capture) = 0;
+  // Before each step: nothing unless the person asked to pause; then the run waits here, the page theirs, until
+  // they resume. Cancelled when the run is interrupted meanwhile, Timeout at `deadline`.
+  virtual Result<std::optional<Takeover>> checkpoint(std::optional<std::chrono::steady_clock::time_point> deadline) = 0;
+  // {"handoff"} and {"ask"}: the run waits, paused with `message` shown, until the person resumes (for an ask,
+  // with their answer). Errors as checkpoint's.
+  virtual Result<Takeover> hand_over(ActionKind kind, const std::string& message,
+                                     std::optional<std::chrono::steady_clock::time_point> deadline) = 0;
+  // The run is over.
+  virtual void on_end(const RunResult& result) = 0;
+};
+
 struct AgentOptions {
   std::string objective;
   std::string start_url = "https://www.google.com";
@@ -296,6 +333,11 @@ struct AgentOptions {
   int max_restarts = 2;                            // a local browser that dies is started again this many times per run
   ConfirmAction confirm;                           // empty: actions run without asking
   AskPerson ask;                                   // empty: nobody to ask ({"ask"} ends the run: NeedsInput)
+  // {"handoff"} without a live view: the person does what it says in the browser's own window, then answers
+  // (a headed run on a terminal). Empty: nobody can ({"handoff"} ends the run: NeedsInput).
+  AskPerson hand_off;
+  // The live view: pauses, takeovers and handoffs go through it, and it is shown every step. Not owned.
+  Overseer* overseer = nullptr;
   // {"upload"} may give the page files from this folder only (by name, never by content to the model);
   // empty: uploads are refused.
   std::string upload_dir;

@@ -87,12 +87,49 @@ struct Agent::Impl {
       result.record_dir = recorder->dir();
       recorder->finish(result);
     }
+    if (options.overseer != nullptr) options.overseer->on_end(result);
     return result;
   }
 
   void publish(const StepRecord& record, const hints::Capture& capture, const StepCallback& on_step) {
     if (recorder) recorder->add_step(record, capture);
+    if (options.overseer != nullptr) options.overseer->on_step(record, capture);
     if (on_step) on_step(record);
+  }
+
+  // The time budget's end, when there is one: a wait for the person ends there too.
+  [[nodiscard]] std::optional<Clock::time_point> deadline() const {
+    if (options.timeout.count() <= 0) return std::nullopt;
+    return started_at + options.timeout;
+  }
+
+  // A wait for the person that ended without them: Ctrl-C, or the time budget.
+  RunResult end_of_wait(const Error& why, int steps) {
+    if (why.kind == ErrorKind::Timeout) {
+      return end(Outcome::BudgetExhausted,
+                 "the time budget of " + std::to_string(options.timeout.count() / 1000) +
+                     " s ran out while the run waited for the person",
+                 steps);
+    }
+    return end(Outcome::Interrupted, "interrupted", steps);
+  }
+
+  // The page is the person's again after `takeover`: the next prompt says what they did (never what they typed).
+  void note_takeover(StepRecord& record, const Takeover& takeover) {
+    record.takeover = to_json(takeover);
+    if (!takeover.url.empty()) last_url = takeover.url;
+  }
+
+  // Before a step: the person's pause, when they asked for one. The run's end when the wait ended it.
+  std::optional<RunResult> pause_point(StepRecord& record) {
+    if (options.overseer == nullptr) return std::nullopt;
+    auto paused = options.overseer->checkpoint(deadline());
+    if (!paused) return end_of_wait(paused.error(), record.step - 1);
+    if (*paused) {
+      note_takeover(record, **paused);
+      history.push_back({Json(), describe(**paused), (*paused)->url, ""});
+    }
+    return std::nullopt;
   }
 
   // A step that ends the run: recorded as failed with `why`, then the run's end.
@@ -257,12 +294,31 @@ struct Agent::Impl {
     return repeats;
   }
 
+  // {"ask"} and {"handoff"}: to the live view when one is open, else the terminal; what came of it for the model,
+  // or nothing when nobody is there (the run then ends NeedsInput). An error when the wait ended the run.
+  Result<std::optional<std::string>> hand_over(StepRecord& record, const Action& action) {
+    const bool ask = action.kind == ActionKind::Ask;
+    if (options.overseer != nullptr) {
+      VIMGPT_TRY(Takeover takeover, options.overseer->hand_over(action.kind, action.text, deadline()));
+      note_takeover(record, takeover);
+      if (ask && !takeover.answer.empty())
+        return "the user answered: \"" + takeover.answer + "\"; " + describe(takeover);
+      return describe(takeover);
+    }
+    const AskPerson& person = ask ? options.ask : options.hand_off;
+    const auto answer = person ? person(action.text) : std::nullopt;
+    if (!answer) return std::optional<std::string>();
+    if (ask) return "the user answered: \"" + *answer + "\"";
+    return "the person handed the page back" + (answer->empty() ? std::string() : ", saying: \"" + *answer + "\"");
+  }
+
   // One step; the run's end when it ends the run.
   std::optional<RunResult> step(int number, const StepCallback& on_step) {
     if (auto ended = out_of_budget(number)) return ended;
     StepRecord record;
     record.step = number;
     record.max_steps = options.max_steps;
+    if (auto ended = pause_point(record)) return ended;
     const auto step_start = Clock::now();
     auto capture = capture_with_recovery(record);
     if (!capture) return end(Outcome::Error, capture.error().message, number - 1);
@@ -285,7 +341,8 @@ struct Agent::Impl {
     const auto act_start = Clock::now();
     ActResult acted;
     bool acted_on_page = false;
-    if (action && action->kind != ActionKind::Done && action->kind != ActionKind::Ask && options.confirm) {
+    if (action && action->kind != ActionKind::Done && action->kind != ActionKind::Ask &&
+        action->kind != ActionKind::Handoff && options.confirm) {
       const Confirmation answer = options.confirm(record, planned->action);
       if (answer.verdict == Verdict::Quit) {
         return end_at(record, *capture, on_step, "the person ended the run at the confirmation prompt",
@@ -304,13 +361,18 @@ struct Agent::Impl {
       if (action.error().kind != ErrorKind::Cancelled) acted = {false, action.error().message, std::nullopt};
     } else if (action->kind == ActionKind::Done) {
       acted = {true, "done", std::nullopt};
-    } else if (action->kind == ActionKind::Ask) {
-      const auto answer = options.ask ? options.ask(action->text) : std::nullopt;
-      if (!answer) {
-        return end_at(record, *capture, on_step, "nobody is there to answer the question", Outcome::NeedsInput,
-                      "the model needs an answer: " + action->text, action->text);
+    } else if (action->kind == ActionKind::Ask || action->kind == ActionKind::Handoff) {
+      auto handed = hand_over(record, *action);
+      if (!handed) return end_of_wait(handed.error(), number - 1);
+      if (!*handed) {
+        const bool ask = action->kind == ActionKind::Ask;
+        return end_at(record, *capture, on_step,
+                      ask ? "nobody is there to answer the question" : "nobody is there to hand the page to",
+                      Outcome::NeedsInput,
+                      (ask ? "the model needs an answer: " : "the model needs a person on the page: ") + action->text,
+                      action->text);
       }
-      acted = {true, "the user answered: \"" + *answer + "\"", std::nullopt};
+      acted = {true, **handed, std::nullopt};
     } else {
       const int repeated = repeat_count(*action, record, *capture);
       if (repeated >= 3) {

@@ -113,6 +113,8 @@ void write_step(std::ostringstream& html, const Json& step, const std::filesyste
   if (!recorded.empty()) html << "</figure></div>\n";
   if (const auto recovered = step.value("recovered", ""); !recovered.empty())
     html << "<p><b>Recovered:</b> " << escape(recovered) << "</p>\n";
+  if (const auto& takeover = step.value("takeover", Json()); takeover.is_object())
+    html << "<p><b>A person took over:</b> " << escape(takeover.value("description", "")) << "</p>\n";
   html << "<p><b>Result:</b> " << (ok ? "ok" : "error") << " &mdash; " << escape(step.value("result", "")) << "</p>\n";
   html << "<details><summary>Model reply";
   if (const auto repair = step.value("repair", "none"); repair != "none")

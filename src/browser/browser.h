@@ -37,6 +37,15 @@ struct ScreenshotOptions {
 // A frame as Chromium encoded it: its format and size read from its header.
 using Screenshot = EncodedImage;
 
+// The tab streamed as it repaints (Page.startScreencast): JPEG frames, only while someone watches.
+struct ScreencastOptions {
+  int quality = 60;  // JPEG
+  int max_width = 1080;
+  int max_height = 720;
+};
+// Gets each frame on the browser's event thread: it must not call the Tab (hand the frame to another thread).
+using FrameSink = std::function<void(Screenshot frame)>;
+
 struct Point {
   double x = 0;  // viewport CSS pixels
   double y = 0;
@@ -218,6 +227,12 @@ class Tab {
   [[nodiscard]] const Viewport& viewport() const;
 
   Result<Screenshot> screenshot(const ScreenshotOptions& options = {});
+
+  // Streams the tab to `sink`: a frame after each change on screen, none while nothing changes. It follows the Tab
+  // to the tabs it moves to and to a relaunched browser, until stop_screencast(); a new sink replaces the old. Both
+  // are safe to call from any thread (a watcher arrives whenever it likes); nothing is sent to a dead browser.
+  void start_screencast(FrameSink sink, const ScreencastOptions& options = {});
+  void stop_screencast();
 
   // Trusted input: real Input.dispatch* events, event.isTrusted is true in the page.
   // `clicks` 2 is a double click (two clicks, the second with clickCount 2: dblclick fires); the right button

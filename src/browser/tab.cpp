@@ -88,6 +88,7 @@ std::string_view to_string(DownloadState state) {
 }
 
 void Tab::Impl::on_event(const cdp::Event& event) {
+  if (event.method == "Page.screencastFrame") return on_screencast_frame(event);
   std::scoped_lock lock(mutex);
   if (!connection) return;  // a late event of a browser relaunch() has let go of
   const std::string& method = event.method;
@@ -265,6 +266,7 @@ Status Tab::Impl::attach(const std::string& target) {
   {
     std::scoped_lock lock(mutex);
     post_preloads(session);
+    if (screencast_sink) post_start_screencast();
   }
   VIMGPT_TRY_VOID(call("Network.enable", network_without_buffers()));
   VIMGPT_TRY_VOID(call("Page.setLifecycleEventsEnabled", {{"enabled", true}}));

@@ -71,6 +71,14 @@ struct Tab::Impl {
   std::map<std::string, Download> downloads;                 // by guid, until take_downloads()
   std::condition_variable download_cv;
 
+  // start_screencast(): the sink of a running screencast (empty: none), and how it was asked for.
+  FrameSink screencast_sink;
+  ScreencastOptions screencast_options;
+  // Asks the current session for screencast frames. Mutex held.
+  void post_start_screencast();
+  // A frame: acknowledged (the browser sends the next only then) and given to the sink, outside the mutex.
+  void on_screencast_frame(const cdp::Event& event);
+
   std::uint64_t subscription = 0;
   std::unique_ptr<cdp::EventQueue> page_events;  // lifecycle and navigation events of the current target
 

@@ -25,7 +25,9 @@ using std::chrono::milliseconds;
 
 inline constexpr milliseconds kDefaultCommandTimeout{30000};
 
-enum class Display { Headless, Headed };
+// Xvfb: the full browser, headed, on a virtual display of its own (Debian's Xvfb), for a machine without one: a
+// browser as a person's, with no "Headless" anywhere, on a server.
+enum class Display { Headless, Headed, Xvfb };
 
 // The Chromium features a launched browser runs without (--disable-features=...); a browser started for the
 // agent by hand should get them too (README). Back/forward cache restores fire no load events, and going

@@ -20,6 +20,7 @@
 
 #include "cdp/cdp.h"
 #include "cdp/framing.h"
+#include "cdp/xvfb.h"
 
 namespace vimgpt::cdp {
 namespace {
@@ -100,8 +101,9 @@ class PipeTransport final : public Transport {
   enum class Profile { Temporary, Persistent };
 
   PipeTransport(pid_t pid, int to_browser, int from_browser, int wake_read, int wake_write,
-                std::filesystem::path scratch_root, Profile profile)
-      : pid_(pid),
+                std::filesystem::path scratch_root, Profile profile, std::unique_ptr<VirtualDisplay> display)
+      : display_(std::move(display)),
+        pid_(pid),
         profile_(profile),
         to_browser_(to_browser),
         from_browser_(from_browser),
@@ -172,6 +174,7 @@ class PipeTransport final : public Transport {
       closed_ = true;
     }
     reap();
+    display_.reset();  // the browser first, then the display it showed on
     std::error_code ignored;
     std::filesystem::remove_all(scratch_root_, ignored);
   }
@@ -222,6 +225,7 @@ class PipeTransport final : public Transport {
     }
   }
 
+  std::unique_ptr<VirtualDisplay> display_;  // --xvfb: the browser's own display
   pid_t pid_;
   Profile profile_;
   int to_browser_;
@@ -286,6 +290,16 @@ Result<std::unique_ptr<Transport>> launch_chromium(const LaunchOptions& options)
     return fail(ErrorKind::Io, "cannot create pipes for Chromium: " + errno_text());
   }
 
+  std::unique_ptr<VirtualDisplay> display;
+  if (options.display == Display::Xvfb) {
+    auto started = VirtualDisplay::start(options.window_width, options.window_height);
+    if (!started) {
+      discard_scratch();
+      return started.failure();
+    }
+    display = std::move(*started);
+  }
+
   std::vector<std::string> args = chromium_arguments(options, profile);
   std::vector<char*> argv;
   argv.reserve(args.size() + 2);
@@ -296,9 +310,13 @@ Result<std::unique_ptr<Transport>> launch_chromium(const LaunchOptions& options)
   // The child's environment is built here: between fork and exec only async-signal-safe calls are allowed.
   std::vector<std::string> environment;
   for (char** entry = environ; *entry != nullptr; ++entry) {
-    if (std::string_view(*entry).rfind("TMPDIR=", 0) != 0) environment.emplace_back(*entry);
+    const std::string_view variable(*entry);
+    const bool replaced = variable.starts_with("TMPDIR=") ||
+                          (display && (variable.starts_with("DISPLAY=") || variable.starts_with("WAYLAND_DISPLAY=")));
+    if (!replaced) environment.emplace_back(variable);
   }
   environment.push_back("TMPDIR=" + (scratch_root / "tmp").string());
+  if (display) environment.push_back("DISPLAY=" + display->name());
   std::vector<char*> envp;
   envp.reserve(environment.size() + 1);
   for (auto& entry : environment) envp.push_back(entry.data());
@@ -332,7 +350,8 @@ Result<std::unique_ptr<Transport>> launch_chromium(const LaunchOptions& options)
   ::close(from_browser[1]);
   return std::unique_ptr<Transport>(std::make_unique<PipeTransport>(
       pid, to_browser[1], from_browser[0], wake[0], wake[1], scratch_root,
-      options.user_data_dir.empty() ? PipeTransport::Profile::Temporary : PipeTransport::Profile::Persistent));
+      options.user_data_dir.empty() ? PipeTransport::Profile::Temporary : PipeTransport::Profile::Persistent,
+      std::move(display)));
 }
 
 }  // namespace vimgpt::cdp

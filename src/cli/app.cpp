@@ -254,6 +254,8 @@ int run_command(Options o) {
   const std::string record_dir = o.record == "auto" ? auto_record_dir() : o.record;
   if (settings->tab.download_dir.empty() && !record_dir.empty()) settings->tab.download_dir = record_dir + "/downloads";
 
+  auto live_view = start_live_view(o);
+  if (!live_view) return report_error(live_view.error());
   auto started = start_run(o, *settings);
   if (!started) return report_start_error(started.error());
   auto& tab = started->tab;
@@ -264,6 +266,13 @@ int run_command(Options o) {
   options.interrupted = &handle_interrupts();
   if (o.confirm) options.confirm = confirm_on_terminal;
   options.ask = person_to_ask(o, config);
+  options.hand_off = person_to_hand_off(o);
+  // Destroyed before the tab: the tile is marked ended, and the tab no longer streamed.
+  std::unique_ptr<live::Watch> watch;
+  if (*live_view) {
+    watch = (*live_view)->watch(o.objective, *tab, options.interrupted);
+    options.overseer = watch.get();
+  }
   if (!o.cache.empty()) {
     const CacheSettings cache{o.cache, !o.no_cache, settings->tab.viewport.width, settings->tab.viewport.height};
     const auto cached = run_cached(
@@ -291,8 +300,8 @@ int main(int argc, char** argv) {
   CLI::App app{
       "vimgpt: a web-browsing agent that sees pages through Vimium-style hints and a vision model.\n"
       "Exit codes: 0 done, 1 error, 2 step, time, cost or token budget exhausted, 3 stuck, 4 needs input (the model "
-      "asked a question "
-      "nobody could answer), 5 diverged (a replay met a changed page and had no model to heal it), 6 answer "
+      "asked a question, or handed the page over, and nobody was there), 5 diverged (a replay met a changed page and "
+      "had no model to heal it), 6 answer "
       "invalid (it did not fit --output-schema after two corrections), 130 interrupted, 64 usage."};
   app.set_version_flag("--version", VIMGPT_VERSION);
   Options options;
@@ -301,8 +310,10 @@ int main(int argc, char** argv) {
   add_model_flags(app, options);
   add_budget_flags(app, options);
 
+  add_live_flag(app, options);
   auto* run = app.add_subcommand("run", "Do OBJECTIVE in the browser (the default command)");
   add_run_flags(*run, options);
+  add_live_flag(*run, options);
   add_browser_flags(*run, options);
   add_model_flags(*run, options);
   add_budget_flags(*run, options);
@@ -357,6 +368,7 @@ int main(int argc, char** argv) {
   add_browser_flags(*batch, options);
   add_model_flags(*batch, options);
   add_budget_flags(*batch, options);
+  add_live_flag(*batch, options);
   batch->add_option("--start-url", options.start_url, "First page of tasks that name none");
   batch->add_option("--max-steps", options.max_steps, "Step budget of tasks that name none (default 30)");
   batch->add_option("--max-actions", options.max_actions, "The most actions one reply's list may hold (default 5)");
@@ -400,6 +412,7 @@ int main(int argc, char** argv) {
   add_browser_flags(*mcp, options);
   add_model_flags(*mcp, options);
   add_budget_flags(*mcp, options);
+  add_live_flag(*mcp, options);
   mcp->add_option("--allow-domain", options.allow_domains, "Only these hosts may load (repeatable)");
   mcp->add_option("--block-domain", options.block_domains, "These hosts never load (repeatable)");
   mcp->add_option("--secret", options.secrets, "NAME=VALUE: the client types <secret:NAME>, never sees the value");

@@ -96,7 +96,8 @@ struct TaskSettings {
   const Options* options;
   RunSettings run;
   std::string record_root;
-  CacheSettings cache;  // dir empty: no cache
+  CacheSettings cache;           // dir empty: no cache
+  live::Server* live = nullptr;  // --live: a tile per task under way
 };
 
 nlohmann::json run_task(const TaskSettings& s, const BatchTask& task, const std::string& browser_name,
@@ -116,9 +117,15 @@ nlohmann::json run_task(const TaskSettings& s, const BatchTask& task, const std:
   }
   auto client = vision::Client::create(*s.run.model);
   if (!client) return finish("error", client.error().message);
-  // Nobody answers {"ask"} in a batch: such a task ends needs_input, its question in the results.
+  // Nobody answers {"ask"} or takes a {"handoff"} in a batch without the live view: such a task ends needs_input,
+  // its question in the results; with it, the task waits for a person on its tile.
   agent::AgentOptions options = agent_options(*s.options, s.run);
   options.interrupted = &handle_interrupts();
+  std::unique_ptr<live::Watch> watch;
+  if (s.live != nullptr) {
+    watch = s.live->watch(task.id + ": " + task.objective, **tab, options.interrupted);
+    options.overseer = watch.get();
+  }
   options.objective = task.objective;
   if (!task.start_url.empty()) options.start_url = task.start_url;
   options.max_steps = task.max_steps.value_or(s.options->max_steps);
@@ -442,8 +449,13 @@ int batch_command(const Options& o, const BatchFlags& flags) {
   auto run = run_settings(o, config, ModelUse::Required);
   if (!run) return usage(run.error().message);
   if (flags.no_cache && flags.cache.empty()) return usage("--no-cache goes with --cache DIR");
-  const TaskSettings settings{
-      &o, *run, flags.record_dir, {flags.cache, !flags.no_cache, run->tab.viewport.width, run->tab.viewport.height}};
+  auto live_view = start_live_view(o);
+  if (!live_view) return report_error(live_view.error());
+  const TaskSettings settings{&o,
+                              *run,
+                              flags.record_dir,
+                              {flags.cache, !flags.no_cache, run->tab.viewport.width, run->tab.viewport.height},
+                              live_view->get()};
 
   Batch batch;
   if (from_queue) {

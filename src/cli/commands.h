@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "live/live.h"
 #include "mcp/mcp.h"
 
 namespace vimgpt::cli {
@@ -36,6 +37,12 @@ int finish_run(const Options& options, const agent::RunResult& result, std::stri
 std::string auto_record_dir();  // runs/<timestamp>
 // {"ask"}: the question on the terminal (or spoken in voice mode); nothing when nobody can answer.
 agent::AskPerson person_to_ask(const Options& options, const Config& config);
+// {"handoff"} without the live view: in a headed run on a terminal, the person acts in the browser's window and
+// presses Enter; nothing otherwise (the run ends needs_input).
+agent::AskPerson person_to_hand_off(const Options& options);
+// --live: the live view's server, listening, its address printed (and a --json event); null without the flag.
+// InvalidArgument for a bad address, Io when it cannot listen.
+Result<std::unique_ptr<live::Server>> start_live_view(const Options& options);
 
 // --cache DIR: the task replayed from its entry (healed by the model where the page changed), else done afresh
 // (also when the replay fails); a finished run becomes the entry.

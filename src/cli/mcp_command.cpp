@@ -12,10 +12,6 @@
 namespace vimgpt::cli {
 namespace {
 
-bool loopback(const std::string& host) {
-  return host == "127.0.0.1" || host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
-}
-
 // `vimgpt session start` waits on a pipe ($VIMGPT_READY_FD) for the port this server listens on.
 void tell_starter(int port) {
   const char* fd_text = std::getenv("VIMGPT_READY_FD");
@@ -73,8 +69,17 @@ int mcp_command(const Options& o, const McpFlags& flags) {
     client = std::move(*created);
   }
 
+  auto live_view = start_live_view(o);
+  if (!live_view) return report_error(live_view.error());
   mcp::ServerOptions options;
   options.version = VIMGPT_VERSION;
+  const auto watch_as = [&live_view](const std::string& title) -> decltype(mcp::ServerOptions::watch) {
+    if (!*live_view) return {};
+    return [&live_view, title](browser::Tab& tab, const std::atomic<bool>* cancelled) {
+      return std::unique_ptr<agent::Overseer>((*live_view)->watch(title, tab, cancelled));
+    };
+  };
+  options.watch = watch_as("MCP session");
   options.make_planner = [&](const nlohmann::json& answer_schema) -> Result<std::unique_ptr<agent::Planner>> {
     if (!client) return fail(ErrorKind::InvalidArgument, no_model);
     agent::PlannerSettings planner = settings->planner;
@@ -96,6 +101,7 @@ int mcp_command(const Options& o, const McpFlags& flags) {
   const mcp::MakeServer session_server = [&](int number) {
     const std::string folder = "client-" + std::to_string(number);
     mcp::ServerOptions own = options;
+    own.watch = watch_as("MCP session " + std::to_string(number));
     if (!own.agent.record_dir.empty()) own.agent.record_dir += "/" + folder;
     browser::TabOptions tab = settings->tab;
     if (!tab.download_dir.empty()) tab.download_dir += "/" + folder;
@@ -104,7 +110,7 @@ int mcp_command(const Options& o, const McpFlags& flags) {
   };
 
   if (flags.http.empty()) return mcp::serve_stdio(*shared_server(), STDIN_FILENO, std::cout, &handle_interrupts());
-  if (!loopback(host)) {
+  if (!live::is_loopback(host)) {
     std::cerr << "vimgpt: warning: serving MCP on " << host
               << ", not loopback: anyone who can reach it drives this browser"
               << (token.empty() ? " (and no --token is set)" : "") << "\n";

@@ -24,6 +24,9 @@ Failure usage_error(const std::string& message) {
 
 void add_browser_flags(CLI::App& app, Options& o) {
   app.add_flag("--headed", o.headed, "Show the browser window (default: headless)");
+  app.add_flag("--xvfb", o.xvfb,
+               "Run the full browser headed on a virtual display of its own (Xvfb), on a machine without one: what "
+               "a site sees is a person's browser");
   app.add_option("--viewport", o.viewport, "Viewport size WxH (default 1080x720, as the original)");
   app.add_option("--chrome", o.chrome,
                  "Chromium binary (default $CHROME_PATH, else chromium-headless-shell when headless, else "
@@ -157,10 +160,19 @@ Result<Viewport> parse_viewport(const std::string& text) {
   return viewport;
 }
 
+void add_live_flag(CLI::App& app, Options& o) {
+  app.add_option("--live", o.live,
+                 "Serve the live view on HOST:PORT (e.g. 127.0.0.1:8765, :0 for any port): a page to watch the run, "
+                 "pause it, take over and hand back; its address, with its token, is printed at the start");
+}
+
 Result<cdp::LaunchOptions> launch_options(const Options& o, const Config& config) {
   cdp::LaunchOptions launch;
   launch.chrome_path = o.chrome.empty() ? config.get("CHROME_PATH").value_or("") : o.chrome;
-  launch.display = o.headed ? cdp::Display::Headed : cdp::Display::Headless;
+  if (o.xvfb && o.headed)
+    return usage_error("--xvfb is headed on a virtual display: give --xvfb or --headed, not both");
+  if (o.xvfb && !o.browsers.empty()) return usage_error("--xvfb starts a local browser; it does not go with --browser");
+  launch.display = o.xvfb ? cdp::Display::Xvfb : o.headed ? cdp::Display::Headed : cdp::Display::Headless;
   launch.user_data_dir = o.user_data_dir;
   launch.extension_dir = o.extension;
   launch.user_agent = o.user_agent;

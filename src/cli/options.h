@@ -43,8 +43,10 @@ struct Options {
   bool no_ask = false;
   std::string cache;  // --cache DIR: replay the task from it, keep finished runs in it
   bool no_cache = false;
+  std::string live;  // --live HOST:PORT: the live view
   // browser
   bool headed = false;
+  bool xvfb = false;  // headed, on a virtual display of its own
   std::string viewport = "1080x720";
   std::string chrome;
   std::string user_data_dir;
@@ -99,6 +101,7 @@ void add_browser_flags(CLI::App& app, Options& options);
 void add_model_flags(CLI::App& app, Options& options);
 void add_run_flags(CLI::App& app, Options& options);
 void add_budget_flags(CLI::App& app, Options& options);  // --max-cost, --max-tokens-total (run, batch, mcp)
+void add_live_flag(CLI::App& app, Options& options);     // --live (run, batch, mcp)
 
 struct Viewport {
   int width = 0;

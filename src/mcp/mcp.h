@@ -68,6 +68,9 @@ struct ServerOptions {
   // The text block of look (and of every acting tool) lists at most this many labels and says how many it left
   // out; the frame still shows them all, and find searches them. 0: no cap.
   std::size_t max_labels = kDefaultMaxLabels;
+  // --live: a tile in the live view for the session's tab, made when the tab opens. The session's acting calls and
+  // browse runs are shown on it, and a person may pause it between calls. Empty: none.
+  std::function<std::unique_ptr<agent::Overseer>(browser::Tab& tab, const std::atomic<bool>* cancelled)> watch;
   std::string name = "vimgpt";
   std::string version;
 };

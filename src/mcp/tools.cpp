@@ -178,6 +178,7 @@ void Tools::end() {
   finish_recording();
   actor_.reset();
   seen_.reset();
+  watch_.reset();
   tab_.reset();  // on the thread that launched it
 }
 
@@ -205,8 +206,8 @@ void Tools::finish_recording() {
 
 void Tools::record(const agent::Action& action, const agent::ActResult& acted, const hints::Capture& seen,
                    const browser::PageInfo& page, const std::string& page_digest) {
-  if (!recording()) return;
-  if (!recorder_) {
+  if (!recording() && !watch_) return;
+  if (recording() && !recorder_) {
     agent::AgentOptions session = acting_;
     session.objective = "MCP session: the client's tool calls";
     session.start_url.clear();
@@ -226,7 +227,18 @@ void Tools::record(const agent::Action& action, const agent::ActResult& acted, c
   step.result = acted.message;
   step.target = acted.target;
   step.page_digest = page_digest;
-  recorder_->add_step(step, seen);
+  if (recorder_) recorder_->add_step(step, seen);
+  if (watch_) watch_->on_step(step, seen);
+}
+
+std::optional<std::string> Tools::person_turn() {
+  if (!watch_) return std::nullopt;
+  auto paused = watch_->checkpoint(std::nullopt);
+  if (!paused) return "the call was cancelled while a person had the page in the live view";
+  if (!*paused) return std::nullopt;
+  seen_.reset();  // the labels the client saw may name other elements now
+  return "not done: a person paused the session in the live view meanwhile, and " + agent::describe(**paused) +
+         ". Call look, then act on what it shows";
 }
 
 const Json& Tools::list() const {
@@ -239,8 +251,10 @@ Result<browser::Tab*> Tools::tab() {
   if (!options_.open_tab) return fail(ErrorKind::Unsupported, "this server has no browser to open");
   actor_.reset();
   seen_.reset();
+  watch_.reset();
   VIMGPT_TRY(tab_, options_.open_tab());
   actor_ = std::make_unique<agent::Actor>(*tab_, acting_);
+  if (options_.watch) watch_ = options_.watch(*tab_, &cancelled_);
   return tab_.get();
 }
 
@@ -269,9 +283,10 @@ Json Tools::look(const std::string& prefix, bool failed) {
 Json Tools::act(const agent::Action& action) {
   auto open = tab();
   if (!open) return error_result(open.error().message);
+  if (auto instead = person_turn()) return error_result(*instead);
   static const hints::Capture kNothingSeen;
   const hints::Capture& seen = seen_ ? *seen_ : kNothingSeen;
-  const auto page = recording() ? (*open)->page_info().value_or(browser::PageInfo{}) : browser::PageInfo{};
+  const auto page = recording() || watch_ ? (*open)->page_info().value_or(browser::PageInfo{}) : browser::PageInfo{};
   agent::ActResult acted = actor_->act(action, seen);
   record(action, acted, seen, page);  // with the frame the client chose from
   actor_->after(action, acted);
@@ -341,6 +356,7 @@ Json Tools::browse(const BrowseTask& task, const Json& progress, const Notify& n
   run.max_steps = task.max_steps.value_or(run.max_steps);
   run.answer_schema = task.output_schema;
   if (!run.record_dir.empty()) run.record_dir += "/browse-" + std::to_string(++browse_runs_);
+  run.overseer = watch_.get();
   agent::Agent agent(run, **open, std::move(*planner));
   const auto result = agent.run([&](const agent::StepRecord& step) {
     if (progress.is_null() || !notify) return;

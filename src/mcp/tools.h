@@ -51,13 +51,18 @@ class Tools {
   const ServerOptions& options_;
   agent::AgentOptions acting_;  // options_.agent, with the cancel flag
   std::unique_ptr<browser::Tab> tab_;
+  std::unique_ptr<agent::Overseer> watch_;  // the live view's tile (options_.watch), while the tab is open
   std::unique_ptr<agent::Actor> actor_;
   std::optional<hints::Capture> seen_;  // the labels the client saw last
   // --record: each acting call a step of DIR/session (browse runs go to DIR/browse-N), taken on `page` (as it
   // was before the action), with the signature of the element it named; the session ends with a done step
   // holding the last page's text digest, so `vimgpt replay DIR/session` can do it all again.
+  // The live view, when open, is shown the same step.
   void record(const agent::Action& action, const agent::ActResult& acted, const hints::Capture& seen,
               const browser::PageInfo& page, const std::string& page_digest = {});
+  // Before an acting call: the person's pause, when they asked for one. What to tell the client instead of acting
+  // (the page is not the one it saw), or nothing.
+  std::optional<std::string> person_turn();
 
   std::unique_ptr<agent::Recorder> recorder_;
   bool recording() const { return !options_.agent.record_dir.empty(); }

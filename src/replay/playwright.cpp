@@ -275,12 +275,17 @@ void write_action(std::ostream& out, const RecordedStep& step, const agent::Acti
       break;
     }
     case agent::ActionKind::Ask: out << "  // the question went to a person; nothing to do on the page\n"; break;
+    case agent::ActionKind::Handoff:
+      out << "  // handed to a person: " << comment(action.text) << " (do it by hand here)\n";
+      break;
     case agent::ActionKind::Done: break;
   }
 }
 
 void write_step(std::ostream& out, const RecordedStep& step, const agent::Action& action) {
   out << "\n  // step " << step.step << ": " << comment(intention(step.action, step.signature)) << "\n";
+  // What a person typed was never recorded: their turn is for a person again.
+  if (!step.takeover.empty()) out << "  // a person took over here: " << comment(step.takeover) << " (do it by hand)\n";
   Signatures signatures(step.signatures);
   write_action(out, step, action, step.result, signatures);
 }

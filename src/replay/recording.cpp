@@ -92,6 +92,9 @@ Result<Recording> load(const std::string& dir) {
     }
     recorded.page_digest = step.value("page_digest", "");
     recorded.result = step.value("result", "");
+    if (const auto& person = step.value("takeover", Json()); person.is_object()) {
+      recorded.takeover = person.value("description", "");
+    }
     const auto frames = step.value("frames", Json::array());
     if (!frames.empty() && frames[0].is_string()) recorded.frame = frames[0].get<std::string>();
     const auto viewport = step.value("viewport", Json::array());

@@ -32,6 +32,7 @@ struct RecordedStep {
   Json signatures;          // one per label the action names (agent::labels_of's order): an array
   std::string page_digest;  // a done step: content_digest of the viewport's text
   std::string result;       // what the step did, as recorded
+  std::string takeover;     // a person had the page before or during it (the live view): what they did
   std::string frame;        // the frame the model saw (file name in the record folder), may be empty
   double viewport_width = 0;
   double viewport_height = 0;

@@ -40,6 +40,8 @@ constexpr std::string_view kExtraActions =
     "- {\"tab\": 2} to switch to another open tab, {\"close_tab\": true} to close this one;\n"
     "- {\"ask\": \"question\"} to ask the user something only they can answer (a choice, a missing detail); "
     "their answer comes with the next step;\n"
+    "- {\"handoff\": \"Please log in, then press Resume\"} to hand the page to the user when only they can go on (a "
+    "login, a two-factor code, a CAPTCHA, a payment); the next step says what they did;\n"
     "- {\"wait\": 2} to wait up to 10 seconds for the page to change;\n"
     "- {\"click_at\": [x, y]} to click a point of the image (in its pixels) only when the target has no label;\n"
     "- {\"hover\": \"AB\"} to rest the pointer on an element (menus that open on hover open);\n"
@@ -105,6 +107,8 @@ const std::vector<Word>& vocabulary() {
       {"tab", typed("integer", "the number of an open tab to switch to"), "tab (a tab's number)"},
       {"close_tab", typed("boolean"), "close_tab (true)"},
       {"ask", typed("string", "a question for the user"), "ask (a question for the user)"},
+      {"handoff", typed("string", "what the user should do on the page before handing it back"),
+       "handoff (what the user should do on the page)"},
       {"wait", typed("number", "seconds, at most 10"), "wait (seconds, at most 10)"},
       {"click_at",
        {{"type", "array"}, {"items", typed("number")}, {"description", "[x, y] in the image's pixels"}},
@@ -143,6 +147,7 @@ const std::vector<std::vector<std::string_view>>& action_shapes() {
       {"tab"},
       {"close_tab"},
       {"ask"},
+      {"handoff"},
       {"wait"},
       {"click_at"},
       {"hover"},
@@ -184,6 +189,11 @@ std::string action_text(const Json& action) {
 std::string history_block(const HistoryEntry& entry, int number, bool folded) {
   std::ostringstream out;
   if (number == 1) out << "\n\nSteps already taken (oldest first):";
+  // A person's turn (a pause they took): what they did, never folded.
+  if (entry.action.is_null() && entry.error.empty() && !entry.result.empty()) {
+    out << "\n" << number << ". " << entry.result;
+    return out.str();
+  }
   out << "\n" << number << ". " << action_text(entry.action);
   if (folded) {
     out << (entry.error.empty() ? " -> ok" : " -> FAILED");

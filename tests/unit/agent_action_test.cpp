@@ -103,6 +103,10 @@ TEST(AgentActions, ExtensionsParseAndValidate) {
   const Action ask = parse(R"({"ask": "  Which date do you want?  "})");
   EXPECT_EQ(ask.kind, ActionKind::Ask);
   EXPECT_EQ(ask.text, "Which date do you want?");
+  const Action handoff = parse(R"({"handoff": " Please log in, then press Resume "})");
+  EXPECT_EQ(handoff.kind, ActionKind::Handoff);
+  EXPECT_EQ(handoff.text, "Please log in, then press Resume");
+  EXPECT_EQ(to_json(handoff), Json::parse(R"({"handoff": "Please log in, then press Resume"})"));
 
   EXPECT_EQ(refusal(Json::parse(R"({"type": "x", "enter": "yes"})")).kind, ErrorKind::InvalidArgument);
   EXPECT_NE(refusal(Json::parse(R"({"upload": "AB"})")).message.find("\"file\""), std::string::npos);
@@ -111,6 +115,10 @@ TEST(AgentActions, ExtensionsParseAndValidate) {
   EXPECT_EQ(refusal(Json::parse(R"({"tab": "2"})")).kind, ErrorKind::InvalidArgument);
   EXPECT_NE(refusal(Json::parse(R"({"ask": "  "})")).message.find("question"), std::string::npos);
   EXPECT_NE(refusal(Json::parse(R"({"ask": null})")).message.find("question"), std::string::npos);
+  EXPECT_NE(refusal(Json::parse(R"({"handoff": ""})")).message.find("Resume"), std::string::npos);
+  // Like ask, a handoff waits for a person: never inside a list.
+  EXPECT_NE(refusal(Json::parse(R"({"actions": [{"click": "A"}, {"handoff": "log in"}]})")).message.find("handoff"),
+            std::string::npos);
   EXPECT_EQ(refusal(Json::parse(R"({"key": "F13"})")).kind, ErrorKind::InvalidArgument);
   EXPECT_EQ(refusal(Json::parse(R"({"wait": 11})")).kind, ErrorKind::InvalidArgument);
   EXPECT_EQ(refusal(Json::parse(R"({"wait": -1})")).kind, ErrorKind::InvalidArgument);
@@ -170,7 +178,7 @@ TEST(AgentActions, AnActionsListIsParsedWholeAndRefusesWhatCannotBeInIt) {
   EXPECT_NE(
       error(R"({"actions": [{"click": "A"}, {"actions": [{"click": "B"}]}]})").find("action 2 of the list is actions"),
       std::string::npos);
-  EXPECT_NE(error(R"({"actions": [{"ask": "why?"}]})").find("ask alone"), std::string::npos);
+  EXPECT_NE(error(R"({"actions": [{"ask": "why?"}]})").find("ask and handoff alone"), std::string::npos);
   EXPECT_NE(error(R"({"actions": [{"done": true}, {"click": "A"}]})").find("before its end"), std::string::npos);
   EXPECT_NE(error(R"({"actions": [{"click": "A"}, {"click": ""}]})").find("action 2 of the list: "), std::string::npos);
   EXPECT_NE(error(R"({"actions": [{"back": true}, {"back": true}, {"back": true}, {"back": true}, {"back": true},

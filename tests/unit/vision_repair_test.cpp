@@ -103,10 +103,11 @@ TEST(ActionVocabulary, UnknownKeysListsOnlyKeysOutsideTheVocabulary) {
                                 {"tab", 2},
                                 {"close_tab", true},
                                 {"ask", "Which date?"},
+                                {"handoff", "Please log in"},
                                 {"type", "x"},
                                 {"enter", false}})
                   .empty());
-  EXPECT_EQ(action_keys().size(), 25U);
+  EXPECT_EQ(action_keys().size(), 26U);
 }
 
 // A strict reply as earlier versions' flat schema had OpenAI send it: every key, the unused ones null.

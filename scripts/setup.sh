@@ -26,6 +26,8 @@ packages=(
   # the browser: the full one for --headed, --xvfb and --extension, the headless shell for everything else; Xvfb is the
   # virtual display of --xvfb (the full browser headed on a machine without a display)
   chromium chromium-headless-shell xvfb
+  # the second engine (--engine firefox), spoken to over WebDriver BiDi
+  firefox-esr
 )
 
 missing=()

@@ -3,7 +3,7 @@
 # formatting and clang-tidy, and runs every test (unit, browser, e2e) with CTest, under AddressSanitizer and
 # UndefinedBehaviorSanitizer (leaks included): a memory error anywhere in vimgpt fails the suite.
 #   scripts/test.sh                        everything
-#   scripts/test.sh -L unit                only tests with a label: unit, browser, e2e, interop (any ctest
+#   scripts/test.sh -L unit                only tests with a label: unit, browser, firefox, e2e, interop (any ctest
 #                                          arguments pass through)
 #   VIMGPT_SANITIZE=OFF scripts/test.sh    the same on a plain optimised build (build-test)
 set -euo pipefail

@@ -196,147 +196,150 @@ struct ChildFrame {
   std::string url;
 };
 
+// One browser tab, whichever engine runs it: Chromium over the DevTools Protocol (CdpTab) or Firefox over WebDriver
+// BiDi (BidiTab), as Puppeteer keeps one Page over its cdp/ and bidi/ halves. Hints, the agent, replay, MCP and the
+// CLI see only this; what an engine cannot do is an Unsupported error that says so.
 class Tab {
  public:
-  // Launches a local Chromium and opens its first tab.
+  // Launches a local browser (launch.engine: Chromium, or Firefox) and opens its first tab.
   static Result<std::unique_ptr<Tab>> launch(const cdp::LaunchOptions& launch, const TabOptions& options = {});
-  // Opens a tab on an existing connection (a remote browser).
+  // Opens a tab on an existing connection (a remote Chromium).
   static Result<std::unique_ptr<Tab>> open(const std::shared_ptr<cdp::Connection>& connection,
                                            const TabOptions& options = {});
-  struct Impl;
-  ~Tab();
+  virtual ~Tab() = default;
   Tab(const Tab&) = delete;
   Tab& operator=(const Tab&) = delete;
 
   // Loads the URL and waits until it has settled: this navigation's load event, then network-almost-idle,
   // each capped. A failed load (refused connection, bad host) is an ErrorKind::Navigation error.
-  Status navigate(std::string_view url);
-  Status go_back();
-  Status reload();
+  virtual Status navigate(std::string_view url) = 0;
+  virtual Status go_back() = 0;
+  virtual Status reload() = 0;
 
   // After an action: if a navigation started, wait for it like navigate(); otherwise wait until the DOM has
   // had no mutations for `quiet`, at most `cap`. SettleWait says which windows are left to the caller.
-  Status settle(milliseconds cap, milliseconds quiet = milliseconds{150}, SettleWait wait = SettleWait::Close);
+  virtual Status settle(milliseconds cap, milliseconds quiet = milliseconds{150},
+                        SettleWait wait = SettleWait::Close) = 0;
   // The DOM-quiet window the last settle(..., LeaveOpen) left open, if any; taking it forgets it.
-  std::optional<DomWindow> take_dom_window();
-  [[nodiscard]] NetworkState network_state() const;
+  virtual std::optional<DomWindow> take_dom_window() = 0;
+  [[nodiscard]] virtual NetworkState network_state() const = 0;
   // Until the network-quiet window has passed, at most the settle idle cap.
-  void wait_network_quiet();
+  virtual void wait_network_quiet() = 0;
 
-  Status set_viewport(const Viewport& viewport);
-  [[nodiscard]] const Viewport& viewport() const;
+  virtual Status set_viewport(const Viewport& viewport) = 0;
+  [[nodiscard]] virtual const Viewport& viewport() const = 0;
 
-  Result<Screenshot> screenshot(const ScreenshotOptions& options = {});
+  virtual Result<Screenshot> screenshot(const ScreenshotOptions& options = {}) = 0;
 
   // Streams the tab to `sink`: a frame after each change on screen, none while nothing changes. It follows the Tab
   // to the tabs it moves to and to a relaunched browser, until stop_screencast(); a new sink replaces the old. Both
   // are safe to call from any thread (a watcher arrives whenever it likes); nothing is sent to a dead browser.
-  void start_screencast(FrameSink sink, const ScreencastOptions& options = {});
-  void stop_screencast();
+  virtual void start_screencast(FrameSink sink, const ScreencastOptions& options = {}) = 0;
+  virtual void stop_screencast() = 0;
 
   // Trusted input: real Input.dispatch* events, event.isTrusted is true in the page.
   // `clicks` 2 is a double click (two clicks, the second with clickCount 2: dblclick fires); the right button
   // opens the page's own context menu (contextmenu fires).
-  Status click(Point point, MouseButton button = MouseButton::Left, int clicks = 1);
+  virtual Status click(Point point, MouseButton button = MouseButton::Left, int clicks = 1) = 0;
   // The pointer moves there and rests (mouseover, mouseenter, mousemove: hover menus open).
-  Status move_mouse(Point point);
+  virtual Status move_mouse(Point point) = 0;
   // The wheel turned over `point` by (dx, dy) CSS px: whatever scrolls under it scrolls, as for a person.
-  Status wheel(Point point, double dx, double dy);
+  virtual Status wheel(Point point, double dx, double dy) = 0;
   // Press at `from`, move in `steps` to `to`, release: mouse-event drags (sortable lists, sliders, canvas
   // drawing). When the page starts an HTML5 drag (dragstart not prevented), it goes on as one: dragenter,
   // dragover along the way and drop at `to`, with the data the page put on the drag (Input.setInterceptDrags).
   // Returns whether it was an HTML5 drag.
-  Result<bool> drag(Point from, Point to, int steps = 10);
-  Status type_text(std::string_view text);
-  Status press_key(Key key);
+  virtual Result<bool> drag(Point from, Point to, int steps = 10) = 0;
+  virtual Status type_text(std::string_view text) = 0;
+  virtual Status press_key(Key key) = 0;
   // The modifiers go down, the key is pressed and released, the modifiers come up, as a person's fingers do.
-  Status press(const KeyPress& keys);
-  Status scroll(ScrollDirection direction);
+  virtual Status press(const KeyPress& keys) = 0;
+  virtual Status scroll(ScrollDirection direction) = 0;
   // How many documents the main frame has committed, and tabs the Tab moved to: an action that changes it
   // navigated.
-  [[nodiscard]] std::uint64_t page_generation() const;
+  [[nodiscard]] virtual std::uint64_t page_generation() const = 0;
 
   // Clicks `point` as a person opening a file dialog would (an <input type=file>, its label, a button that
   // opens one) and answers the dialog with `files` (paths on this machine) instead of showing it. NotFound
   // when no file chooser opens within `cap`; InvalidArgument for several files where the input takes one.
-  Status click_to_choose_files(Point point, const std::vector<std::string>& files, milliseconds cap);
+  virtual Status click_to_choose_files(Point point, const std::vector<std::string>& files, milliseconds cap) = 0;
 
   // The open tabs, in the order they opened (a link with target=_blank or window.open adds one, and the Tab
   // moves to it). Asking costs a round trip only when there is more than one.
-  Result<std::vector<PageSummary>> pages();
+  virtual Result<std::vector<PageSummary>> pages() = 0;
   // Works in tab `number` (as pages() numbers them) from now on.
-  Status switch_page(int number);
+  virtual Status switch_page(int number) = 0;
   // Closes the tab worked in and goes back to the one worked in before it. Refused for the last tab.
-  Status close_page();
+  virtual Status close_page() = 0;
 
+  virtual Result<PageInfo> page_info() = 0;  // the page's address and title, in one question to the browser
   Result<std::string> url();
   Result<std::string> title();
-  Result<PageInfo> page_info();  // both, in one question to the browser
   // The main frame's address as the browser last reported it (for an error page, the address that failed),
   // without asking: it is there after the browser has died.
-  [[nodiscard]] std::string last_url() const;
+  [[nodiscard]] virtual std::string last_url() const = 0;
 
   // Evaluates an expression in this tab's isolated world (page scripts cannot see or change its globals),
   // awaiting a promise and returning the value as JSON. A thrown exception is an ErrorKind::Protocol error.
-  Result<Json> evaluate(std::string_view expression);
+  virtual Result<Json> evaluate(std::string_view expression) = 0;
   // The same, in the main world of the page.
-  Result<Json> evaluate_in_page(std::string_view expression);
+  virtual Result<Json> evaluate_in_page(std::string_view expression) = 0;
   // The same in the isolated world of an out-of-process child frame.
-  Result<Json> evaluate_in_frame(const ChildFrame& frame, std::string_view expression);
+  virtual Result<Json> evaluate_in_frame(const ChildFrame& frame, std::string_view expression) = 0;
   // Runs `source` in that isolated world of every document the tab loads from now on, in every frame, once:
   // as the document is created in the full Chromium, when the world is first used in chromium-headless-shell
   // (so after anything the first evaluate installed: a script that defines a library keeps one it finds).
   // Registered once per `name`; the current documents are left as they are.
-  Status preload(std::string_view name, const std::string& source);
-  [[nodiscard]] std::vector<ChildFrame> child_frames() const;
+  virtual Status preload(std::string_view name, const std::string& source) = 0;
+  [[nodiscard]] virtual std::vector<ChildFrame> child_frames() const = 0;
   // Where the out-of-process frame `frame_id` sits in the main viewport (through nested ones too).
-  Result<FrameBox> frame_box(std::string_view frame_id);
+  virtual Result<FrameBox> frame_box(std::string_view frame_id) = 0;
   // Scrolls that frame's owner <iframe> into the main viewport.
-  Status scroll_frame_into_view(std::string_view frame_id);
+  virtual Status scroll_frame_into_view(std::string_view frame_id) = 0;
 
   // Evaluates in the page's main world (of the main frame, or of an out-of-process child frame) with
   // DevTools' command-line API in scope (getEventListeners sees the listeners page scripts added).
-  Result<Json> evaluate_with_command_line_api(std::string_view expression, const ChildFrame* frame = nullptr);
+  virtual Result<Json> evaluate_with_command_line_api(std::string_view expression,
+                                                      const ChildFrame* frame = nullptr) = 0;
   // For each element of the array `elements` evaluates to in that main world: the event types it has
   // listeners for (empty for an entry that is not an element).
-  Result<std::vector<std::vector<std::string>>> listener_types(std::string_view elements,
-                                                               const ChildFrame* frame = nullptr);
+  virtual Result<std::vector<std::vector<std::string>>> listener_types(std::string_view elements,
+                                                                       const ChildFrame* frame = nullptr) = 0;
 
   // Navigations the filter refused since the last call.
-  std::vector<BlockedNavigation> take_blocked();
+  virtual std::vector<BlockedNavigation> take_blocked() = 0;
   // After a refused navigation Chromium shows its error page; this returns to the page before it.
-  Status leave_error_page();
+  virtual Status leave_error_page() = 0;
 
   // Dialogs opened since the last call; each was dismissed (alert accepted) so the page could go on.
-  std::vector<Dialog> take_dialogs();
+  virtual std::vector<Dialog> take_dialogs() = 0;
 
   // Downloads that began since the last call, once each has ended or `cap` has passed.
-  std::vector<Download> take_downloads(milliseconds cap);
+  virtual std::vector<Download> take_downloads(milliseconds cap) = 0;
 
   // The renderer of the page died (Inspector.targetCrashed): Chromium shows its error page until the tab
   // loads something again (reload() or navigate()).
-  [[nodiscard]] bool crashed() const;
+  [[nodiscard]] virtual bool crashed() const = 0;
 
   // Starts a local Chromium that has died again, with the same command line (so a --user-data-dir profile
   // and its logins survive; a temporary profile starts empty), on a blank page. Unsupported for a tab in
   // a remote browser.
-  Status relaunch();
+  virtual Status relaunch() = 0;
 
   // For tests and diagnostics that speak DevTools themselves (a crash to inject, an event to watch); the
   // modules use the calls above, and lint keeps DevTools methods out of them.
-  cdp::Connection& connection();
-  [[nodiscard]] std::string session_id() const;
-  [[nodiscard]] bool alive() const;
+  virtual cdp::Connection& connection() = 0;
+  [[nodiscard]] virtual std::string session_id() const = 0;
+  [[nodiscard]] virtual bool alive() const = 0;
   // Why the browser's connection ended ("the browser exited with code 1", ...); empty while it is alive.
-  [[nodiscard]] std::string closed_reason() const;
+  [[nodiscard]] virtual std::string closed_reason() const = 0;
   // The local Chromium's process id (0 for a remote browser).
-  [[nodiscard]] int browser_pid() const;
+  [[nodiscard]] virtual int browser_pid() const = 0;
   // Ends the browser (local) or closes the tab (remote).
-  void close();
+  virtual void close() = 0;
 
- private:
-  explicit Tab(std::unique_ptr<Impl> impl);
-  std::unique_ptr<Impl> impl_;
+ protected:
+  Tab() = default;
 };
 
 }  // namespace vimgpt::browser

@@ -50,19 +50,19 @@ Result<Owner> owner_of(Tab& tab, cdp::Connection& connection, const std::string&
 
 }  // namespace
 
-Result<FrameBox> Tab::frame_box(std::string_view frame_id) {
+Result<FrameBox> CdpTab::frame_box(std::string_view frame_id) {
   VIMGPT_TRY(Owner owner, owner_of(*this, *impl_->connection, session_id(), frame_id));
   return owner.box;
 }
 
-Status Tab::scroll_frame_into_view(std::string_view frame_id) {
+Status CdpTab::scroll_frame_into_view(std::string_view frame_id) {
   VIMGPT_TRY(Owner owner, owner_of(*this, *impl_->connection, session_id(), frame_id));
   VIMGPT_TRY_VOID(
       impl_->connection->call("DOM.scrollIntoViewIfNeeded", {{"backendNodeId", owner.backend_node}}, owner.session));
   return ok();
 }
 
-Result<Json> Tab::evaluate_with_command_line_api(std::string_view expression, const ChildFrame* frame) {
+Result<Json> CdpTab::evaluate_with_command_line_api(std::string_view expression, const ChildFrame* frame) {
   VIMGPT_TRY(
       Json answer,
       impl_->connection->call(
@@ -74,7 +74,8 @@ Result<Json> Tab::evaluate_with_command_line_api(std::string_view expression, co
   return answer["result"].value("value", Json());
 }
 
-Result<std::vector<std::vector<std::string>>> Tab::listener_types(std::string_view elements, const ChildFrame* frame) {
+Result<std::vector<std::vector<std::string>>> CdpTab::listener_types(std::string_view elements,
+                                                                     const ChildFrame* frame) {
   auto& connection = *impl_->connection;
   const std::string session = frame != nullptr ? frame->session_id : session_id();
   constexpr const char* kGroup = "vimgpt-listener-types";
@@ -119,7 +120,7 @@ Result<std::vector<std::vector<std::string>>> Tab::listener_types(std::string_vi
   return types;
 }
 
-std::string Tab::closed_reason() const {
+std::string CdpTab::closed_reason() const {
   return impl_->connection ? impl_->connection->closed_reason() : "the browser was closed";
 }
 

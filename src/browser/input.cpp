@@ -9,7 +9,7 @@
 
 namespace vimgpt::browser {
 
-Result<Screenshot> Tab::screenshot(const ScreenshotOptions& options) {
+Result<Screenshot> CdpTab::screenshot(const ScreenshotOptions& options) {
   VIMGPT_TRY_VOID(impl_->follow_new_tabs());
   if (options.scale <= 0 || options.scale > 4) {
     return fail(ErrorKind::InvalidArgument, "screenshot scale must be in (0, 4]");
@@ -43,8 +43,6 @@ Result<Screenshot> Tab::screenshot(const ScreenshotOptions& options) {
   return shot;
 }
 
-namespace {
-
 Status inside(Point point, const Viewport& v) {
   if (point.x < 0 || point.y < 0 || point.x >= v.width || point.y >= v.height) {
     return fail(ErrorKind::InvalidArgument, "the point (" + std::to_string(int(point.x)) + ", " +
@@ -53,6 +51,8 @@ Status inside(Point point, const Viewport& v) {
   }
   return ok();
 }
+
+namespace {
 
 std::string_view button_name(MouseButton button) {
   switch (button) {
@@ -80,7 +80,7 @@ Json mouse(const char* type, Point point, int buttons = 0, MouseButton button = 
 
 }  // namespace
 
-Status Tab::click(Point point, MouseButton button, int clicks) {
+Status CdpTab::click(Point point, MouseButton button, int clicks) {
   VIMGPT_TRY_VOID(impl_->prepare_action());
   VIMGPT_TRY_VOID(inside(point, impl_->options.viewport));
   // Move and presses are posted and only the last release is waited for: a session runs its commands in order,
@@ -100,14 +100,14 @@ Status Tab::click(Point point, MouseButton button, int clicks) {
   return ok();
 }
 
-Status Tab::move_mouse(Point point) {
+Status CdpTab::move_mouse(Point point) {
   VIMGPT_TRY_VOID(impl_->prepare_action());
   VIMGPT_TRY_VOID(inside(point, impl_->options.viewport));
   VIMGPT_TRY_VOID(impl_->call("Input.dispatchMouseEvent", mouse("mouseMoved", point)));
   return ok();
 }
 
-Status Tab::wheel(Point point, double dx, double dy) {
+Status CdpTab::wheel(Point point, double dx, double dy) {
   VIMGPT_TRY_VOID(impl_->prepare_action());
   VIMGPT_TRY_VOID(inside(point, impl_->options.viewport));
   impl_->connection->post("Input.dispatchMouseEvent", mouse("mouseMoved", point), impl_->session_id);
@@ -118,7 +118,7 @@ Status Tab::wheel(Point point, double dx, double dy) {
   return ok();
 }
 
-Result<bool> Tab::drag(Point from, Point to, int steps) {
+Result<bool> CdpTab::drag(Point from, Point to, int steps) {
   VIMGPT_TRY_VOID(impl_->prepare_action());
   VIMGPT_TRY_VOID(inside(from, impl_->options.viewport));
   VIMGPT_TRY_VOID(inside(to, impl_->options.viewport));
@@ -189,12 +189,12 @@ Result<bool> Tab::drag(Point from, Point to, int steps) {
   return true;
 }
 
-std::uint64_t Tab::page_generation() const {
+std::uint64_t CdpTab::page_generation() const {
   std::scoped_lock lock(impl_->mutex);
   return impl_->generation;
 }
 
-Status Tab::click_to_choose_files(Point point, const std::vector<std::string>& files, milliseconds cap) {
+Status CdpTab::click_to_choose_files(Point point, const std::vector<std::string>& files, milliseconds cap) {
   VIMGPT_TRY_VOID(impl_->prepare_action());
   const std::string session = impl_->session_id;
   cdp::EventQueue choosers(*impl_->connection, [session](const cdp::Event& event) {
@@ -219,14 +219,18 @@ Status Tab::click_to_choose_files(Point point, const std::vector<std::string>& f
   return ok();
 }
 
-Status Tab::type_text(std::string_view text) {
+Status CdpTab::type_text(std::string_view text) {
   VIMGPT_TRY_VOID(impl_->prepare_action());
   VIMGPT_TRY_VOID(impl_->call("Input.insertText", {{"text", text}}));
   return ok();
 }
 
-Status Tab::scroll(ScrollDirection direction) {
+Status CdpTab::scroll(ScrollDirection direction) {
   VIMGPT_TRY_VOID(impl_->prepare_action());
+  return scroll_by_script(*this, direction);
+}
+
+Status scroll_by_script(Tab& tab, ScrollDirection direction) {
   // Scroll the page by most of a screen; when the page itself does not move (an app that scrolls an inner
   // container), scroll the largest scrollable element under the middle of the viewport instead.
   const std::string sign = direction == ScrollDirection::Down ? "1" : "-1";
@@ -241,7 +245,7 @@ Status Tab::scroll(ScrollDirection direction) {
       "      const top = el.scrollTop; el.scrollBy({top: dy, behavior: 'instant'}); return el.scrollTop !== top; }"
       "  }"
       "  return false; })()";
-  VIMGPT_TRY(Json moved, evaluate(script));
+  VIMGPT_TRY(Json moved, tab.evaluate(script));
   if (!moved.is_boolean() || !moved.get<bool>()) {
     return fail(ErrorKind::InvalidArgument,
                 std::string("the page cannot scroll further ") + (direction == ScrollDirection::Down ? "down" : "up"));
@@ -249,31 +253,21 @@ Status Tab::scroll(ScrollDirection direction) {
   return ok();
 }
 
-Result<PageInfo> Tab::page_info() {
+Result<PageInfo> CdpTab::page_info() {
   VIMGPT_TRY_VOID(impl_->follow_new_tabs());
   VIMGPT_TRY(Json info, impl_->connection->call("Target.getTargetInfo", {{"targetId", impl_->target_id}}));
   return PageInfo{info["targetInfo"].value("url", ""), info["targetInfo"].value("title", "")};
 }
 
-std::string Tab::last_url() const {
+std::string CdpTab::last_url() const {
   std::scoped_lock lock(impl_->mutex);
   return impl_->known_url;
 }
 
-Result<std::string> Tab::url() {
-  VIMGPT_TRY(PageInfo info, page_info());
-  return info.url;
-}
-
-Result<std::string> Tab::title() {
-  VIMGPT_TRY(PageInfo info, page_info());
-  return info.title;
-}
-
 // Scripts ---------------------------------------------------------------------------------------------------
 
-Result<Json> Tab::Impl::evaluate_with(std::string_view session, std::optional<int> context,
-                                      std::string_view expression) {
+Result<Json> CdpTab::Impl::evaluate_with(std::string_view session, std::optional<int> context,
+                                         std::string_view expression) {
   if (session == session_id && has_crashed()) return crash_failure();
   Json params = {{"expression", expression}, {"returnByValue", true}, {"awaitPromise", true}};
   if (context) params["contextId"] = *context;
@@ -289,7 +283,7 @@ Result<Json> Tab::Impl::evaluate_with(std::string_view session, std::optional<in
 }
 
 // The world every hint script runs in, in `frame` of `session` (the page's, or an out-of-process frame's).
-Result<int> Tab::Impl::create_world(std::string_view session, const std::string& frame) {
+Result<int> CdpTab::Impl::create_world(std::string_view session, const std::string& frame) {
   if (session == session_id && has_crashed()) return crash_failure();
   VIMGPT_TRY(Json world,
              connection->call("Page.createIsolatedWorld",
@@ -298,7 +292,7 @@ Result<int> Tab::Impl::create_world(std::string_view session, const std::string&
   return world.value("executionContextId", 0);
 }
 
-Result<int> Tab::Impl::isolated_world() {
+Result<int> CdpTab::Impl::isolated_world() {
   std::string frame;
   {
     std::scoped_lock lock(mutex);
@@ -311,7 +305,7 @@ Result<int> Tab::Impl::isolated_world() {
   return context;
 }
 
-bool Tab::Impl::is_stale_world(const Result<Json>& result) {
+bool CdpTab::Impl::is_stale_world(const Result<Json>& result) {
   if (result || result.error().kind != ErrorKind::Protocol) return false;
   const std::string& message = result.error().message;
   return message.find("Cannot find context") != std::string::npos ||
@@ -319,7 +313,7 @@ bool Tab::Impl::is_stale_world(const Result<Json>& result) {
          message.find("Inspected target navigated") != std::string::npos;
 }
 
-Result<Json> Tab::Impl::evaluate_isolated(std::string_view expression) {
+Result<Json> CdpTab::Impl::evaluate_isolated(std::string_view expression) {
   VIMGPT_TRY(int context, isolated_world());
   auto result = evaluate_with(session_id, context, expression);
   if (is_stale_world(result)) {
@@ -329,18 +323,18 @@ Result<Json> Tab::Impl::evaluate_isolated(std::string_view expression) {
   return result;
 }
 
-Result<Json> Tab::evaluate(std::string_view expression) {
+Result<Json> CdpTab::evaluate(std::string_view expression) {
   VIMGPT_TRY_VOID(impl_->follow_new_tabs());
   auto result = impl_->evaluate_isolated(expression);
   return Impl::is_stale_world(result) ? impl_->evaluate_isolated(expression) : result;  // once more, in the new world
 }
 
-Result<Json> Tab::evaluate_in_page(std::string_view expression) {
+Result<Json> CdpTab::evaluate_in_page(std::string_view expression) {
   VIMGPT_TRY_VOID(impl_->follow_new_tabs());
   return impl_->evaluate_with(impl_->session_id, std::nullopt, expression);
 }
 
-Status Tab::preload(std::string_view name, const std::string& source) {
+Status CdpTab::preload(std::string_view name, const std::string& source) {
   std::vector<std::string> sessions;
   {
     std::scoped_lock lock(impl_->mutex);
@@ -357,7 +351,7 @@ Status Tab::preload(std::string_view name, const std::string& source) {
   return ok();
 }
 
-Result<int> Tab::Impl::frame_world(const ChildFrame& frame) {
+Result<int> CdpTab::Impl::frame_world(const ChildFrame& frame) {
   {
     std::scoped_lock lock(mutex);
     if (auto it = child_contexts.find(frame.session_id); it != child_contexts.end()) return it->second;
@@ -369,7 +363,7 @@ Result<int> Tab::Impl::frame_world(const ChildFrame& frame) {
 }
 
 // The frame's session outlives its documents: when the frame navigates, its world goes and is made again.
-Result<Json> Tab::evaluate_in_frame(const ChildFrame& frame, std::string_view expression) {
+Result<Json> CdpTab::evaluate_in_frame(const ChildFrame& frame, std::string_view expression) {
   const auto run = [&]() -> Result<Json> {
     VIMGPT_TRY(int context, impl_->frame_world(frame));
     return impl_->evaluate_with(frame.session_id, context, expression);

@@ -207,12 +207,12 @@ std::string to_string(const KeyPress& keys) {
                                    : keys.key);
 }
 
-Status Tab::press_key(Key key) {
+Status CdpTab::press_key(Key key) {
   const KeyInfo& k = info(key);
   return press(KeyPress{0, std::string(k.name), std::string(k.code), k.virtual_key, std::string(k.text), ""});
 }
 
-Status Tab::press(const KeyPress& keys) {
+Status CdpTab::press(const KeyPress& keys) {
   VIMGPT_TRY_VOID(impl_->prepare_action());
   const auto event = [](const char* type, std::string_view key, std::string_view code, int virtual_key,
                         unsigned modifiers) {

@@ -46,7 +46,7 @@ bool is_lifecycle(const cdp::Event& event, std::string_view name, std::string_vi
 
 }  // namespace
 
-void Tab::Impl::wait_for_network_quiet(milliseconds quiet, milliseconds cap) {
+void CdpTab::Impl::wait_for_network_quiet(milliseconds quiet, milliseconds cap) {
   const auto deadline = Clock::now() + cap;
   std::unique_lock lock(mutex);
   while (Clock::now() < deadline && connection->alive()) {
@@ -59,7 +59,7 @@ void Tab::Impl::wait_for_network_quiet(milliseconds quiet, milliseconds cap) {
 // Waits for the load event of a navigation (the given loader, or the next main-frame one), then for the
 // network to go quiet (or only idle: LeaveOpen). Both are capped: a page that never finishes loading still
 // lets the run go on.
-Status Tab::Impl::wait_for_navigation(std::string loader_id, milliseconds load_cap, SettleWait wait) {
+Status CdpTab::Impl::wait_for_navigation(std::string loader_id, milliseconds load_cap, SettleWait wait) {
   const auto deadline = Clock::now() + load_cap;
   {
     std::scoped_lock lock(mutex);
@@ -84,7 +84,7 @@ Status Tab::Impl::wait_for_navigation(std::string loader_id, milliseconds load_c
   return ok();
 }
 
-Status Tab::navigate(std::string_view url) {
+Status CdpTab::navigate(std::string_view url) {
   VIMGPT_TRY_VOID(impl_->follow_new_tabs());
   impl_->page_events->drain();
   VIMGPT_TRY(Json result,
@@ -106,7 +106,7 @@ Status Tab::navigate(std::string_view url) {
   return impl_->wait_for_navigation(loader, impl_->options.settle.load_cap);
 }
 
-Status Tab::Impl::navigate_history(int offset) {
+Status CdpTab::Impl::navigate_history(int offset) {
   VIMGPT_TRY(Json history, call("Page.getNavigationHistory"));
   const int target = history.value("currentIndex", 0) + offset;
   const auto& entries = history["entries"];
@@ -120,7 +120,7 @@ Status Tab::Impl::navigate_history(int offset) {
 }
 
 // A refused navigation commits Chromium's error page; step back so the agent stays where it was.
-Status Tab::leave_error_page() {
+Status CdpTab::leave_error_page() {
   VIMGPT_TRY(Json tree, impl_->call("Page.getFrameTree"));
   if (!tree["frameTree"]["frame"].contains("unreachableUrl")) return ok();  // not an error page
   VIMGPT_TRY(Json history, impl_->call("Page.getNavigationHistory"));
@@ -128,34 +128,34 @@ Status Tab::leave_error_page() {
   return impl_->navigate_history(-1);
 }
 
-Status Tab::go_back() {
+Status CdpTab::go_back() {
   VIMGPT_TRY_VOID(impl_->follow_new_tabs());
   return impl_->navigate_history(-1);
 }
 
-Status Tab::reload() {
+Status CdpTab::reload() {
   impl_->page_events->drain();
   VIMGPT_TRY_VOID(impl_->call("Page.reload"));
   return impl_->wait_for_navigation("", impl_->options.settle.load_cap);
 }
 
-NetworkState Tab::network_state() const {
+NetworkState CdpTab::network_state() const {
   std::scoped_lock lock(impl_->mutex);
   const bool idle = impl_->requests_in_flight.empty();
   return {impl_->network_changed, idle,
           idle && Clock::now() >= impl_->network_changed + impl_->options.settle.network_quiet};
 }
 
-void Tab::wait_network_quiet() {
+void CdpTab::wait_network_quiet() {
   impl_->wait_for_network_quiet(impl_->options.settle.network_quiet, impl_->options.settle.idle_cap);
 }
 
-std::optional<DomWindow> Tab::take_dom_window() {
+std::optional<DomWindow> CdpTab::take_dom_window() {
   std::scoped_lock lock(impl_->mutex);
   return std::exchange(impl_->dom_window, std::nullopt);
 }
 
-Status Tab::settle(milliseconds cap, milliseconds quiet, SettleWait wait) {
+Status CdpTab::settle(milliseconds cap, milliseconds quiet, SettleWait wait) {
   {
     std::scoped_lock lock(impl_->mutex);
     impl_->dom_window.reset();

@@ -5,7 +5,7 @@
 
 namespace vimgpt::browser {
 
-Result<std::vector<PageSummary>> Tab::pages() {
+Result<std::vector<PageSummary>> CdpTab::pages() {
   VIMGPT_TRY_VOID(impl_->follow_new_tabs());
   std::vector<std::string> ids;
   {
@@ -29,7 +29,7 @@ Result<std::vector<PageSummary>> Tab::pages() {
   return listed;
 }
 
-Status Tab::switch_page(int number) {
+Status CdpTab::switch_page(int number) {
   VIMGPT_TRY(auto open, pages());
   if (number < 1 || number > static_cast<int>(open.size())) {
     return fail(ErrorKind::NotFound, "there is no tab " + std::to_string(number) + ": " + std::to_string(open.size()) +
@@ -45,7 +45,7 @@ Status Tab::switch_page(int number) {
   return impl_->attach(target);
 }
 
-Status Tab::close_page() {
+Status CdpTab::close_page() {
   VIMGPT_TRY_VOID(impl_->follow_new_tabs());
   const std::string closing = impl_->target_id;
   std::string next;

@@ -4,7 +4,7 @@
 
 namespace vimgpt::browser {
 
-void Tab::Impl::post_start_screencast() {
+void CdpTab::Impl::post_start_screencast() {
   if (!connection || session_id.empty() || !connection->alive()) return;
   connection->post("Page.startScreencast",
                    {{"format", "jpeg"},
@@ -14,7 +14,7 @@ void Tab::Impl::post_start_screencast() {
                    session_id);
 }
 
-void Tab::Impl::on_screencast_frame(const cdp::Event& event) {
+void CdpTab::Impl::on_screencast_frame(const cdp::Event& event) {
   FrameSink sink;
   {
     std::scoped_lock lock(mutex);
@@ -29,14 +29,14 @@ void Tab::Impl::on_screencast_frame(const cdp::Event& event) {
   if (frame) sink(std::move(*frame));
 }
 
-void Tab::start_screencast(FrameSink sink, const ScreencastOptions& options) {
+void CdpTab::start_screencast(FrameSink sink, const ScreencastOptions& options) {
   std::scoped_lock lock(impl_->mutex);
   impl_->screencast_sink = std::move(sink);
   impl_->screencast_options = options;
   impl_->post_start_screencast();
 }
 
-void Tab::stop_screencast() {
+void CdpTab::stop_screencast() {
   std::scoped_lock lock(impl_->mutex);
   if (!impl_->screencast_sink) return;
   impl_->screencast_sink = nullptr;

@@ -19,7 +19,7 @@ Json document_requests() {
 Json network_without_buffers() {
   return {{"maxTotalBufferSize", 0}, {"maxResourceBufferSize", 0}};
 }
-// New frames and workers wait until their session is set up (see Tab::Impl::on_attached).
+// New frames and workers wait until their session is set up (see CdpTab::Impl::on_attached).
 Json auto_attach() {
   return {{"autoAttach", true}, {"waitForDebuggerOnStart", true}, {"flatten", true}};
 }
@@ -87,7 +87,7 @@ std::string_view to_string(DownloadState state) {
   return "inProgress";
 }
 
-void Tab::Impl::on_event(const cdp::Event& event) {
+void CdpTab::Impl::on_event(const cdp::Event& event) {
   if (event.method == "Page.screencastFrame") return on_screencast_frame(event);
   std::scoped_lock lock(mutex);
   if (!connection) return;  // a late event of a browser relaunch() has let go of
@@ -177,7 +177,7 @@ void Tab::Impl::on_event(const cdp::Event& event) {
   }
 }
 
-bool Tab::Impl::is_own_session(const std::string& session) const {
+bool CdpTab::Impl::is_own_session(const std::string& session) const {
   return session == session_id || std::any_of(child_frames.begin(), child_frames.end(),
                                               [&](const ChildFrame& frame) { return frame.session_id == session; });
 }
@@ -185,7 +185,7 @@ bool Tab::Impl::is_own_session(const std::string& session) const {
 // A target auto-attached to the page or to one of its frames. It waits for us (waitForDebuggerOnStart), so
 // an out-of-process frame gets the document filter and auto-attach for the frames inside it before its
 // first request; then it, and any worker, runs. Called with the mutex held.
-void Tab::Impl::on_attached(const cdp::Event& event) {
+void CdpTab::Impl::on_attached(const cdp::Event& event) {
   const auto& info = event.params["targetInfo"];
   const std::string child = event.params.value("sessionId", "");
   if (info.value("type", "") == "iframe") {
@@ -199,7 +199,7 @@ void Tab::Impl::on_attached(const cdp::Event& event) {
   if (event.params.value("waitingForDebugger", false)) connection->post("Runtime.runIfWaitingForDebugger", {}, child);
 }
 
-void Tab::Impl::post_preloads(const std::string& session) {
+void CdpTab::Impl::post_preloads(const std::string& session) {
   // A session runs scripts on new documents only while its Page domain is enabled.
   if (!preloads.empty() && session != session_id) connection->post("Page.enable", Json::object(), session);
   for (const auto& [name, source] : preloads) {
@@ -209,7 +209,7 @@ void Tab::Impl::post_preloads(const std::string& session) {
 
 // Posted, not called: this runs on the reader thread, and a session's commands run in order, so all of this
 // is in place before Runtime.runIfWaitingForDebugger lets the new frame go on.
-void Tab::Impl::configure_session(const std::string& session) {
+void CdpTab::Impl::configure_session(const std::string& session) {
   post_preloads(session);
   if (!user_agent.empty()) connection->post("Emulation.setUserAgentOverride", {{"userAgent", user_agent}}, session);
   if (options.navigation_filter) connection->post("Fetch.enable", document_requests(), session);
@@ -219,7 +219,7 @@ void Tab::Impl::configure_session(const std::string& session) {
 
 // Chromium saves a download under its guid (behavior allowAndName, so we always know the path); once it is
 // complete it gets the name the site suggested, made safe and unique. Called with the mutex held.
-void Tab::Impl::on_download(const cdp::Event& event) {
+void CdpTab::Impl::on_download(const cdp::Event& event) {
   const std::string guid = event.params.value("guid", "");
   if (event.method == "Browser.downloadWillBegin") {
     download_order.push_back(guid);
@@ -240,7 +240,7 @@ void Tab::Impl::on_download(const cdp::Event& event) {
   download_cv.notify_all();
 }
 
-Status Tab::Impl::attach(const std::string& target) {
+Status CdpTab::Impl::attach(const std::string& target) {
   VIMGPT_TRY(Json attached, connection->call("Target.attachToTarget", {{"targetId", target}, {"flatten", true}}));
   const std::string session = attached.value("sessionId", "");
   std::string previous_session;
@@ -293,7 +293,7 @@ Status Tab::Impl::attach(const std::string& target) {
   return ok();
 }
 
-Status Tab::Impl::apply_viewport() {
+Status CdpTab::Impl::apply_viewport() {
   const auto& v = options.viewport;
   return call("Emulation.setDeviceMetricsOverride", {{"width", v.width},
                                                      {"height", v.height},
@@ -307,7 +307,7 @@ Status Tab::Impl::apply_viewport() {
 
 // The agent works in the newest tab: a link with target=_blank or window.open moves it there, and a popup
 // that closes itself hands control back to the tab that opened it.
-Status Tab::Impl::follow_new_tabs() {
+Status CdpTab::Impl::follow_new_tabs() {
   std::vector<std::string> opened;
   bool destroyed = false;
   {
@@ -334,7 +334,7 @@ Status Tab::Impl::follow_new_tabs() {
 
 // A tab we attach to late may still show its initial about:blank, be loading, or be done already; its
 // earlier lifecycle events went to nobody, so look at where it is now.
-Status Tab::Impl::wait_for_new_tab_load() {
+Status CdpTab::Impl::wait_for_new_tab_load() {
   VIMGPT_TRY(Json tree, call("Page.getFrameTree"));
   const auto& frame = tree["frameTree"]["frame"];
   if (frame.value("url", "") == "about:blank") return wait_for_navigation("", options.settle.load_cap);
@@ -347,7 +347,7 @@ Status Tab::Impl::wait_for_new_tab_load() {
   return ok();
 }
 
-Status Tab::Impl::choose_user_agent() {
+Status CdpTab::Impl::choose_user_agent() {
   if (!options.user_agent.empty()) {
     user_agent = options.user_agent;
     return ok();
@@ -361,7 +361,7 @@ Status Tab::Impl::choose_user_agent() {
   return ok();
 }
 
-Status Tab::Impl::start_local() {
+Status CdpTab::Impl::start_local() {
   VIMGPT_TRY(auto transport, cdp::launch_chromium(launch_options));
   {
     std::scoped_lock lock(mutex);
@@ -401,7 +401,7 @@ Status Tab::Impl::start_local() {
   return attach(first_page);
 }
 
-Result<std::unique_ptr<Tab>> Tab::launch(const cdp::LaunchOptions& launch, const TabOptions& options) {
+Result<std::unique_ptr<Tab>> CdpTab::launch_local(const cdp::LaunchOptions& launch, const TabOptions& options) {
   auto impl = std::make_unique<Impl>();
   impl->launch_options = launch;
   impl->launch_options.window_width = options.viewport.width;
@@ -409,12 +409,12 @@ Result<std::unique_ptr<Tab>> Tab::launch(const cdp::LaunchOptions& launch, const
   if (!options.user_agent.empty()) impl->launch_options.user_agent = options.user_agent;
   impl->owns_browser = true;
   impl->options = options;
-  std::unique_ptr<Tab> tab(new Tab(std::move(impl)));
+  auto tab = std::make_unique<CdpTab>(std::move(impl));
   VIMGPT_TRY_VOID(tab->impl_->start_local());
-  return tab;
+  return std::unique_ptr<Tab>(std::move(tab));
 }
 
-Status Tab::relaunch() {
+Status CdpTab::relaunch() {
   if (!impl_->owns_browser)
     return fail(ErrorKind::Unsupported, "the browser is remote: it cannot be restarted from here");
   std::shared_ptr<cdp::Connection> old;
@@ -433,12 +433,12 @@ Status Tab::relaunch() {
   return impl_->start_local();
 }
 
-bool Tab::crashed() const {
+bool CdpTab::crashed() const {
   std::scoped_lock lock(impl_->mutex);
   return impl_->crashed;
 }
 
-std::vector<Download> Tab::take_downloads(milliseconds cap) {
+std::vector<Download> CdpTab::take_downloads(milliseconds cap) {
   std::unique_lock lock(impl_->mutex);
   const auto deadline = Clock::now() + cap;
   impl_->download_cv.wait_until(lock, deadline, [&] {
@@ -456,7 +456,8 @@ std::vector<Download> Tab::take_downloads(milliseconds cap) {
   return taken;
 }
 
-Result<std::unique_ptr<Tab>> Tab::open(const std::shared_ptr<cdp::Connection>& connection, const TabOptions& options) {
+Result<std::unique_ptr<Tab>> CdpTab::open_remote(const std::shared_ptr<cdp::Connection>& connection,
+                                                 const TabOptions& options) {
   auto impl = std::make_unique<Impl>();
   impl->connection = connection;
   impl->options = options;
@@ -468,19 +469,19 @@ Result<std::unique_ptr<Tab>> Tab::open(const std::shared_ptr<cdp::Connection>& c
                                             {{"url", "about:blank"}, {"browserContextId", impl->browser_context_id}}));
   impl->pages = {created.value("targetId", "")};
   VIMGPT_TRY_VOID(impl->choose_user_agent());
-  std::unique_ptr<Tab> tab(new Tab(std::move(impl)));
+  auto tab = std::make_unique<CdpTab>(std::move(impl));
   tab->impl_->subscription = connection->subscribe([raw = tab->impl_.get()](const cdp::Event& e) { raw->on_event(e); });
   VIMGPT_TRY_VOID(tab->impl_->attach(created.value("targetId", "")));
-  return tab;
+  return std::unique_ptr<Tab>(std::move(tab));
 }
 
-Tab::Tab(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+CdpTab::CdpTab(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
-Tab::~Tab() {
+CdpTab::~CdpTab() {
   close();
 }
 
-void Tab::close() {
+void CdpTab::close() {
   if (!impl_ || !impl_->connection) return;
   impl_->connection->unsubscribe(impl_->subscription);
   impl_->page_events.reset();
@@ -493,44 +494,42 @@ void Tab::close() {
   impl_->connection.reset();
 }
 
-Status Tab::set_viewport(const Viewport& viewport) {
-  if (viewport.width <= 0 || viewport.height <= 0 || viewport.device_scale_factor <= 0) {
-    return fail(ErrorKind::InvalidArgument, "the viewport must be at least 1x1 with a positive scale");
-  }
+Status CdpTab::set_viewport(const Viewport& viewport) {
+  VIMGPT_TRY_VOID(valid_viewport(viewport));
   impl_->options.viewport = viewport;
   return impl_->apply_viewport();
 }
 
-const Viewport& Tab::viewport() const {
+const Viewport& CdpTab::viewport() const {
   return impl_->options.viewport;
 }
 
-std::vector<Dialog> Tab::take_dialogs() {
+std::vector<Dialog> CdpTab::take_dialogs() {
   std::scoped_lock lock(impl_->mutex);
   return std::exchange(impl_->dialogs, {});
 }
 
-std::vector<BlockedNavigation> Tab::take_blocked() {
+std::vector<BlockedNavigation> CdpTab::take_blocked() {
   std::scoped_lock lock(impl_->mutex);
   return std::exchange(impl_->blocked, {});
 }
 
-std::vector<ChildFrame> Tab::child_frames() const {
+std::vector<ChildFrame> CdpTab::child_frames() const {
   std::scoped_lock lock(impl_->mutex);
   return impl_->child_frames;
 }
 
-cdp::Connection& Tab::connection() {
+cdp::Connection& CdpTab::connection() {
   return *impl_->connection;
 }
-std::string Tab::session_id() const {
+std::string CdpTab::session_id() const {
   std::scoped_lock lock(impl_->mutex);
   return impl_->session_id;
 }
-bool Tab::alive() const {
+bool CdpTab::alive() const {
   return impl_->connection && impl_->connection->alive();
 }
-int Tab::browser_pid() const {
+int CdpTab::browser_pid() const {
   return impl_->connection ? impl_->connection->process_id() : 0;
 }
 

@@ -15,7 +15,33 @@ inline constexpr milliseconds kCommandTimeout{15000};
 // The isolated world of evaluate() and preload(): Chromium keeps one world per name and frame.
 inline constexpr const char* kWorldName = "vimgpt";
 
-struct Tab::Impl {
+// What every engine does the same way, through the page itself: scroll by most of a screen (the page, or the
+// scrollable element in the middle of the viewport).
+Status scroll_by_script(Tab& tab, ScrollDirection direction);
+// That a viewport can be set: InvalidArgument otherwise.
+Status valid_viewport(const Viewport& viewport);
+// That a point lies inside the viewport: InvalidArgument saying where it is otherwise.
+Status inside(Point point, const Viewport& viewport);
+
+// Chromium over the DevTools Protocol: the engine behind Tab for a local Chromium or a remote one.
+class CdpTab final : public Tab {
+ public:
+  struct Impl;
+  // Launches a local Chromium; opens a tab in a context of its own on a browser already running.
+  static Result<std::unique_ptr<Tab>> launch_local(const cdp::LaunchOptions& launch, const TabOptions& options);
+  static Result<std::unique_ptr<Tab>> open_remote(const std::shared_ptr<cdp::Connection>& connection,
+                                                  const TabOptions& options);
+  explicit CdpTab(std::unique_ptr<Impl> impl);
+  ~CdpTab() override;
+  CdpTab(const CdpTab&) = delete;
+  CdpTab& operator=(const CdpTab&) = delete;
+#include "browser/tab_overrides.inc"
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+struct CdpTab::Impl {
   std::shared_ptr<cdp::Connection> connection;
   bool owns_browser = false;          // a local Chromium we launched (vs a tab in a remote browser)
   cdp::LaunchOptions launch_options;  // how it was launched, for relaunch()

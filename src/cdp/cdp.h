@@ -41,7 +41,16 @@ inline constexpr std::string_view kDisabledFeatures =
     "BackForwardCache,Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider,"
     "WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup,RenderDocument,IgnoreDuplicateNavs";
 
+// Which browser a local launch starts: Chromium (spoken to over CDP) or Firefox (over WebDriver BiDi).
+enum class Engine { Chromium, Firefox };
+// "chromium" or "firefox"; InvalidArgument otherwise.
+Result<Engine> parse_engine(std::string_view name);
+std::string_view to_string(Engine engine);
+
 struct LaunchOptions {
+  Engine engine = Engine::Chromium;
+  // Firefox: empty: $FIREFOX_PATH, else Debian's /usr/lib/firefox-esr/firefox-esr.
+  std::string firefox_path;
   // empty: $CHROME_PATH, else /usr/lib/chromium/chromium-headless-shell when headless without an extension and
   // installed, else /usr/lib/chromium/chromium
   std::string chrome_path;
@@ -76,6 +85,12 @@ class Transport {
 // ends and reaps the child and removes a temporary profile. The browser also ends when the thread that
 // launched it does (PR_SET_PDEATHSIG follows the thread): launch from one that lives as long as the browser.
 Result<std::unique_ptr<Transport>> launch_chromium(const LaunchOptions& options);
+
+// Starts Firefox (Debian's firefox-esr) headless for WebDriver BiDi: a fresh profile (or user_data_dir) with the prefs
+// an automated Firefox needs, and the WebSocket its remote agent announces, connected. The transport owns the
+// process as launch_chromium's does. BiDi's messages ride on Connection: commands by id, "success"/"error" replies
+// and "event"s (https://w3c.github.io/webdriver-bidi/).
+Result<std::unique_ptr<Transport>> launch_firefox(const LaunchOptions& options);
 
 inline constexpr milliseconds kDefaultConnectTimeout{10000};
 

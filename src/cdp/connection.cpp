@@ -81,6 +81,9 @@ struct Connection::State {
       if (error->is_object()) {
         if (const auto m = error->find("message"); m != error->end() && m->is_string()) text = m->get<std::string>();
         if (const auto c = error->find("code"); c != error->end()) code = " (" + c->dump() + ")";
+      } else if (error->is_string()) {  // WebDriver BiDi: {"type": "error", "error": CODE, "message": TEXT}
+        if (const auto m = message.find("message"); m != message.end() && m->is_string()) text = m->get<std::string>();
+        code = " (" + error->get<std::string>() + ")";
       }
       it->second->result = fail(ErrorKind::Protocol, text + code);
     } else {

@@ -448,6 +448,11 @@ int batch_command(const Options& o, const BatchFlags& flags) {
   }
   auto run = run_settings(o, config, ModelUse::Required);
   if (!run) return usage(run.error().message);
+  if (run->launch.engine == cdp::Engine::Firefox) {
+    return usage(
+        "batch runs its tasks on Chromium for now (a context per task on a shared browser); --engine firefox "
+        "works with run, mcp, shot and hints (docs/engines.md)");
+  }
   if (flags.no_cache && flags.cache.empty()) return usage("--no-cache goes with --cache DIR");
   auto live_view = start_live_view(o);
   if (!live_view) return report_error(live_view.error());

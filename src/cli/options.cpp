@@ -24,6 +24,9 @@ Failure usage_error(const std::string& message) {
 
 void add_browser_flags(CLI::App& app, Options& o) {
   app.add_flag("--headed", o.headed, "Show the browser window (default: headless)");
+  app.add_option("--engine", o.engine,
+                 "The browser: chromium (default) or firefox (Debian's firefox-esr, over WebDriver BiDi; see "
+                 "docs/engines.md for what it does not do yet)");
   app.add_flag("--xvfb", o.xvfb,
                "Run the full browser headed on a virtual display of its own (Xvfb), on a machine without one: what "
                "a site sees is a person's browser");
@@ -173,6 +176,16 @@ Result<cdp::LaunchOptions> launch_options(const Options& o, const Config& config
     return usage_error("--xvfb is headed on a virtual display: give --xvfb or --headed, not both");
   if (o.xvfb && !o.browsers.empty()) return usage_error("--xvfb starts a local browser; it does not go with --browser");
   launch.display = o.xvfb ? cdp::Display::Xvfb : o.headed ? cdp::Display::Headed : cdp::Display::Headless;
+  auto engine = cdp::parse_engine(o.engine);
+  if (!engine) return engine.failure();
+  launch.engine = *engine;
+  if (launch.engine == cdp::Engine::Firefox) {
+    if (!o.browsers.empty())
+      return usage_error("--engine firefox launches a local Firefox; it does not go with --browser yet");
+    if (o.headed || o.xvfb || !o.extension.empty()) {
+      return usage_error("--engine firefox runs headless: --headed, --xvfb and --extension are Chromium's for now");
+    }
+  }
   launch.user_data_dir = o.user_data_dir;
   launch.extension_dir = o.extension;
   launch.user_agent = o.user_agent;

@@ -46,7 +46,8 @@ struct Options {
   std::string live;  // --live HOST:PORT: the live view
   // browser
   bool headed = false;
-  bool xvfb = false;  // headed, on a virtual display of its own
+  bool xvfb = false;                // headed, on a virtual display of its own
+  std::string engine = "chromium";  // --engine chromium|firefox
   std::string viewport = "1080x720";
   std::string chrome;
   std::string user_data_dir;

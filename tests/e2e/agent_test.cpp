@@ -120,6 +120,34 @@ TEST_F(AgentE2E, FiveStepTaskCompletesThroughTheWholeLoop) {
   EXPECT_TRUE(fs::exists(record_ / "report.html"));
 }
 
+// The same loop on the second engine: Firefox over WebDriver BiDi, with the hint library in its sandbox realm.
+TEST_F(AgentE2E, TheShopTaskCompletesOnFirefox) {
+  int step = 0;
+  model_.set_responder([&](const test::ReceivedRequest& request) {
+    switch (++step) {
+      case 1:
+        return ScriptedReply::text(R"({"click": ")" + test::label_in_prompt(request.text, "Search widgets") +
+                                   R"(", "type": "blue widget"})");
+      case 2:
+        return ScriptedReply::text(R"({"click": ")" + test::label_in_prompt(request.text, "Blue Widget") + R"("})");
+      case 3:
+        return ScriptedReply::text(R"({"click": ")" + test::label_in_prompt(request.text, "Your name") +
+                                   R"(", "type": "Ada"})");
+      default: return ScriptedReply::text(R"({"done": "Reserved, confirmation 4242"})");
+    }
+  });
+  const CliRun run = run_vimgpt(args("reserve a blue widget for Ada", {"--engine", "firefox"}));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_FALSE(run.left_behind);
+  EXPECT_EQ(run.out, "Reserved, confirmation 4242\n");
+  EXPECT_EQ(site_->count("GET", "/search"), 1);
+  bool reserved_for_ada = false;
+  for (const auto& request : site_->requests()) reserved_for_ada |= request.body == "name=Ada";
+  EXPECT_TRUE(reserved_for_ada);
+  EXPECT_TRUE(model_.problems().empty()) << model_.problems().front();
+  EXPECT_EQ(read_steps(record_).size(), 4U);
+}
+
 TEST_F(AgentE2E, EveryActionKindActsOnThePage) {
   int step = 0;
   model_.set_responder([&](const test::ReceivedRequest& request) {

@@ -1,0 +1,98 @@
+#include "cdp/child.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+namespace vimgpt::cdp {
+
+Result<pid_t> spawn_child(const ChildSpec& spec) {
+  // Built before the fork: between fork and exec only async-signal-safe calls are allowed.
+  std::vector<std::string> args = spec.argv;
+  std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
+  for (auto& arg : args) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> environment = spec.environment;
+  if (environment.empty()) {
+    for (char** entry = environ; *entry != nullptr; ++entry) environment.emplace_back(*entry);
+  }
+  std::vector<char*> envp;
+  envp.reserve(environment.size() + 1);
+  for (auto& entry : environment) envp.push_back(entry.data());
+  envp.push_back(nullptr);
+  int highest = 2;
+  for (const auto& [from, to] : spec.fds) highest = std::max(highest, to);
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) return fail(ErrorKind::Io, "cannot start " + spec.argv[0] + ": fork failed: " + std::strerror(errno));
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);
+    // Moved out of the way first: a descriptor of ours may already have a number the child is to get.
+    std::vector<std::pair<int, int>> moved;
+    for (const auto& [from, to] : spec.fds) moved.emplace_back(::fcntl(from, F_DUPFD, highest + 1), to);
+    const int stderr_fd = spec.stderr_fd >= 0 ? ::fcntl(spec.stderr_fd, F_DUPFD, highest + 1) : -1;
+    for (const auto& [from, to] : moved) ::dup2(from, to);
+    const int null_fd = ::open("/dev/null", O_RDWR);
+    ::dup2(null_fd, 0);
+    ::dup2(null_fd, 1);
+    ::dup2(stderr_fd >= 0 ? stderr_fd : null_fd, 2);
+    ::close_range(static_cast<unsigned>(highest) + 1, ~0U, 0);
+    ::execve(argv[0], argv.data(), envp.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+Result<std::string> read_line(int fd, const std::function<bool(std::string_view line)>& wanted,
+                              std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  std::string pending;
+  for (;;) {
+    for (auto end = pending.find('\n'); end != std::string::npos; end = pending.find('\n')) {
+      std::string line = pending.substr(0, end);
+      pending.erase(0, end + 1);
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (wanted(line)) return line;
+    }
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return fail(ErrorKind::Timeout, "no word within " + std::to_string(timeout.count()) + " ms");
+    pollfd readable{fd, POLLIN, 0};
+    const int n = ::poll(&readable, 1, static_cast<int>(left.count()));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return fail(ErrorKind::Io, std::string("poll failed: ") + std::strerror(errno));
+    if (n == 0) continue;
+    char buffer[4096];
+    const ssize_t got = ::read(fd, buffer, sizeof buffer);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return fail(ErrorKind::Io, "it closed its output before saying it was ready");
+    pending.append(buffer, static_cast<std::size_t>(got));
+  }
+}
+
+void end_child(pid_t pid, int grace_ms) {
+  ::kill(-pid, SIGTERM);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(grace_ms);
+  while (::waitpid(pid, nullptr, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() >= deadline) {
+      ::kill(-pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+      break;
+    }
+    ::poll(nullptr, 0, 5);
+  }
+  ::kill(-pid, SIGKILL);  // helpers of its group that outlived it
+}
+
+}  // namespace vimgpt::cdp

@@ -1,0 +1,36 @@
+// Private to src/cdp: starting a helper program of the browser's (Xvfb, Firefox) as a child of ours.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "common/result.h"
+
+namespace vimgpt::cdp {
+
+struct ChildSpec {
+  std::vector<std::string> argv;         // argv[0]: the program's path
+  std::vector<std::string> environment;  // empty: ours
+  std::vector<std::pair<int, int>> fds;  // a descriptor of ours → the number the child gets it as (3 and up)
+  int stderr_fd = -1;                    // the child's stderr: this descriptor, or /dev/null
+};
+
+// Starts it in a process group of its own (so every helper it starts ends with it), killed when the thread that
+// started it ends (PR_SET_PDEATHSIG), its stdin and stdout on /dev/null, holding no other descriptor of ours.
+Result<pid_t> spawn_child(const ChildSpec& spec);
+
+// Reads whole lines from `fd` until one satisfies `wanted` (a program announcing itself on a pipe): that line, without
+// its newline. Timeout when none came in time, Io when the pipe closed first.
+Result<std::string> read_line(int fd, const std::function<bool(std::string_view line)>& wanted,
+                              std::chrono::milliseconds timeout);
+
+// Ends a child's process group: SIGTERM, then SIGKILL after `grace`; reaped.
+void end_child(pid_t pid, int grace_ms = 2000);
+
+}  // namespace vimgpt::cdp

@@ -1,0 +1,209 @@
+// Launching Firefox for WebDriver BiDi, no geckodriver: a fresh profile with the prefs an automated Firefox needs,
+// --remote-debugging-port=0, and the WebSocket it announces on stderr ("WebDriver BiDi listening on ws://HOST:PORT")
+// connected at /session. Facts read 2026-12-02 from Firefox ESR 153.8's remote agent and Puppeteer's Firefox
+// launcher (packages/browsers/src/browser-data/firefox.ts, FirefoxLauncher.ts).
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "cdp/cdp.h"
+#include "cdp/child.h"
+
+namespace vimgpt::cdp {
+namespace {
+
+constexpr const char* kDefaultFirefox = "/usr/lib/firefox-esr/firefox-esr";
+constexpr std::string_view kAnnouncement = "WebDriver BiDi listening on ";
+constexpr std::chrono::seconds kStartTimeout{30};
+
+// user.js: quiet on a closed network (no first-run pages, updates, telemetry, remote settings, safe browsing), no
+// dialogs that wait for a person, and pointer input that reaches cross-origin frames (Firefox 153 delivers a click
+// over an out-of-process frame to its <iframe> element unless mouse events are dispatched asynchronously).
+constexpr const char* kPrefs[][2] = {
+    {"app.normandy.api_url", "\"\""},
+    {"app.update.disabledForTesting", "true"},
+    {"browser.aboutwelcome.enabled", "false"},
+    {"browser.newtabpage.enabled", "false"},
+    {"browser.pagethumbnails.capturing_disabled", "true"},
+    {"browser.safebrowsing.blockedURIs.enabled", "false"},
+    {"browser.safebrowsing.downloads.enabled", "false"},
+    {"browser.safebrowsing.malware.enabled", "false"},
+    {"browser.safebrowsing.phishing.enabled", "false"},
+    {"browser.search.update", "false"},
+    {"browser.sessionstore.resume_from_crash", "false"},
+    {"browser.shell.checkDefaultBrowser", "false"},
+    {"browser.startup.homepage", "\"about:blank\""},
+    {"browser.startup.homepage_override.mstone", "\"ignore\""},
+    {"browser.startup.page", "0"},
+    {"browser.tabs.warnOnCloseOtherTabs", "false"},
+    {"browser.tabs.warnOnOpen", "false"},
+    {"browser.translations.automaticallyPopup", "false"},
+    {"browser.uitour.enabled", "false"},
+    {"browser.warnOnQuit", "false"},
+    {"datareporting.healthreport.uploadEnabled", "false"},
+    {"datareporting.policy.dataSubmissionEnabled", "false"},
+    {"datareporting.policy.dataSubmissionPolicyBypassNotification", "true"},
+    {"dom.disable_open_during_load", "false"},
+    {"dom.max_script_run_time", "0"},
+    {"extensions.update.enabled", "false"},
+    {"focusmanager.testmode", "true"},
+    {"layout.testing.top-level-always-active", "true"},
+    {"media.gmp-manager.updateEnabled", "false"},
+    {"network.captive-portal-service.enabled", "false"},
+    {"network.connectivity-service.enabled", "false"},
+    {"network.http.speculative-parallel-limit", "0"},
+    {"remote.bidi.dismiss_file_pickers.enabled", "true"},
+    {"remote.events.async.mouse.enabled", "true"},
+    {"remote.events.async.wheel.enabled", "true"},
+    {"services.settings.server", "\"data:,#remote-settings-dummy/v1\""},
+    {"signon.rememberSignons", "false"},
+    {"startup.homepage_welcome_url", "\"about:blank\""},
+    {"startup.homepage_welcome_url.additional", "\"\""},
+    {"toolkit.startup.max_resumed_crashes", "-1"},
+    {"toolkit.telemetry.server", "\"\""},
+};
+
+Status write_prefs(const std::filesystem::path& profile) {
+  std::ofstream out(profile / "user.js", std::ios::app);
+  for (const auto& [name, value] : kPrefs) out << "user_pref(\"" << name << "\", " << value << ");\n";
+  if (!out) return fail(ErrorKind::Io, "cannot write the Firefox profile's user.js in " + profile.string());
+  return ok();
+}
+
+// The BiDi WebSocket, and the process behind it: closing ends Firefox and every process of its group, and removes
+// a temporary profile.
+class FirefoxTransport final : public Transport {
+ public:
+  FirefoxTransport(pid_t pid, std::unique_ptr<Transport> socket, std::filesystem::path scratch, int output)
+      : pid_(pid), socket_(std::move(socket)), scratch_(std::move(scratch)), output_(output) {
+    // Firefox keeps writing to stderr; a full pipe would stop it.
+    drain_ = std::thread([fd = output_] {
+      std::array<char, 4096> buffer{};
+      while (::read(fd, buffer.data(), buffer.size()) > 0) {
+      }
+    });
+  }
+  ~FirefoxTransport() override { close(); }
+  FirefoxTransport(const FirefoxTransport&) = delete;
+  FirefoxTransport& operator=(const FirefoxTransport&) = delete;
+
+  Status send(std::string_view message) override { return socket_->send(message); }
+  Result<std::string> receive() override { return socket_->receive(); }
+  void interrupt() override { socket_->interrupt(); }
+  void close() override {
+    if (closed_.exchange(true)) return;
+    socket_->close();
+    end_child(pid_);
+    drain_.join();  // the pipe's last writer is gone
+    ::close(output_);
+    std::error_code ignored;
+    if (!scratch_.empty()) std::filesystem::remove_all(scratch_, ignored);
+  }
+  [[nodiscard]] std::string describe() const override { return "Firefox (pid " + std::to_string(pid_) + ")"; }
+  [[nodiscard]] int process_id() const override { return pid_; }
+
+ private:
+  pid_t pid_;
+  std::unique_ptr<Transport> socket_;
+  std::filesystem::path scratch_;
+  int output_;
+  std::thread drain_;
+  std::atomic<bool> closed_{false};
+};
+
+}  // namespace
+
+Result<Engine> parse_engine(std::string_view name) {
+  if (name == "chromium" || name == "chrome") return Engine::Chromium;
+  if (name == "firefox") return Engine::Firefox;
+  return fail(ErrorKind::InvalidArgument, "--engine takes chromium or firefox, not \"" + std::string(name) + "\"");
+}
+
+std::string_view to_string(Engine engine) {
+  return engine == Engine::Firefox ? "firefox" : "chromium";
+}
+
+Result<std::unique_ptr<Transport>> launch_firefox(const LaunchOptions& options) {
+  std::string firefox = options.firefox_path;
+  if (firefox.empty()) {
+    const char* env = std::getenv("FIREFOX_PATH");
+    firefox = env != nullptr && *env != '\0' ? env : kDefaultFirefox;
+  }
+  if (::access(firefox.c_str(), X_OK) != 0) {
+    return fail(ErrorKind::NotFound, "Firefox not found at " + firefox +
+                                         ": run scripts/setup.sh to install firefox-esr, or set FIREFOX_PATH");
+  }
+  if (options.display != Display::Headless) {
+    return fail(ErrorKind::Unsupported, "Firefox runs headless here (--headed and --xvfb are Chromium's for now)");
+  }
+  if (!options.extension_dir.empty()) return fail(ErrorKind::Unsupported, "--extension loads Chromium extensions");
+  std::string scratch_pattern = (std::filesystem::temp_directory_path() / "vimgpt-firefox-XXXXXX").string();
+  if (::mkdtemp(scratch_pattern.data()) == nullptr) {
+    return fail(ErrorKind::Io, std::string("cannot create a temporary folder for Firefox: ") + std::strerror(errno));
+  }
+  const std::filesystem::path scratch = scratch_pattern;
+  const std::filesystem::path profile =
+      options.user_data_dir.empty() ? scratch / "profile" : std::filesystem::path(options.user_data_dir);
+  std::error_code error;
+  std::filesystem::create_directories(profile, error);
+  std::filesystem::create_directories(scratch / "tmp", error);
+  auto discard = [&] { std::filesystem::remove_all(scratch, error); };
+  if (auto written = write_prefs(profile); !written) {
+    discard();
+    return written.failure();
+  }
+  std::array<int, 2> output{};
+  if (::pipe2(output.data(), O_CLOEXEC) != 0) {
+    discard();
+    return fail(ErrorKind::Io, std::string("cannot create a pipe for Firefox: ") + std::strerror(errno));
+  }
+  std::vector<std::string> environment;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    if (!std::string_view(*entry).starts_with("TMPDIR=")) environment.emplace_back(*entry);
+  }
+  environment.push_back("TMPDIR=" + (scratch / "tmp").string());
+  std::vector<std::string> argv = {firefox,     "--no-remote",    "--headless",
+                                   "--profile", profile.string(), "--remote-debugging-port=0"};
+  if (!options.user_agent.empty()) {
+    // Firefox reads no User-Agent flag: the pref is the way (the Tab sets it over BiDi as well).
+    std::ofstream(profile / "user.js", std::ios::app)
+        << "user_pref(\"general.useragent.override\", " << nlohmann::json(options.user_agent).dump() << ");\n";
+  }
+  argv.emplace_back("about:blank");
+  auto pid = spawn_child({argv, environment, {}, output[1]});
+  ::close(output[1]);
+  if (!pid) {
+    ::close(output[0]);
+    discard();
+    return pid.failure();
+  }
+  auto announced = read_line(
+      output[0], [](std::string_view line) { return line.starts_with(kAnnouncement); }, kStartTimeout);
+  if (!announced) {
+    end_child(*pid);
+    ::close(output[0]);
+    discard();
+    return fail(ErrorKind::BrowserExited,
+                "Firefox did not start its WebDriver BiDi server: " + announced.error().message);
+  }
+  const std::string url = announced->substr(kAnnouncement.size()) + "/session";
+  auto socket = connect_websocket(url);
+  if (!socket) {
+    end_child(*pid);
+    ::close(output[0]);
+    discard();
+    return fail(ErrorKind::BrowserExited,
+                "cannot reach Firefox's WebDriver BiDi server at " + url + ": " + socket.error().message);
+  }
+  return std::unique_ptr<Transport>(std::make_unique<FirefoxTransport>(*pid, std::move(*socket), scratch, output[0]));
+}
+
+}  // namespace vimgpt::cdp

@@ -171,12 +171,14 @@ struct BidiTab::State {
       downloads.push_back({p.value("url", ""),
                            p.value("filepath", Json()).is_string() ? p["filepath"].get<std::string>() : "", 0,
                            status == "complete" ? DownloadState::Completed : DownloadState::Canceled});
-    } else if (method == "network.beforeRequestSent" && ours(at)) {
-      const auto& request = p["request"];
-      const std::string id = request.value("request", "");
+    } else if (method == "network.beforeRequestSent") {
+      // Every held request is answered, a tab's the page opened and not yet followed too: one left held would hold
+      // up its page's load event for good.
+      const std::string id = p["request"].value("request", "");
+      if (p.value("isBlocked", false)) decide(p, id);
+      if (!ours(at)) return;
       requests_in_flight[id] = at;
       network_changed = Clock::now();
-      if (p.value("isBlocked", false)) decide(p, id);
     } else if ((method == "network.responseCompleted" || method == "network.fetchError") &&
                requests_in_flight.erase(p["request"].value("request", "")) > 0) {
       network_changed = Clock::now();

@@ -100,7 +100,8 @@ ActResult Actor::act(const Action& action, const hints::Capture& capture) {
       if (auto closed = tab_.close_page(); !closed) return failed(closed.error());
       return {true, "closed the tab; back in the one before it", std::nullopt};
     }
-    case ActionKind::Ask:  // the loop's: it asks, or hands over
+    // The loop's own: it asks, or hands the page over.
+    case ActionKind::Ask: return {false, "the question was not put to anyone", std::nullopt};
     case ActionKind::Handoff: return {false, "nobody was there to hand the page to", std::nullopt};
     case ActionKind::ClickAt: {
       // The model points in pixels of the frame it saw; the page wants viewport CSS pixels.

@@ -1,7 +1,7 @@
 // Private to src/browser: Firefox over WebDriver BiDi (https://w3c.github.io/webdriver-bidi/), the second engine
 // behind Tab. A browsing context is the tab, a sandbox realm ("vimgpt") the isolated world, input.performActions the
 // trusted input, network.* the requests in flight and the document filter. What BiDi in Firefox 153 has no way to do
-// is an Unsupported error that says so (the facts: /work/notes → docs/engines.md).
+// is an Unsupported error that says so (docs/engines.md).
 #pragma once
 
 #include <memory>

@@ -14,6 +14,24 @@
 
 namespace vimgpt::cdp {
 
+std::vector<std::string> environment_with(const std::vector<std::string>& set,
+                                          const std::vector<std::string>& dropped) {
+  const auto named = [](std::string_view variable, std::string_view name) {
+    return variable.size() > name.size() && variable.starts_with(name) && variable[name.size()] == '=';
+  };
+  std::vector<std::string> environment;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    const std::string_view variable(*entry);
+    const bool replaced =
+        std::any_of(set.begin(), set.end(),
+                    [&](const std::string& one) { return named(variable, one.substr(0, one.find('='))); }) ||
+        std::any_of(dropped.begin(), dropped.end(), [&](const std::string& name) { return named(variable, name); });
+    if (!replaced) environment.emplace_back(variable);
+  }
+  environment.insert(environment.end(), set.begin(), set.end());
+  return environment;
+}
+
 Result<pid_t> spawn_child(const ChildSpec& spec) {
   // Built before the fork: between fork and exec only async-signal-safe calls are allowed.
   std::vector<std::string> args = spec.argv;

@@ -21,6 +21,10 @@ struct ChildSpec {
   int stderr_fd = -1;                    // the child's stderr: this descriptor, or /dev/null
 };
 
+// This process's environment with `set` ("NAME=VALUE") in place of those variables, and `dropped` (names) left out.
+std::vector<std::string> environment_with(const std::vector<std::string>& set,
+                                          const std::vector<std::string>& dropped = {});
+
 // Starts it in a process group of its own (so every helper it starts ends with it), killed when the thread that
 // started it ends (PR_SET_PDEATHSIG), its stdin and stdout on /dev/null, holding no other descriptor of ours.
 Result<pid_t> spawn_child(const ChildSpec& spec);

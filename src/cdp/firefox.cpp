@@ -165,11 +165,7 @@ Result<std::unique_ptr<Transport>> launch_firefox(const LaunchOptions& options) 
     discard();
     return fail(ErrorKind::Io, std::string("cannot create a pipe for Firefox: ") + std::strerror(errno));
   }
-  std::vector<std::string> environment;
-  for (char** entry = environ; *entry != nullptr; ++entry) {
-    if (!std::string_view(*entry).starts_with("TMPDIR=")) environment.emplace_back(*entry);
-  }
-  environment.push_back("TMPDIR=" + (scratch / "tmp").string());
+  const auto environment = environment_with({"TMPDIR=" + (scratch / "tmp").string()});
   std::vector<std::string> argv = {firefox,     "--no-remote",    "--headless",
                                    "--profile", profile.string(), "--remote-debugging-port=0"};
   if (!options.user_agent.empty()) {
@@ -185,23 +181,20 @@ Result<std::unique_ptr<Transport>> launch_firefox(const LaunchOptions& options) 
     discard();
     return pid.failure();
   }
-  auto announced = read_line(
-      output[0], [](std::string_view line) { return line.starts_with(kAnnouncement); }, kStartTimeout);
-  if (!announced) {
+  // A Firefox that never became reachable is ended, and what it left removed.
+  const auto abandon = [&](const std::string& why) {
     end_child(*pid);
     ::close(output[0]);
     discard();
-    return fail(ErrorKind::BrowserExited,
-                "Firefox did not start its WebDriver BiDi server: " + announced.error().message);
-  }
+    return fail(ErrorKind::BrowserExited, why);
+  };
+  auto announced = read_line(
+      output[0], [](std::string_view line) { return line.starts_with(kAnnouncement); }, kStartTimeout);
+  if (!announced) return abandon("Firefox did not start its WebDriver BiDi server: " + announced.error().message);
   const std::string url = announced->substr(kAnnouncement.size()) + "/session";
   auto socket = connect_websocket(url);
   if (!socket) {
-    end_child(*pid);
-    ::close(output[0]);
-    discard();
-    return fail(ErrorKind::BrowserExited,
-                "cannot reach Firefox's WebDriver BiDi server at " + url + ": " + socket.error().message);
+    return abandon("cannot reach Firefox's WebDriver BiDi server at " + url + ": " + socket.error().message);
   }
   return std::unique_ptr<Transport>(std::make_unique<FirefoxTransport>(*pid, std::move(*socket), scratch, output[0]));
 }

@@ -19,6 +19,7 @@
 #include <mutex>
 
 #include "cdp/cdp.h"
+#include "cdp/child.h"
 #include "cdp/framing.h"
 #include "cdp/xvfb.h"
 
@@ -308,15 +309,10 @@ Result<std::unique_ptr<Transport>> launch_chromium(const LaunchOptions& options)
   argv.push_back(nullptr);
   const bool keep_stderr = std::getenv("VIMGPT_CHROME_STDERR") != nullptr;
   // The child's environment is built here: between fork and exec only async-signal-safe calls are allowed.
-  std::vector<std::string> environment;
-  for (char** entry = environ; *entry != nullptr; ++entry) {
-    const std::string_view variable(*entry);
-    const bool replaced = variable.starts_with("TMPDIR=") ||
-                          (display && (variable.starts_with("DISPLAY=") || variable.starts_with("WAYLAND_DISPLAY=")));
-    if (!replaced) environment.emplace_back(variable);
-  }
-  environment.push_back("TMPDIR=" + (scratch_root / "tmp").string());
-  if (display) environment.push_back("DISPLAY=" + display->name());
+  std::vector<std::string> environment =
+      display ? environment_with({"TMPDIR=" + (scratch_root / "tmp").string(), "DISPLAY=" + display->name()},
+                                 {"WAYLAND_DISPLAY"})
+              : environment_with({"TMPDIR=" + (scratch_root / "tmp").string()});
   std::vector<char*> envp;
   envp.reserve(environment.size() + 1);
   for (auto& entry : environment) envp.push_back(entry.data());

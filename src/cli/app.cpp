@@ -268,11 +268,7 @@ int run_command(Options o) {
   options.ask = person_to_ask(o, config);
   options.hand_off = person_to_hand_off(o);
   // Destroyed before the tab: the tile is marked ended, and the tab no longer streamed.
-  std::unique_ptr<live::Watch> watch;
-  if (*live_view) {
-    watch = (*live_view)->watch(o.objective, *tab, options.interrupted);
-    options.overseer = watch.get();
-  }
+  const auto watch = watch_run(live_view->get(), o.objective, *tab, options);
   if (!o.cache.empty()) {
     const CacheSettings cache{o.cache, !o.no_cache, settings->tab.viewport.width, settings->tab.viewport.height};
     const auto cached = run_cached(

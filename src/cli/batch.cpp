@@ -121,11 +121,7 @@ nlohmann::json run_task(const TaskSettings& s, const BatchTask& task, const std:
   // its question in the results; with it, the task waits for a person on its tile.
   agent::AgentOptions options = agent_options(*s.options, s.run);
   options.interrupted = &handle_interrupts();
-  std::unique_ptr<live::Watch> watch;
-  if (s.live != nullptr) {
-    watch = s.live->watch(task.id + ": " + task.objective, **tab, options.interrupted);
-    options.overseer = watch.get();
-  }
+  const auto watch = watch_run(s.live, task.id + ": " + task.objective, **tab, options);
   options.objective = task.objective;
   if (!task.start_url.empty()) options.start_url = task.start_url;
   options.max_steps = task.max_steps.value_or(s.options->max_steps);

@@ -43,6 +43,10 @@ agent::AskPerson person_to_hand_off(const Options& options);
 // --live: the live view's server, listening, its address printed (and a --json event); null without the flag.
 // InvalidArgument for a bad address, Io when it cannot listen.
 Result<std::unique_ptr<live::Server>> start_live_view(const Options& options);
+// A tile on `live` (when there is a live view) for a run on `tab`, made its overseer; keep it until the run is over,
+// destroyed before the tab.
+std::unique_ptr<live::Watch> watch_run(live::Server* live, std::string title, browser::Tab& tab,
+                                       agent::AgentOptions& options);
 
 // --cache DIR: the task replayed from its entry (healed by the model where the page changed), else done afresh
 // (also when the replay fails); a finished run becomes the entry.

@@ -34,6 +34,14 @@ Result<std::unique_ptr<live::Server>> start_live_view(const Options& o) {
   return server;
 }
 
+std::unique_ptr<live::Watch> watch_run(live::Server* live, std::string title, browser::Tab& tab,
+                                       agent::AgentOptions& options) {
+  if (live == nullptr) return nullptr;
+  auto watch = live->watch(std::move(title), tab, options.interrupted);
+  options.overseer = watch.get();
+  return watch;
+}
+
 agent::AskPerson person_to_hand_off(const Options& o) {
   if (!o.headed || o.no_ask || ::isatty(STDIN_FILENO) == 0) return {};
   return [](const std::string& message) -> std::optional<std::string> {

@@ -16,6 +16,10 @@ std::shared_ptr<const std::string> frame_message(char kind, int run, const Encod
   return std::make_shared<const std::string>(std::move(message));
 }
 
+Outgoing text_message(const Json& message) {
+  return {false, std::make_shared<const std::string>(message.dump(-1, ' ', false, Json::error_handler_t::replace))};
+}
+
 void Server::Hub::broadcast(Outgoing message) {
   std::scoped_lock lock(io_mutex);
   if (!io) return;
@@ -40,8 +44,7 @@ Json Server::Hub::describe(const RunState& run) {
 }
 
 void Server::Hub::announce(const RunState& run) {
-  broadcast({false, std::make_shared<const std::string>(Json{{"type", "run"}, {"run", describe(run)}}.dump(
-                        -1, ' ', false, Json::error_handler_t::replace))});
+  broadcast(text_message(Json{{"type", "run"}, {"run", describe(run)}}));
 }
 
 void Server::Hub::start_stream(RunState& run) {
@@ -70,8 +73,7 @@ void Server::Hub::attach(const std::shared_ptr<WatcherSession>& watcher) {
     tile["steps"] = Json(run->steps);
     tiles.push_back(std::move(tile));
   }
-  watcher->send({false, std::make_shared<const std::string>(Json{{"type", "hello"}, {"runs", tiles}}.dump(
-                            -1, ' ', false, Json::error_handler_t::replace))});
+  watcher->send(text_message(Json{{"type", "hello"}, {"runs", tiles}}));
   for (const auto& [id, run] : runs) {
     if (run->model_frame) watcher->send({true, run->model_frame});
     if (run->live_frame) watcher->send({true, run->live_frame, id});

@@ -87,6 +87,8 @@ struct Server::Hub : std::enable_shared_from_this<Server::Hub> {
   void prune();
 };
 
+// A JSON message as the pages receive it (invalid UTF-8 from a page's title replaced, never thrown on).
+Outgoing text_message(const Json& message);
 // A frame as the pages receive it (see Outgoing).
 std::shared_ptr<const std::string> frame_message(char kind, int run, const EncodedImage& image);
 

@@ -200,8 +200,7 @@ void WatcherSession::read_next() {
 }
 
 void WatcherSession::reply_error(const std::string& message) {
-  send({false, std::make_shared<const std::string>(Json{{"type", "error"}, {"message", message}}.dump(
-                   -1, ' ', false, Json::error_handler_t::replace))});
+  send(text_message(Json{{"type", "error"}, {"message", message}}));
 }
 
 void WatcherSession::send(const Outgoing& message) {

@@ -129,8 +129,7 @@ void Watch::on_step(const agent::StepRecord& step, const hints::Capture& capture
     if (run.steps.size() > kMaxSteps) run.steps.pop_front();
     if (frame) run.model_frame = frame;
   }
-  hub_->broadcast({false, std::make_shared<const std::string>(Json{{"type", "step"}, {"run", id_}, {"step", line}}.dump(
-                              -1, ' ', false, Json::error_handler_t::replace))});
+  hub_->broadcast(text_message(Json{{"type", "step"}, {"run", id_}, {"step", line}}));
   if (frame) hub_->broadcast({true, frame});
 }
 
@@ -149,9 +148,7 @@ Result<agent::Takeover> wait_for_person(std::unique_lock<std::mutex>& lock, Serv
       lock.unlock();
       const auto applied = apply(tab, input, tally);
       if (!applied) {
-        hub.broadcast({false, std::make_shared<const std::string>(
-                                  Json{{"type", "error"}, {"run", run.id}, {"message", applied.error().message}}.dump(
-                                      -1, ' ', false, Json::error_handler_t::replace))});
+        hub.broadcast(text_message(Json{{"type", "error"}, {"run", run.id}, {"message", applied.error().message}}));
       }
       lock.lock();
     }

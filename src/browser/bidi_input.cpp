@@ -1,0 +1,121 @@
+// Trusted input on Firefox: input.performActions, a pointer, a wheel and a keyboard as WebDriver describes them
+// (https://w3c.github.io/webdriver/#actions).
+#include "browser/bidi_state.h"
+
+namespace vimgpt::browser {
+namespace {
+// WebDriver's key values for the keys that type no character (https://w3c.github.io/webdriver/#keyboard-actions).
+std::string key_value(std::string_view key) {
+  static const std::map<std::string_view, std::string_view> kNamed = {
+      {"Backspace", "\uE003"}, {"Tab", "\uE004"},      {"Enter", "\uE006"},      {"Shift", "\uE008"},
+      {"Control", "\uE009"},   {"Alt", "\uE00A"},      {"Escape", "\uE00C"},     {" ", "\uE00D"},
+      {"PageUp", "\uE00E"},    {"PageDown", "\uE00F"}, {"End", "\uE010"},        {"Home", "\uE011"},
+      {"ArrowLeft", "\uE012"}, {"ArrowUp", "\uE013"},  {"ArrowRight", "\uE014"}, {"ArrowDown", "\uE015"},
+      {"Insert", "\uE016"},    {"Delete", "\uE017"},   {"Meta", "\uE03D"},       {"F1", "\uE031"},
+      {"F2", "\uE032"},        {"F3", "\uE033"},       {"F4", "\uE034"},         {"F5", "\uE035"},
+      {"F6", "\uE036"},        {"F7", "\uE037"},       {"F8", "\uE038"},         {"F9", "\uE039"},
+      {"F10", "\uE03A"},       {"F11", "\uE03B"},      {"F12", "\uE03C"}};
+  const auto found = kNamed.find(key);
+  return found != kNamed.end() ? std::string(found->second) : std::string(key);
+}
+
+// One UTF-8 code point at a time, as keys are pressed.
+std::vector<std::string> code_points(std::string_view text) {
+  std::vector<std::string> points;
+  for (std::size_t i = 0; i < text.size();) {
+    const auto lead = static_cast<unsigned char>(text[i]);
+    const std::size_t length = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+    points.emplace_back(text.substr(i, length));
+    i += length;
+  }
+  return points;
+}
+
+Json pointer(Json actions) {
+  return {{"type", "pointer"}, {"id", "mouse"}, {"parameters", {{"pointerType", "mouse"}}}, {"actions", actions}};
+}
+
+Json move_to(Point point) {
+  return {{"type", "pointerMove"}, {"x", point.x}, {"y", point.y}, {"origin", "viewport"}};
+}
+
+int button_number(MouseButton button) {
+  return button == MouseButton::Right ? 2 : button == MouseButton::Middle ? 1 : 0;
+}
+
+}  // namespace
+
+Status BidiTab::click(Point point, MouseButton button, int clicks) {
+  s_->follow_new_tabs();
+  VIMGPT_TRY_VOID(inside(point, s_->options.viewport));
+  Json steps = Json::array({move_to(point)});
+  for (int i = 0; i < std::max(clicks, 1); ++i) {
+    steps.push_back({{"type", "pointerDown"}, {"button", button_number(button)}});
+    steps.push_back({{"type", "pointerUp"}, {"button", button_number(button)}});
+  }
+  return s_->perform(Json::array({pointer(steps)}));
+}
+
+Status BidiTab::move_mouse(Point point) {
+  VIMGPT_TRY_VOID(inside(point, s_->options.viewport));
+  return s_->perform(Json::array({pointer(Json::array({move_to(point)}))}));
+}
+
+Status BidiTab::wheel(Point point, double dx, double dy) {
+  VIMGPT_TRY_VOID(inside(point, s_->options.viewport));
+  const auto whole = [](double value) { return static_cast<int>(value); };
+  return s_->perform(Json::array({{{"type", "wheel"},
+                                   {"id", "wheel"},
+                                   {"actions", Json::array({{{"type", "scroll"},
+                                                             {"x", whole(point.x)},
+                                                             {"y", whole(point.y)},
+                                                             {"deltaX", whole(dx)},
+                                                             {"deltaY", whole(dy)},
+                                                             {"origin", "viewport"}}})}}}));
+}
+
+Result<bool> BidiTab::drag(Point from, Point to, int steps) {
+  VIMGPT_TRY_VOID(inside(from, s_->options.viewport));
+  VIMGPT_TRY_VOID(inside(to, s_->options.viewport));
+  Json moves = Json::array({move_to(from), {{"type", "pointerDown"}, {"button", 0}}});
+  const int count = std::max(steps, 1);
+  for (int i = 1; i <= count; ++i) {
+    const double t = static_cast<double>(i) / count;
+    moves.push_back(move_to({from.x + (to.x - from.x) * t, from.y + (to.y - from.y) * t}));
+  }
+  moves.push_back({{"type", "pointerUp"}, {"button", 0}});
+  VIMGPT_TRY_VOID(s_->perform(Json::array({pointer(moves)})));
+  return false;  // Firefox runs an HTML5 drag itself when the page starts one; nothing tells it apart here
+}
+
+Status BidiTab::type_text(std::string_view text) {
+  Json keys = Json::array();
+  for (const auto& point : code_points(text)) {
+    keys.push_back({{"type", "keyDown"}, {"value", point}});
+    keys.push_back({{"type", "keyUp"}, {"value", point}});
+  }
+  return s_->perform(Json::array({{{"type", "key"}, {"id", "keyboard"}, {"actions", keys}}}));
+}
+
+Status BidiTab::press_key(Key key) {
+  VIMGPT_TRY(const KeyPress keys, parse_keys(to_string(key)));
+  return press(keys);
+}
+
+Status BidiTab::press(const KeyPress& keys) {
+  Json down = Json::array();
+  Json up = Json::array();
+  for (const auto& [bit, name] :
+       {std::pair{kControl, "Control"}, std::pair{kShift, "Shift"}, std::pair{kAlt, "Alt"}, std::pair{kMeta, "Meta"}}) {
+    if ((keys.modifiers & bit) == 0) continue;
+    down.push_back({{"type", "keyDown"}, {"value", key_value(name)}});
+    up.insert(up.begin(), {{"type", "keyUp"}, {"value", key_value(name)}});
+  }
+  Json actions = down;
+  actions.push_back({{"type", "keyDown"}, {"value", key_value(keys.key)}});
+  actions.push_back({{"type", "keyUp"}, {"value", key_value(keys.key)}});
+  for (auto& one : up) actions.push_back(std::move(one));
+  return s_->perform(Json::array({{{"type", "key"}, {"id", "keyboard"}, {"actions", actions}}}));
+}
+
+}  // namespace vimgpt::browser

@@ -1,0 +1,256 @@
+// Private to src/browser: the state behind a BidiTab, shared by its files (bidi_tab.cpp: navigation, pages,
+// scripts, the browser; bidi_input.cpp: trusted input).
+#pragma once
+
+#include <algorithm>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <set>
+
+#include "browser/bidi_tab.h"
+#include "browser/tab_impl.h"
+
+namespace vimgpt::browser {
+namespace bidi {
+
+using Clock = std::chrono::steady_clock;
+constexpr milliseconds kBidiTimeout{15000};
+constexpr const char* kSandbox = "vimgpt";  // the isolated world's realm, as CDP's world is named
+
+// A BiDi remote value (https://w3c.github.io/webdriver-bidi/#type-script-RemoteValue) as plain JSON, as CDP's
+// returnByValue gives it: objects from their [key, value] pairs, special numbers and what JSON cannot hold as null.
+inline Json plain(const Json& remote) {
+  const std::string type = remote.value("type", "");
+  const Json& value = remote.contains("value") ? remote["value"] : Json();
+  if (type == "string" || type == "boolean") return value;
+  if (type == "number") return value.is_number() ? value : Json();
+  if (type == "bigint" || type == "date") return value;
+  if (type == "array" || type == "set") {
+    Json list = Json::array();
+    for (const auto& item : value) list.push_back(plain(item));
+    return list;
+  }
+  if (type == "object" || type == "map") {
+    Json object = Json::object();
+    for (const auto& pair : value) {
+      if (!pair.is_array() || pair.size() != 2) continue;
+      const std::string key = pair[0].is_string() ? pair[0].get<std::string>() : plain(pair[0]).dump();
+      object[key] = plain(pair[1]);
+    }
+    return object;
+  }
+  return Json();
+}
+
+}  // namespace bidi
+
+struct BidiTab::State {
+  std::shared_ptr<cdp::Connection> connection;
+  cdp::LaunchOptions launch;
+  TabOptions options;
+  std::uint64_t subscription = 0;
+  std::set<std::string> preloaded;  // names given to preload()
+
+  // Written by the event handler on the connection's reader thread.
+  mutable std::mutex mutex;
+  std::condition_variable changed;
+  std::string context;                                    // the top-level browsing context worked in
+  std::vector<std::string> pages;                         // ours, in the order they opened
+  std::vector<std::string> previous;                      // to go back to when the current one closes
+  std::vector<std::string> opened;                        // opened by ours, not yet followed
+  std::map<std::string, std::string> frames;              // child context → its parent
+  std::map<std::string, std::string> requests_in_flight;  // request id → context
+  bidi::Clock::time_point network_changed = bidi::Clock::now();
+  std::uint64_t generation = 0;  // documents committed in the context worked in
+  std::uint64_t started = 0;     // navigations started there
+  std::uint64_t loaded = 0;      // and ended (load, failure, a download instead)
+  std::string known_url;
+  std::vector<Dialog> dialogs;
+  std::vector<BlockedNavigation> blocked;
+  std::vector<Download> downloads;
+  std::optional<Json> file_dialog;  // the element of the last file chooser the page opened
+
+  Result<Json> call(std::string_view method, Json params, milliseconds timeout = bidi::kBidiTimeout) {
+    return connection->call(method, std::move(params), {}, timeout);
+  }
+  std::string current() const {
+    std::scoped_lock lock(mutex);
+    return context;
+  }
+  // The context worked in, or one of its frames (nested too).
+  bool ours(const std::string& id) const {
+    for (std::string at = id; !at.empty();) {
+      if (at == context) return true;
+      const auto parent = frames.find(at);
+      at = parent == frames.end() ? std::string() : parent->second;
+    }
+    return false;
+  }
+
+  void on_event(const cdp::Event& event) {
+    const Json& p = event.params;
+    const std::string at = p.value("context", "");
+    std::scoped_lock lock(mutex);
+    const std::string& method = event.method;
+    if (method == "browsingContext.contextCreated") {
+      const std::string created = p.value("context", "");
+      if (!p.value("parent", Json()).is_null()) {
+        frames[created] = p["parent"].get<std::string>();
+      } else if (std::find(pages.begin(), pages.end(),
+                           p.value("originalOpener", Json()).is_string() ? p["originalOpener"].get<std::string>()
+                                                                         : std::string()) != pages.end()) {
+        opened.push_back(created);
+      }
+    } else if (method == "browsingContext.contextDestroyed") {
+      frames.erase(at);
+      std::erase(pages, at);
+    } else if (method == "browsingContext.navigationStarted" && at == context) {
+      ++started;
+    } else if ((method == "browsingContext.load" || method == "browsingContext.navigationFailed" ||
+                method == "browsingContext.downloadWillBegin" || method == "browsingContext.navigationAborted") &&
+               at == context) {
+      loaded = started;
+    } else if (method == "browsingContext.navigationCommitted" && at == context) {
+      ++generation;
+      known_url = p.value("url", known_url);
+    } else if ((method == "browsingContext.fragmentNavigated" || method == "browsingContext.historyUpdated") &&
+               at == context) {
+      known_url = p.value("url", known_url);
+    } else if (method == "browsingContext.userPromptOpened" && ours(at)) {
+      const std::string type = p.value("type", "alert");
+      const DialogType kind = type == "confirm"        ? DialogType::Confirm
+                              : type == "prompt"       ? DialogType::Prompt
+                              : type == "beforeunload" ? DialogType::BeforeUnload
+                                                       : DialogType::Alert;
+      dialogs.push_back({kind, p.value("message", ""), known_url});
+      // As on Chromium: alerts and leaving the page accepted so the page goes on, questions declined.
+      connection->post("browsingContext.handleUserPrompt",
+                       {{"context", at}, {"accept", kind == DialogType::Alert || kind == DialogType::BeforeUnload}});
+    } else if (method == "browsingContext.downloadEnd" && ours(at)) {
+      const std::string status = p.value("status", "");
+      downloads.push_back({p.value("url", ""),
+                           p.value("filepath", Json()).is_string() ? p["filepath"].get<std::string>() : "", 0,
+                           status == "complete" ? DownloadState::Completed : DownloadState::Canceled});
+    } else if (method == "network.beforeRequestSent") {
+      // Every held request is answered, a tab's the page opened and not yet followed too: one left held would hold
+      // up its page's load event for good.
+      const std::string id = p["request"].value("request", "");
+      if (p.value("isBlocked", false)) decide(p, id);
+      if (!ours(at)) return;
+      requests_in_flight[id] = at;
+      network_changed = bidi::Clock::now();
+    } else if ((method == "network.responseCompleted" || method == "network.fetchError") &&
+               requests_in_flight.erase(p["request"].value("request", "")) > 0) {
+      network_changed = bidi::Clock::now();
+    } else if (method == "input.fileDialogOpened" && ours(at)) {
+      file_dialog = p.value("element", Json());
+    } else if (method != "Connection.closed") {
+      return;
+    }
+    changed.notify_all();
+  }
+
+  // A request held by the document filter (only documents: a frame's or the page's own): let go or failed at once.
+  void decide(const Json& p, const std::string& id) {
+    const auto& request = p["request"];
+    const std::string destination = request.value("destination", "");
+    const std::string url = request.value("url", "");
+    const bool document = destination == "document" || destination == "iframe";
+    const auto refusal = document && options.navigation_filter ? options.navigation_filter(url) : std::nullopt;
+    if (refusal) {
+      blocked.push_back({url, *refusal});
+      connection->post("network.failRequest", {{"request", id}});
+    } else {
+      connection->post("network.continueRequest", {{"request", id}});
+    }
+  }
+
+  Status start() {
+    VIMGPT_TRY_VOID(call(
+        "session.new", {{"capabilities", {{"alwaysMatch", {{"unhandledPromptBehavior", {{"default", "ignore"}}}}}}}}));
+    subscription = connection->subscribe([this](const cdp::Event& event) { on_event(event); });
+    VIMGPT_TRY_VOID(call("session.subscribe", {{"events", {"browsingContext", "network", "input"}}}));
+    VIMGPT_TRY(Json tree, call("browsingContext.getTree", {{"maxDepth", 0}}));
+    if (!tree["contexts"].is_array() || tree["contexts"].empty()) {
+      return fail(ErrorKind::Protocol, "Firefox has no tab to work in");
+    }
+    {
+      std::scoped_lock lock(mutex);
+      context = tree["contexts"][0].value("context", "");
+      pages = {context};
+    }
+    if (options.navigation_filter) {
+      VIMGPT_TRY_VOID(call("network.addIntercept", {{"phases", {"beforeRequestSent"}}}));
+    }
+    Json behaviour = options.download_dir.empty()
+                         ? Json{{"type", "denied"}}
+                         : Json{{"type", "allowed"}, {"destinationFolder", options.download_dir}};
+    VIMGPT_TRY_VOID(call("browser.setDownloadBehavior", {{"downloadBehavior", behaviour}}));
+    if (!options.user_agent.empty()) {
+      VIMGPT_TRY_VOID(call("emulation.setUserAgentOverride", {{"userAgent", options.user_agent}}));
+    }
+    return apply_viewport();
+  }
+
+  Status apply_viewport() {
+    const auto& v = options.viewport;
+    return call("browsingContext.setViewport", {{"context", current()},
+                                                {"viewport", {{"width", v.width}, {"height", v.height}}},
+                                                {"devicePixelRatio", v.device_scale_factor}})
+                   .has_value()
+               ? ok()
+               : fail(ErrorKind::Protocol, "Firefox did not take the viewport");
+  }
+
+  // Follows a tab the page opened, as on Chromium.
+  void follow_new_tabs() {
+    std::scoped_lock lock(mutex);
+    if (opened.empty()) return;
+    previous.push_back(context);
+    context = opened.back();
+    pages.insert(pages.end(), opened.begin(), opened.end());
+    opened.clear();
+    ++generation;
+  }
+
+  Result<Json> evaluate(const Json& target, std::string_view expression) {
+    VIMGPT_TRY(
+        Json result,
+        call("script.evaluate",
+             {{"expression", expression}, {"target", target}, {"awaitPromise", true}, {"resultOwnership", "none"}}));
+    if (result.value("type", "") == "exception") {
+      return fail(ErrorKind::Protocol, result["exceptionDetails"].value("text", "the script threw"));
+    }
+    return bidi::plain(result.value("result", Json()));
+  }
+
+  Status perform(Json actions) {
+    VIMGPT_TRY_VOID(call("input.performActions", {{"context", current()}, {"actions", std::move(actions)}}));
+    return ok();
+  }
+
+  // Until no request has been in flight for the network-quiet window, at most `cap`.
+  void wait_network_quiet(milliseconds cap) {
+    std::unique_lock lock(mutex);
+    const auto deadline = bidi::Clock::now() + cap;
+    while (bidi::Clock::now() < deadline && connection->alive()) {
+      const bool idle = std::none_of(requests_in_flight.begin(), requests_in_flight.end(),
+                                     [&](const auto& r) { return ours(r.second); });
+      const auto quiet_at = network_changed + options.settle.network_quiet;
+      if (idle && bidi::Clock::now() >= quiet_at) return;
+      changed.wait_until(lock, idle ? std::min(quiet_at, deadline) : deadline);
+    }
+  }
+
+  // Until the navigations started so far have ended, at most `cap`, then network-quiet.
+  void wait_loaded(milliseconds cap) {
+    {
+      std::unique_lock lock(mutex);
+      changed.wait_for(lock, cap, [&] { return loaded >= started || !connection->alive(); });
+    }
+    wait_network_quiet(options.settle.idle_cap);
+  }
+};
+
+}  // namespace vimgpt::browser

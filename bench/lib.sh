@@ -5,10 +5,13 @@
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${VIMGPT_BENCH_BUILD:-$ROOT/build-bench}
 
-# Builds TARGETS ("all": everything) in Release into $BUILD; the build's own output goes to stderr.
+# Builds TARGETS ("all": everything) in Release into $BUILD; the build's own output goes to stderr. A folder given in
+# VIMGPT_BENCH_BUILD that is configured already is built as it is, in its own build type.
 release_build() {  # TARGET...
-  cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DVIMGPT_BUILD_TESTS=OFF \
-    -DVIMGPT_BUILD_BENCH=ON >/dev/null
+  if [[ -z ${VIMGPT_BENCH_BUILD:-} || ! -f $BUILD/CMakeCache.txt ]]; then
+    cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DVIMGPT_BUILD_TESTS=OFF \
+      -DVIMGPT_BUILD_BENCH=ON >/dev/null
+  fi
   cmake --build "$BUILD" -j"$(nproc)" --target "$@" >&2
 }
 

@@ -109,7 +109,7 @@ Status BidiTab::press(const KeyPress& keys) {
        {std::pair{kControl, "Control"}, std::pair{kShift, "Shift"}, std::pair{kAlt, "Alt"}, std::pair{kMeta, "Meta"}}) {
     if ((keys.modifiers & bit) == 0) continue;
     down.push_back({{"type", "keyDown"}, {"value", key_value(name)}});
-    up.insert(up.begin(), {{"type", "keyUp"}, {"value", key_value(name)}});
+    up.insert(up.begin(), Json{{"type", "keyUp"}, {"value", key_value(name)}});  // a braced list would insert two
   }
   Json actions = down;
   actions.push_back({{"type", "keyDown"}, {"value", key_value(keys.key)}});

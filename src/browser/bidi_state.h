@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <set>
+#include <thread>
 
 #include "browser/bidi_tab.h"
 #include "browser/tab_impl.h"
@@ -17,6 +19,10 @@ namespace bidi {
 using Clock = std::chrono::steady_clock;
 constexpr milliseconds kBidiTimeout{15000};
 constexpr const char* kSandbox = "vimgpt";  // the isolated world's realm, as CDP's world is named
+// BiDi's network events come from Firefox's parent process, a little after the page acted: a request a load handler
+// starts can reach us later than the 50 ms network-quiet window Chromium needs after its load event (the browser
+// suite's late-content test failed with it on Firefox). After a load the network is quiet no sooner than this.
+constexpr milliseconds kLoadHandlersWindow{200};
 
 // A BiDi remote value (https://w3c.github.io/webdriver-bidi/#type-script-RemoteValue) as plain JSON, as CDP's
 // returnByValue gives it: objects from their [key, value] pairs, special numbers and what JSON cannot hold as null.
@@ -45,6 +51,18 @@ inline Json plain(const Json& remote) {
 
 }  // namespace bidi
 
+// The live view's stream. Firefox 153 has no screencast (browsingContext.startScreencast is an unknown command there),
+// so while someone watches a thread captures the viewport every kInterval and passes a frame on only when it differs
+// from the last one: none while nothing changes, as Chromium's screencast.
+struct BidiScreencast {
+  static constexpr milliseconds kInterval{200};
+  std::mutex mutex;
+  std::condition_variable wake;
+  FrameSink sink;  // empty: stopped
+  ScreencastOptions options;
+  std::thread thread;
+};
+
 struct BidiTab::State {
   std::shared_ptr<cdp::Connection> connection;
   cdp::LaunchOptions launch;
@@ -62,6 +80,7 @@ struct BidiTab::State {
   std::map<std::string, std::string> frames;              // child context → its parent
   std::map<std::string, std::string> requests_in_flight;  // request id → context
   bidi::Clock::time_point network_changed = bidi::Clock::now();
+  bidi::Clock::time_point load_ended = bidi::Clock::now();
   std::uint64_t generation = 0;  // documents committed in the context worked in
   std::uint64_t started = 0;     // navigations started there
   std::uint64_t loaded = 0;      // and ended (load, failure, a download instead)
@@ -69,7 +88,9 @@ struct BidiTab::State {
   std::vector<Dialog> dialogs;
   std::vector<BlockedNavigation> blocked;
   std::vector<Download> downloads;
+  int downloads_going = 0;          // begun, not yet ended
   std::optional<Json> file_dialog;  // the element of the last file chooser the page opened
+  BidiScreencast screencast;
 
   Result<Json> call(std::string_view method, Json params, milliseconds timeout = bidi::kBidiTimeout) {
     return connection->call(method, std::move(params), {}, timeout);
@@ -111,6 +132,8 @@ struct BidiTab::State {
                 method == "browsingContext.downloadWillBegin" || method == "browsingContext.navigationAborted") &&
                at == context) {
       loaded = started;
+      load_ended = bidi::Clock::now();
+      if (method == "browsingContext.downloadWillBegin") ++downloads_going;
     } else if (method == "browsingContext.navigationCommitted" && at == context) {
       ++generation;
       known_url = p.value("url", known_url);
@@ -128,10 +151,14 @@ struct BidiTab::State {
       connection->post("browsingContext.handleUserPrompt",
                        {{"context", at}, {"accept", kind == DialogType::Alert || kind == DialogType::BeforeUnload}});
     } else if (method == "browsingContext.downloadEnd" && ours(at)) {
-      const std::string status = p.value("status", "");
-      downloads.push_back({p.value("url", ""),
-                           p.value("filepath", Json()).is_string() ? p["filepath"].get<std::string>() : "", 0,
-                           status == "complete" ? DownloadState::Completed : DownloadState::Canceled});
+      if (downloads_going > 0) --downloads_going;
+      const bool complete = p.value("status", "") == "complete";
+      const std::string file = p.value("filepath", Json()).is_string() ? p["filepath"].get<std::string>() : "";
+      // BiDi says where the file is, not how big: the file does.
+      std::error_code unknown;
+      const auto bytes = complete && !file.empty() ? std::filesystem::file_size(file, unknown) : 0;
+      downloads.push_back({p.value("url", ""), file, unknown ? 0 : static_cast<std::int64_t>(bytes),
+                           complete ? DownloadState::Completed : DownloadState::Canceled});
     } else if (method == "network.beforeRequestSent") {
       // Every held request is answered, a tab's the page opened and not yet followed too: one left held would hold
       // up its page's load event for good.
@@ -230,6 +257,12 @@ struct BidiTab::State {
     return ok();
   }
 
+  // When the network will have been quiet long enough, if no request starts: the network-quiet window after the last
+  // change, and the load handlers' window after a load.
+  bidi::Clock::time_point quiet_from() const {
+    return std::max(network_changed + options.settle.network_quiet, load_ended + bidi::kLoadHandlersWindow);
+  }
+
   // Until no request has been in flight for the network-quiet window, at most `cap`.
   void wait_network_quiet(milliseconds cap) {
     std::unique_lock lock(mutex);
@@ -237,11 +270,14 @@ struct BidiTab::State {
     while (bidi::Clock::now() < deadline && connection->alive()) {
       const bool idle = std::none_of(requests_in_flight.begin(), requests_in_flight.end(),
                                      [&](const auto& r) { return ours(r.second); });
-      const auto quiet_at = network_changed + options.settle.network_quiet;
+      const auto quiet_at = quiet_from();
       if (idle && bidi::Clock::now() >= quiet_at) return;
       changed.wait_until(lock, idle ? std::min(quiet_at, deadline) : deadline);
     }
   }
+
+  // The screencast's loop (BidiScreencast), on its own thread until the sink is taken away.
+  void stream_frames();
 
   // Until the navigations started so far have ended, at most `cap`, then network-quiet.
   void wait_loaded(milliseconds cap) {

@@ -2,7 +2,10 @@
 // installed browser and https://w3c.github.io/webdriver-bidi/).
 #include "browser/bidi_state.h"
 
+#include <cmath>
+
 #include "common/base64.h"
+#include "common/pixels.h"
 
 namespace vimgpt::browser {
 
@@ -29,9 +32,11 @@ BidiTab::~BidiTab() {
 
 Status BidiTab::navigate(std::string_view url) {
   s_->follow_new_tabs();
+  const std::uint64_t generation = page_generation();
+  // The load cap is the command's own deadline: a page that never finishes loading is used as it is once it passes.
   const auto started =
       s_->call("browsingContext.navigate", {{"context", s_->current()}, {"url", url}, {"wait", "complete"}},
-               s_->options.settle.load_cap + kBidiTimeout);
+               s_->options.settle.load_cap);
   if (!started) {
     std::optional<BlockedNavigation> refused;
     {
@@ -40,7 +45,17 @@ Status BidiTab::navigate(std::string_view url) {
     }
     if (refused) return fail(ErrorKind::Refused, "navigation to " + refused->url + " was blocked: " + refused->reason);
     if (started.error().kind == ErrorKind::Timeout) return ok();  // loading past the cap: the page is used as it is
-    return fail(ErrorKind::Navigation, "could not load " + std::string(url) + ": " + started.error().message);
+    // A dead browser (or an interrupted wait) is not a page that failed to load.
+    if (started.error().kind != ErrorKind::Protocol) return started.failure();
+    // Firefox 153's navigation tracker also fails a load when an error page shows in one of its frames (a saved
+    // page's third-party ad frame, say: "Address rejected"), though the document itself came: it is used as loaded.
+    const auto document = page_generation() > generation ? evaluate("document.documentURI") : Result<Json>(Json());
+    if (document && document->is_string() && !document->get<std::string>().starts_with("about:")) {
+      s_->wait_loaded(s_->options.settle.load_cap);
+      return ok();
+    }
+    return fail(ErrorKind::Navigation,
+                "could not load " + std::string(url) + ": " + with_reason(started.error().message));
   }
   s_->wait_network_quiet(s_->options.settle.idle_cap);
   return ok();
@@ -107,7 +122,7 @@ NetworkState BidiTab::network_state() const {
   state.changed = s_->network_changed;
   state.idle = std::none_of(s_->requests_in_flight.begin(), s_->requests_in_flight.end(),
                             [&](const auto& r) { return s_->ours(r.second); });
-  state.quiet = state.idle && Clock::now() >= s_->network_changed + s_->options.settle.network_quiet;
+  state.quiet = state.idle && Clock::now() >= s_->quiet_from();
   return state;
 }
 
@@ -125,27 +140,92 @@ const Viewport& BidiTab::viewport() const {
   return s_->options.viewport;
 }
 
-// BiDi captures at the viewport's size: a smaller frame is scaled by whoever sends it on (the vision module does).
+// BiDi captures at the viewport's size only: a scaled frame (the agent's, at the model's width) is scaled here, from a
+// capture fine enough (JPEG at 90 or better) that its second encoding loses nothing a model or a person would see.
 Result<Screenshot> BidiTab::screenshot(const ScreenshotOptions& options) {
-  Json format = {{"type", options.format == ImageFormat::Jpeg ? "image/jpeg" : "image/png"}};
-  if (options.format == ImageFormat::Jpeg) format["quality"] = options.quality / 100.0;
   if (options.format != ImageFormat::Jpeg && options.format != ImageFormat::Png) {
     return fail(ErrorKind::Unsupported, "Firefox captures PNG or JPEG only");
   }
+  if (options.scale <= 0 || options.scale > 4) {
+    return fail(ErrorKind::InvalidArgument, "screenshot scale must be in (0, 4]");
+  }
+  const bool scaled = options.scale != 1.0;
+  const int quality = std::clamp(scaled ? std::max(options.quality, 90) : options.quality, 1, 100);
+  Json format = {{"type", options.format == ImageFormat::Jpeg ? "image/jpeg" : "image/png"}};
+  if (options.format == ImageFormat::Jpeg) format["quality"] = quality / 100.0;
   VIMGPT_TRY(Json shot, s_->call("browsingContext.captureScreenshot",
                                  {{"context", s_->current()}, {"origin", "viewport"}, {"format", format}}));
   VIMGPT_TRY(std::string bytes, base64_decode(shot.value("data", "")));
+  if (scaled) {
+    VIMGPT_TRY(Pixels pixels, decode_pixels(bytes));
+    const int width = std::max(1, static_cast<int>(std::lround(pixels.width * options.scale)));
+    VIMGPT_TRY(pixels, scale_to_width(pixels, width));
+    if (options.format == ImageFormat::Jpeg) {
+      VIMGPT_TRY(bytes, encode_jpeg(pixels, std::clamp(options.quality, 1, 100)));
+    } else {
+      VIMGPT_TRY(bytes, encode_png(pixels));
+    }
+  }
   auto image = inspect_image(std::move(bytes));
   if (!image) return fail(ErrorKind::Protocol, "Firefox returned a screenshot that is not a readable image");
   return image;
 }
 
-void BidiTab::start_screencast(FrameSink, const ScreencastOptions&) {
-  // Firefox 153 has no screencast (browsingContext.startScreencast is an unknown command there): the live view
-  // shows the model's frames only.
+void BidiTab::State::stream_frames() {
+  std::string last;
+  std::unique_lock lock(screencast.mutex);
+  while (screencast.sink) {
+    const Json format = {{"type", "image/jpeg"}, {"quality", screencast.options.quality / 100.0}};
+    lock.unlock();
+    std::shared_ptr<cdp::Connection> link;  // a relaunch replaces it
+    std::string at;                         // and following a new tab changes it
+    {
+      std::scoped_lock state(mutex);
+      link = connection;
+      at = context;
+    }
+    if (link && link->alive()) {
+      auto shot = link->call("browsingContext.captureScreenshot",
+                             {{"context", at}, {"origin", "viewport"}, {"format", format}}, {}, bidi::kBidiTimeout);
+      auto bytes = shot ? base64_decode(shot->value("data", "")) : Result<std::string>(shot.failure());
+      if (bytes && *bytes != last) {
+        last = *bytes;
+        auto frame = inspect_image(std::move(*bytes));
+        FrameSink sink;
+        {
+          std::scoped_lock cast(screencast.mutex);
+          sink = screencast.sink;
+        }
+        if (frame && sink) sink(std::move(*frame));
+      }
+    }
+    lock.lock();
+    screencast.wake.wait_for(lock, BidiScreencast::kInterval, [&] { return !screencast.sink; });
+  }
 }
 
-void BidiTab::stop_screencast() {}
+void BidiTab::start_screencast(FrameSink sink, const ScreencastOptions& options) {
+  auto& cast = s_->screencast;
+  std::scoped_lock lock(cast.mutex);
+  const bool running = static_cast<bool>(cast.sink);
+  cast.sink = std::move(sink);
+  cast.options = options;
+  if (running) return;                             // the loop takes the new sink
+  if (cast.thread.joinable()) cast.thread.join();  // a loop that was told to stop has ended, or is about to
+  cast.thread = std::thread([s = s_.get()] { s->stream_frames(); });
+}
+
+void BidiTab::stop_screencast() {
+  auto& cast = s_->screencast;
+  std::thread ending;
+  {
+    std::scoped_lock lock(cast.mutex);
+    cast.sink = nullptr;
+    cast.wake.notify_all();
+    ending = std::move(cast.thread);
+  }
+  if (ending.joinable()) ending.join();
+}
 
 Status BidiTab::scroll(ScrollDirection direction) {
   return scroll_by_script(*this, direction);
@@ -290,8 +370,9 @@ std::vector<Dialog> BidiTab::take_dialogs() {
   return std::exchange(s_->dialogs, {});
 }
 
-std::vector<Download> BidiTab::take_downloads(milliseconds) {
-  std::scoped_lock lock(s_->mutex);
+std::vector<Download> BidiTab::take_downloads(milliseconds cap) {
+  std::unique_lock lock(s_->mutex);
+  s_->changed.wait_for(lock, cap, [&] { return s_->downloads_going == 0 || !s_->connection->alive(); });
   return std::exchange(s_->downloads, {});
 }
 
@@ -339,7 +420,9 @@ int BidiTab::browser_pid() const {
 }
 
 void BidiTab::close() {
-  if (!s_ || !s_->connection) return;
+  if (!s_) return;
+  stop_screencast();
+  if (!s_->connection) return;
   s_->connection->unsubscribe(s_->subscription);
   s_->connection->close();
   s_->connection.reset();

@@ -1,5 +1,6 @@
 // Navigating, and waiting until the page has settled: the load event, the network quiet, the DOM quiet.
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <utility>
 
@@ -14,8 +15,8 @@ milliseconds remaining(Clock::time_point deadline) {
   return std::max(milliseconds{0}, std::chrono::duration_cast<milliseconds>(deadline - Clock::now()));
 }
 
-// Chromium's network error names are exact but terse: the common ones get a reason in plain words, for the
-// person reading the error and for the model reading it in its history.
+}  // namespace
+
 std::string with_reason(const std::string& error) {
   static constexpr std::pair<std::string_view, std::string_view> kReasons[] = {
       {"net::ERR_CONNECTION_REFUSED", "nothing is listening at that address"},
@@ -32,12 +33,32 @@ std::string with_reason(const std::string& error) {
       {"net::ERR_CERT_COMMON_NAME_INVALID", "the site's certificate is for another host name"},
       {"net::ERR_CERT_DATE_INVALID", "the site's certificate has expired or is not valid yet"},
       {"net::ERR_TOO_MANY_REDIRECTS", "the site redirects in a loop"},
+      // Firefox's (Gecko's nsresult names, which its BiDi navigation errors carry inside a longer message).
+      {"NS_ERROR_CONNECTION_REFUSED", "nothing is listening at that address"},
+      {"NS_ERROR_UNKNOWN_HOST", "that host name does not resolve"},
+      {"NS_ERROR_OFFLINE", "this machine is offline"},
+      {"NS_ERROR_NET_TIMEOUT", "the server did not answer in time"},
+      {"NS_ERROR_NET_RESET", "the server closed the connection"},
+      {"NS_ERROR_NET_INTERRUPT", "the server closed the connection"},
+      {"NS_ERROR_NET_EMPTY_RESPONSE", "the server closed the connection without an answer"},
+      {"NS_ERROR_PORT_ACCESS_NOT_ALLOWED", "Firefox never connects to that port: it is on its list of unsafe ports"},
+      {"NS_ERROR_PROXY_CONNECTION_REFUSED", "the proxy Firefox is set to use refused the connection"},
+      {"NS_ERROR_REDIRECT_LOOP", "the site redirects in a loop"},
   };
   for (const auto& [name, reason] : kReasons) {
-    if (error == name) return error + " (" + std::string(reason) + ")";
+    const auto at = error.find(name);
+    // The whole name: NS_ERROR_NET_RESET is not NS_ERROR_NET_RESET_SOMETHING.
+    const auto after = at + name.size();
+    if (at == std::string::npos ||
+        (after < error.size() && (std::isalnum(static_cast<unsigned char>(error[after])) || error[after] == '_'))) {
+      continue;
+    }
+    return error.substr(0, after) + " (" + std::string(reason) + ")" + error.substr(after);
   }
   return error;
 }
+
+namespace {
 
 bool is_lifecycle(const cdp::Event& event, std::string_view name, std::string_view loader) {
   return event.method == "Page.lifecycleEvent" && event.params.value("name", "") == name &&

@@ -18,6 +18,9 @@ inline constexpr const char* kWorldName = "vimgpt";
 // What every engine does the same way, through the page itself: scroll by most of a screen (the page, or the
 // scrollable element in the middle of the viewport).
 Status scroll_by_script(Tab& tab, ScrollDirection direction);
+// A failed load's error as the engine names it (Chromium's net::ERR_…, Firefox's NS_ERROR_…), with the common ones'
+// reason in plain words after the name, for the person reading it and for the model reading it in its history.
+std::string with_reason(const std::string& error);
 // That a viewport can be set: InvalidArgument otherwise.
 Status valid_viewport(const Viewport& viewport);
 // That a point lies inside the viewport: InvalidArgument saying where it is otherwise.

@@ -60,7 +60,10 @@ struct LaunchOptions {
   std::string user_agent;
   int window_width = 1080;
   int window_height = 720;
-  std::vector<std::string> extra_args;  // a --disable-features here is added to kDisabledFeatures
+  std::vector<std::string> extra_args;  // Chromium: a --disable-features here is added to kDisabledFeatures
+  // Firefox: prefs written to the profile's user.js after ours (so they win), each a name and a value in user.js
+  // syntax ("true", "3", "\"text\"").
+  std::vector<std::pair<std::string, std::string>> firefox_prefs;
 };
 
 // Carries whole JSON messages to and from one browser. Implementations: a pipe to a child Chromium
@@ -86,10 +89,10 @@ class Transport {
 // launched it does (PR_SET_PDEATHSIG follows the thread): launch from one that lives as long as the browser.
 Result<std::unique_ptr<Transport>> launch_chromium(const LaunchOptions& options);
 
-// Starts Firefox (Debian's firefox-esr) headless for WebDriver BiDi: a fresh profile (or user_data_dir) with the prefs
-// an automated Firefox needs, and the WebSocket its remote agent announces, connected. The transport owns the
-// process as launch_chromium's does. BiDi's messages ride on Connection: commands by id, "success"/"error" replies
-// and "event"s (https://w3c.github.io/webdriver-bidi/).
+// Starts Firefox (Debian's firefox-esr; headless, headed, or on an Xvfb of its own) for WebDriver BiDi: a fresh profile
+// (or user_data_dir) with the prefs an automated Firefox needs, and the WebSocket its remote agent announces,
+// connected. The transport owns the process as launch_chromium's does. BiDi's messages ride on Connection: commands by
+// id, "success"/"error" replies and "event"s (https://w3c.github.io/webdriver-bidi/).
 Result<std::unique_ptr<Transport>> launch_firefox(const LaunchOptions& options);
 
 inline constexpr milliseconds kDefaultConnectTimeout{10000};

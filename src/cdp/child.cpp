@@ -110,7 +110,15 @@ void end_child(pid_t pid, int grace_ms) {
     }
     ::poll(nullptr, 0, 5);
   }
-  ::kill(-pid, SIGKILL);  // helpers of its group that outlived it
+  // Helpers of its group that outlived it: killed, and collected when we are their subreaper (launch_firefox makes us
+  // one, as launch_chromium does) so that none is left, not even a zombie.
+  const auto collect_by = std::chrono::steady_clock::now() + std::chrono::milliseconds(grace_ms);
+  while (std::chrono::steady_clock::now() < collect_by) {
+    ::kill(-pid, SIGKILL);
+    const pid_t reaped = ::waitpid(-pid, nullptr, WNOHANG);
+    if (reaped < 0 && errno == ECHILD) break;
+    if (reaped == 0) ::poll(nullptr, 0, 2);
+  }
 }
 
 }  // namespace vimgpt::cdp

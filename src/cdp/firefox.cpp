@@ -3,6 +3,7 @@
 // connected at /session. Facts read 2026-12-02 from Firefox ESR 153.8's remote agent and Puppeteer's Firefox
 // launcher (packages/browsers/src/browser-data/firefox.ts, FirefoxLauncher.ts).
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <array>
@@ -16,6 +17,7 @@
 
 #include "cdp/cdp.h"
 #include "cdp/child.h"
+#include "cdp/xvfb.h"
 
 namespace vimgpt::cdp {
 namespace {
@@ -71,19 +73,30 @@ constexpr const char* kPrefs[][2] = {
     {"toolkit.telemetry.server", "\"\""},
 };
 
-Status write_prefs(const std::filesystem::path& profile) {
+Status write_prefs(const std::filesystem::path& profile, const LaunchOptions& options) {
   std::ofstream out(profile / "user.js", std::ios::app);
-  for (const auto& [name, value] : kPrefs) out << "user_pref(\"" << name << "\", " << value << ");\n";
+  const auto write = [&](std::string_view name, std::string_view value) {
+    out << "user_pref(" << nlohmann::json(name).dump() << ", " << value << ");\n";
+  };
+  for (const auto& [name, value] : kPrefs) write(name, value);
+  // Firefox reads no User-Agent flag: the pref is the way (the Tab sets it over BiDi as well).
+  if (!options.user_agent.empty()) write("general.useragent.override", nlohmann::json(options.user_agent).dump());
+  for (const auto& [name, value] : options.firefox_prefs) write(name, value);
   if (!out) return fail(ErrorKind::Io, "cannot write the Firefox profile's user.js in " + profile.string());
   return ok();
 }
 
-// The BiDi WebSocket, and the process behind it: closing ends Firefox and every process of its group, and removes
-// a temporary profile.
+// The BiDi WebSocket, and the process behind it: closing ends Firefox and every process of its group, removes a
+// temporary profile, and ends the Xvfb of an --xvfb run.
 class FirefoxTransport final : public Transport {
  public:
-  FirefoxTransport(pid_t pid, std::unique_ptr<Transport> socket, std::filesystem::path scratch, int output)
-      : pid_(pid), socket_(std::move(socket)), scratch_(std::move(scratch)), output_(output) {
+  FirefoxTransport(pid_t pid, std::unique_ptr<Transport> socket, std::filesystem::path scratch, int output,
+                   std::unique_ptr<VirtualDisplay> display)
+      : display_(std::move(display)),
+        pid_(pid),
+        socket_(std::move(socket)),
+        scratch_(std::move(scratch)),
+        output_(output) {
     // Firefox keeps writing to stderr; a full pipe would stop it.
     drain_ = std::thread([fd = output_] {
       std::array<char, 4096> buffer{};
@@ -106,11 +119,13 @@ class FirefoxTransport final : public Transport {
     ::close(output_);
     std::error_code ignored;
     if (!scratch_.empty()) std::filesystem::remove_all(scratch_, ignored);
+    display_.reset();
   }
   [[nodiscard]] std::string describe() const override { return "Firefox (pid " + std::to_string(pid_) + ")"; }
   [[nodiscard]] int process_id() const override { return pid_; }
 
  private:
+  std::unique_ptr<VirtualDisplay> display_;  // --xvfb: Firefox's own display
   pid_t pid_;
   std::unique_ptr<Transport> socket_;
   std::filesystem::path scratch_;
@@ -141,10 +156,15 @@ Result<std::unique_ptr<Transport>> launch_firefox(const LaunchOptions& options) 
     return fail(ErrorKind::NotFound, "Firefox not found at " + firefox +
                                          ": run scripts/setup.sh to install firefox-esr, or set FIREFOX_PATH");
   }
-  if (options.display != Display::Headless) {
-    return fail(ErrorKind::Unsupported, "Firefox runs headless here (--headed and --xvfb are Chromium's for now)");
+  if (options.display == Display::Headed && std::getenv("DISPLAY") == nullptr &&
+      std::getenv("WAYLAND_DISPLAY") == nullptr) {
+    return fail(ErrorKind::Unsupported,
+                "--headed needs a display and this session has none (no DISPLAY or WAYLAND_DISPLAY): use --xvfb");
   }
   if (!options.extension_dir.empty()) return fail(ErrorKind::Unsupported, "--extension loads Chromium extensions");
+  // Firefox's content processes outlive it by a moment: as their subreaper we collect them (end_child) instead of
+  // leaving them to init.
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
   std::string scratch_pattern = (std::filesystem::temp_directory_path() / "vimgpt-firefox-XXXXXX").string();
   if (::mkdtemp(scratch_pattern.data()) == nullptr) {
     return fail(ErrorKind::Io, std::string("cannot create a temporary folder for Firefox: ") + std::strerror(errno));
@@ -156,7 +176,7 @@ Result<std::unique_ptr<Transport>> launch_firefox(const LaunchOptions& options) 
   std::filesystem::create_directories(profile, error);
   std::filesystem::create_directories(scratch / "tmp", error);
   auto discard = [&] { std::filesystem::remove_all(scratch, error); };
-  if (auto written = write_prefs(profile); !written) {
+  if (auto written = write_prefs(profile, options); !written) {
     discard();
     return written.failure();
   }
@@ -165,14 +185,23 @@ Result<std::unique_ptr<Transport>> launch_firefox(const LaunchOptions& options) 
     discard();
     return fail(ErrorKind::Io, std::string("cannot create a pipe for Firefox: ") + std::strerror(errno));
   }
-  const auto environment = environment_with({"TMPDIR=" + (scratch / "tmp").string()});
-  std::vector<std::string> argv = {firefox,     "--no-remote",    "--headless",
-                                   "--profile", profile.string(), "--remote-debugging-port=0"};
-  if (!options.user_agent.empty()) {
-    // Firefox reads no User-Agent flag: the pref is the way (the Tab sets it over BiDi as well).
-    std::ofstream(profile / "user.js", std::ios::app)
-        << "user_pref(\"general.useragent.override\", " << nlohmann::json(options.user_agent).dump() << ");\n";
+  std::unique_ptr<VirtualDisplay> display;
+  if (options.display == Display::Xvfb) {
+    auto started = VirtualDisplay::start(options.window_width, options.window_height);
+    if (!started) {
+      ::close(output[0]);
+      ::close(output[1]);
+      discard();
+      return started.failure();
+    }
+    display = std::move(*started);
   }
+  const auto environment =
+      display ? environment_with({"TMPDIR=" + (scratch / "tmp").string(), "DISPLAY=" + display->name()},
+                                 {"WAYLAND_DISPLAY", "MOZ_HEADLESS"})
+              : environment_with({"TMPDIR=" + (scratch / "tmp").string()});
+  std::vector<std::string> argv = {firefox, "--no-remote", "--profile", profile.string(), "--remote-debugging-port=0"};
+  if (options.display == Display::Headless) argv.emplace_back("--headless");
   argv.emplace_back("about:blank");
   auto pid = spawn_child({argv, environment, {}, output[1]});
   ::close(output[1]);
@@ -196,7 +225,8 @@ Result<std::unique_ptr<Transport>> launch_firefox(const LaunchOptions& options) 
   if (!socket) {
     return abandon("cannot reach Firefox's WebDriver BiDi server at " + url + ": " + socket.error().message);
   }
-  return std::unique_ptr<Transport>(std::make_unique<FirefoxTransport>(*pid, std::move(*socket), scratch, output[0]));
+  return std::unique_ptr<Transport>(
+      std::make_unique<FirefoxTransport>(*pid, std::move(*socket), scratch, output[0], std::move(display)));
 }
 
 }  // namespace vimgpt::cdp

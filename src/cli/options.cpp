@@ -26,7 +26,8 @@ void add_browser_flags(CLI::App& app, Options& o) {
   app.add_flag("--headed", o.headed, "Show the browser window (default: headless)");
   app.add_option("--engine", o.engine,
                  "The browser: chromium (default) or firefox (Debian's firefox-esr, over WebDriver BiDi; see "
-                 "docs/engines.md for what it does not do yet)");
+                 "docs/engines.md for what it does not do yet)")
+      ->envname("VIMGPT_ENGINE");
   app.add_flag("--xvfb", o.xvfb,
                "Run the full browser headed on a virtual display of its own (Xvfb), on a machine without one: what "
                "a site sees is a person's browser");
@@ -182,9 +183,7 @@ Result<cdp::LaunchOptions> launch_options(const Options& o, const Config& config
   if (launch.engine == cdp::Engine::Firefox) {
     if (!o.browsers.empty())
       return usage_error("--engine firefox launches a local Firefox; it does not go with --browser yet");
-    if (o.headed || o.xvfb || !o.extension.empty()) {
-      return usage_error("--engine firefox runs headless: --headed, --xvfb and --extension are Chromium's for now");
-    }
+    if (!o.extension.empty()) return usage_error("--extension loads a Chromium extension; not with --engine firefox");
   }
   launch.user_data_dir = o.user_data_dir;
   launch.extension_dir = o.extension;

@@ -1,6 +1,6 @@
-// Decoded pixels and their codecs, for the model client (which re-encodes frames) and the hint painter (which
-// draws on them): JPEG through libjpeg-turbo (stb's JPEG codecs take several times longer), PNG and the rest
-// through stb_image.
+// Decoded pixels, their codecs and scaling, for the model client (which re-encodes frames), the hint painter (which
+// draws on them) and an engine that cannot scale at capture: JPEG through libjpeg-turbo (stb's JPEG codecs take several
+// times longer), PNG and the rest through stb_image.
 #pragma once
 
 #include <cstdint>
@@ -32,5 +32,12 @@ Result<std::string> encode_jpeg(const Pixels& pixels, int quality);
 
 // RGB or RGBA pixels as a PNG.
 Result<std::string> encode_png(const Pixels& pixels);
+
+// Whether the buffer holds width x height pixels of 3 or 4 channels.
+bool valid_pixels(const Pixels& pixels);
+
+// To `width`, the height in proportion (the input itself when it has that width already): area averaging down (text
+// stays legible, no ringing around labels), stb's filter up.
+Result<Pixels> scale_to_width(const Pixels& pixels, int width);
 
 }  // namespace vimgpt

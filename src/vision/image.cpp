@@ -1,7 +1,6 @@
 // Image handling: MIME sniffing, decoding, scaling and encoding of frames for the model.
 // libstb provides the stb implementations (no STB_*_IMPLEMENTATION here); the codecs are common/pixels.h.
 #include <stb_image.h>
-#include <stb_image_resize.h>
 
 #include <algorithm>
 #include <cmath>
@@ -13,75 +12,6 @@
 #include "vision/vision.h"
 
 namespace vimgpt::vision {
-namespace {
-
-// The input span each output pixel covers, with each input pixel's share of it.
-struct Taps {
-  int first = 0;
-  std::vector<float> weights;
-};
-
-std::vector<Taps> area_taps(int in, int out) {
-  std::vector<Taps> taps(static_cast<std::size_t>(out));
-  const double scale = static_cast<double>(in) / out;
-  for (int o = 0; o < out; ++o) {
-    const double start = o * scale;
-    const double end = std::min<double>(in, (o + 1) * scale);
-    Taps& tap = taps[static_cast<std::size_t>(o)];
-    tap.first = static_cast<int>(start);
-    for (int i = tap.first; i < in && i < end; ++i) {
-      const double covered = std::min<double>(end, i + 1) - std::max<double>(start, i);
-      tap.weights.push_back(static_cast<float>(covered / scale));
-    }
-  }
-  return taps;
-}
-
-// Area averaging (a box filter sized to the scale), separable: for screenshots it keeps text as legible as stb's
-// Mitchell filter at a fraction of its cost, and never rings around the labels' edges.
-void area_downscale(const Pixels& in, Pixels& out) {
-  const int channels = in.channels;
-  const auto columns = area_taps(in.width, out.width);
-  const auto rows = area_taps(in.height, out.height);
-  const std::size_t out_row = static_cast<std::size_t>(out.width) * channels;
-  std::vector<float> horizontal(out_row * static_cast<std::size_t>(in.height));
-  for (int y = 0; y < in.height; ++y) {
-    const std::uint8_t* source = in.data.data() + static_cast<std::size_t>(y) * in.width * channels;
-    float* target = horizontal.data() + static_cast<std::size_t>(y) * out_row;
-    for (int x = 0; x < out.width; ++x) {
-      const Taps& tap = columns[static_cast<std::size_t>(x)];
-      for (int c = 0; c < channels; ++c) {
-        float sum = 0;
-        for (std::size_t k = 0; k < tap.weights.size(); ++k) {
-          sum += tap.weights[k] * source[(static_cast<std::size_t>(tap.first) + k) * channels + c];
-        }
-        target[static_cast<std::size_t>(x) * channels + c] = sum;
-      }
-    }
-  }
-  std::vector<float> accumulator(out_row);
-  for (int y = 0; y < out.height; ++y) {
-    const Taps& tap = rows[static_cast<std::size_t>(y)];
-    std::fill(accumulator.begin(), accumulator.end(), 0.0F);
-    for (std::size_t k = 0; k < tap.weights.size(); ++k) {
-      const float weight = tap.weights[k];
-      const float* source = horizontal.data() + (static_cast<std::size_t>(tap.first) + k) * out_row;
-      for (std::size_t i = 0; i < out_row; ++i) accumulator[i] += weight * source[i];
-    }
-    std::uint8_t* target = out.data.data() + static_cast<std::size_t>(y) * out_row;
-    for (std::size_t i = 0; i < out_row; ++i) {
-      target[i] = static_cast<std::uint8_t>(std::clamp(accumulator[i] + 0.5F, 0.0F, 255.0F));
-    }
-  }
-}
-
-bool valid(const Pixels& pixels) {
-  return pixels.width > 0 && pixels.height > 0 && (pixels.channels == 3 || pixels.channels == 4) &&
-         pixels.data.size() == static_cast<std::size_t>(pixels.width) * static_cast<std::size_t>(pixels.height) *
-                                   static_cast<std::size_t>(pixels.channels);
-}
-
-}  // namespace
 
 Result<EncodedImage> load_image_file(const std::string& path) {
   auto bytes = read_file(path);
@@ -97,31 +27,8 @@ Result<Pixels> decode_image(const EncodedImage& image) {
   return pixels;
 }
 
-Result<Pixels> scale_to_width(const Pixels& pixels, int width) {
-  if (!valid(pixels)) return fail(ErrorKind::InvalidArgument, "scale: pixel buffer does not match its size");
-  if (width <= 0) return fail(ErrorKind::InvalidArgument, "scale: the width must be positive");
-  if (width == pixels.width) return pixels;
-  const double ratio = static_cast<double>(width) / pixels.width;
-  const int height = std::max(1, static_cast<int>(std::lround(pixels.height * ratio)));
-  Pixels scaled;
-  scaled.width = width;
-  scaled.height = height;
-  scaled.channels = pixels.channels;
-  scaled.data.resize(static_cast<std::size_t>(width) * static_cast<std::size_t>(height) *
-                     static_cast<std::size_t>(pixels.channels));
-  if (width < pixels.width) {
-    area_downscale(pixels, scaled);
-    return scaled;
-  }
-  if (stbir_resize_uint8(pixels.data.data(), pixels.width, pixels.height, 0, scaled.data.data(), width, height, 0,
-                         pixels.channels) == 0) {
-    return fail(ErrorKind::Internal, "stb_image_resize failed");
-  }
-  return scaled;
-}
-
 Result<EncodedImage> encode_image(const Pixels& pixels, ImageFormat format, int jpeg_quality) {
-  if (!valid(pixels)) return fail(ErrorKind::InvalidArgument, "encode: pixel buffer does not match its size");
+  if (!valid_pixels(pixels)) return fail(ErrorKind::InvalidArgument, "encode: pixel buffer does not match its size");
   EncodedImage image;
   image.width = pixels.width;
   image.height = pixels.height;

@@ -39,12 +39,11 @@ using vimgpt::EncodedImage;
 using vimgpt::ImageFormat;
 using vimgpt::inspect_image;
 using vimgpt::Pixels;  // common/pixels.h
+using vimgpt::scale_to_width;
 
 Result<EncodedImage> load_image_file(const std::string& path);
 
 Result<Pixels> decode_image(const EncodedImage& image);
-// Aspect kept; returns the input unchanged when it already has that width.
-Result<Pixels> scale_to_width(const Pixels& pixels, int width);
 Result<EncodedImage> encode_image(const Pixels& pixels, ImageFormat format, int jpeg_quality);
 
 // --img-res presets, named by what they cost: each is the widest 3:2 frame of its OpenAI tile count.

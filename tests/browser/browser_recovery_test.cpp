@@ -27,11 +27,13 @@ using browser::DownloadState;
 using browser::Tab;
 using namespace std::chrono_literals;
 
+// The profile folder a browser was started with: Chromium's --user-data-dir=DIR, Firefox's --profile DIR.
 std::string profile_of(int pid) {
   const std::string text = test::command_line_of(pid);
-  const auto at = text.find("--user-data-dir=");
+  const std::string_view flag = test::on_firefox() ? "--profile " : "--user-data-dir=";
+  const auto at = text.find(flag);
   if (at == std::string::npos) return {};
-  const auto begin = at + std::string_view("--user-data-dir=").size();
+  const auto begin = at + flag.size();
   return text.substr(begin, text.find(' ', begin) - begin);
 }
 
@@ -102,10 +104,11 @@ class RecoveryTest : public ::testing::Test {
     EXPECT_FALSE(tab_->alive());
   }
 
-  // A trusted click on the download link, and the wait until Chromium says a download began.
+  // A trusted click on the download link, and the wait until the browser says a download began.
   void click_download_link() {
-    cdp::EventQueue began(tab_->connection(),
-                          [](const cdp::Event& e) { return e.method == "Browser.downloadWillBegin"; });
+    const std::string began_event =
+        test::on_firefox() ? "browsingContext.downloadWillBegin" : "Browser.downloadWillBegin";
+    cdp::EventQueue began(tab_->connection(), [&](const cdp::Event& e) { return e.method == began_event; });
     auto box = tab_->evaluate(
         "(() => { const r = document.getElementById('get').getBoundingClientRect();"
         " return [r.x + r.width / 2, r.y + r.height / 2]; })()");
@@ -198,7 +201,8 @@ TEST_F(RecoveryTest, DownloadsAreSavedUnderTheSitesNameAndReported) {
   auto second = tab_->take_downloads(10s);
   ASSERT_EQ(second.size(), 1U);
   EXPECT_EQ(second[0].state, DownloadState::Completed);
-  EXPECT_EQ(fs::path(second[0].file), dir_ / "downloads" / "report (1).csv");
+  // Made unique as the browser makes names unique.
+  EXPECT_EQ(fs::path(second[0].file), dir_ / "downloads" / (test::on_firefox() ? "report(1).csv" : "report (1).csv"));
   EXPECT_TRUE(fs::exists(first[0].file));
   EXPECT_TRUE(tab_->take_downloads(0ms).empty());  // each download is reported once
 }

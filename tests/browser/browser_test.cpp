@@ -1,4 +1,5 @@
-// The DevTools core against a real Chromium and pages served from 127.0.0.1.
+// The browser core against a real browser and pages served from 127.0.0.1: Chromium, and (the firefox label's
+// copies) Firefox.
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <signal.h>
@@ -65,7 +66,7 @@ TEST_F(BrowserTest, AHeadlessBrowserSendsTheFullBrowsersUserAgent) {
   ASSERT_TRUE(tab_->navigate(server_->url("/ua")));
   const std::string sent = tab_->title().value_or("");
   EXPECT_EQ(sent.find("Headless"), std::string::npos) << sent;
-  EXPECT_NE(sent.find(" Chrome/"), std::string::npos) << sent;
+  EXPECT_NE(sent.find(test::on_firefox() ? " Firefox/" : " Chrome/"), std::string::npos) << sent;
   EXPECT_EQ(tab_->evaluate_in_page("navigator.userAgent").value_or(""), sent);
   const auto brands = tab_->evaluate_in_page("JSON.stringify(navigator.userAgentData?.brands ?? [])");
   ASSERT_TRUE(brands) << brands.error().describe();
@@ -84,8 +85,8 @@ TEST_F(BrowserTest, RefusedConnectionIsANavigationError) {
   auto status = tab_->navigate(refused.url());
   ASSERT_FALSE(status);
   EXPECT_EQ(status.error().kind, ErrorKind::Navigation);
-  EXPECT_NE(status.error().message.find("ERR_CONNECTION_REFUSED (nothing is listening at that address)"),
-            std::string::npos)
+  const std::string code = test::on_firefox() ? "NS_ERROR_CONNECTION_REFUSED" : "ERR_CONNECTION_REFUSED";
+  EXPECT_NE(status.error().message.find(code + " (nothing is listening at that address)"), std::string::npos)
       << status.error().message;
   // The tab is still usable afterwards.
   EXPECT_TRUE(tab_->navigate(server_->url("/fx/input.html")));
@@ -124,9 +125,21 @@ TEST_F(BrowserTest, ScreenshotsDecodeInTheRequestedFormatAndSize) {
   EXPECT_EQ(d.width, 540);
   EXPECT_EQ(d.height, 360);
   auto webp = tab_->screenshot({ImageFormat::Webp, 80, 1.0});
-  ASSERT_TRUE(webp);
-  EXPECT_EQ(webp->bytes.substr(8, 4), "WEBP");
-  EXPECT_EQ(webp->width, 1080);
+  if (test::on_firefox()) {  // BiDi captures PNG and JPEG only
+    ASSERT_FALSE(webp);
+    EXPECT_EQ(webp.error().kind, ErrorKind::Unsupported);
+  } else {
+    ASSERT_TRUE(webp);
+    EXPECT_EQ(webp->bytes.substr(8, 4), "WEBP");
+    EXPECT_EQ(webp->width, 1080);
+  }
+  // A new viewport is what the next capture covers.
+  ASSERT_OK(tab_->set_viewport({800, 600, 1.0}));
+  auto resized = tab_->screenshot();
+  ASSERT_TRUE(resized) << resized.error().describe();
+  EXPECT_EQ(resized->width, 800);
+  EXPECT_EQ(resized->height, 600);
+  EXPECT_EQ(*tab_->evaluate_in_page("innerWidth"), 800);
 }
 
 TEST_F(BrowserTest, ClickIsTrustedTypingFillsAndEnterSubmits) {
@@ -153,9 +166,16 @@ TEST_F(BrowserTest, IsolatedWorldIsInvisibleToThePage) {
   EXPECT_EQ(*tab_->evaluate("window.vimgptPrivate"), 42);
   // Both worlds share the same DOM.
   EXPECT_EQ(*tab_->evaluate("document.getElementById('b').textContent"), "Press");
+  // Values come back as plain JSON, a promise's once it settles; a thrown error is an error.
+  EXPECT_EQ(*tab_->evaluate("({a: [1, 'x', null], b: {c: true}})"),
+            nlohmann::json::parse(R"({"a": [1, "x", null], "b": {"c": true}})"));
+  EXPECT_EQ(*tab_->evaluate("Promise.resolve(7)"), 7);
+  const auto thrown = tab_->evaluate("throw new Error('boom')");
+  ASSERT_FALSE(thrown);
+  EXPECT_NE(thrown.error().message.find("boom"), std::string::npos);
 }
 
-// The full Chromium runs a preloaded script as each document is created, before it is parsed.
+// The full Chromium (and Firefox) runs a preloaded script as each document is created, before it is parsed.
 TEST_F(BrowserTest, PreloadedScriptsRunInTheIsolatedWorldOfEachNewDocumentBeforeItIsParsed) {
   auto full = Tab::launch(test::full_browser_launch());
   ASSERT_TRUE(full) << full.error().describe();
@@ -173,7 +193,12 @@ TEST_F(BrowserTest, PreloadedScriptsRunInTheIsolatedWorldOfEachNewDocumentBefore
   ASSERT_OK(
       tab.evaluate("new Promise((done) => { const f = document.createElement('iframe'); f.onload = () => done(true);"
                    " f.src = '/fx/input.html'; document.body.appendChild(f); })"));
-  EXPECT_EQ(*tab.evaluate("document.querySelector('iframe').contentWindow.runs"), 1);
+  // Read from the parent's world, which Chromium gives the frame's world of the same name for. A Firefox sandbox
+  // reaches only the frame's page window (an Xray), and Tab lists no Firefox frames yet (docs/engines.md): the frame's
+  // own sandbox cannot be asked there.
+  if (!test::on_firefox()) {
+    EXPECT_EQ(*tab.evaluate("document.querySelector('iframe').contentWindow.runs"), 1);
+  }
 }
 
 // The headless shell (the default headless engine) runs it once per document too, when the world is first used.
@@ -315,7 +340,8 @@ TEST_F(BrowserTest, AllRealPagesLoadAndScreenshot) {
   if (names.empty()) GTEST_SKIP() << test::kNoSavedPages;
   int pages = 0;
   for (const auto& name : names) {
-    ASSERT_TRUE(tab_->navigate(server_->url("/pages/" + name))) << name;
+    const auto navigated = tab_->navigate(server_->url("/pages/" + name));
+    ASSERT_TRUE(navigated) << name << ": " << navigated.error().describe();
     auto shot = tab_->screenshot({ImageFormat::Jpeg, 80, 1.0});
     ASSERT_TRUE(shot) << name << ": " << shot.error().describe();
     EXPECT_TRUE(decode(shot->bytes).ok) << name;

@@ -1,5 +1,6 @@
-// The live view on a real Chromium: the tab is streamed only while a page is open, a person's pause and input reach
-// the tab from the run's own thread, and --xvfb runs the full browser headed on a display of its own.
+// The live view on a real browser: the tab is streamed only while a page is open (Chromium's screencast; Firefox's
+// capture loop is tested in firefox/), a person's pause and input reach the tab from the run's own thread, and --xvfb
+// runs the full browser headed on a display of its own.
 #include "live/live.h"
 
 #include <gtest/gtest.h>
@@ -145,7 +146,8 @@ TEST(Xvfb, RunsTheFullBrowserHeadedOnADisplayOfItsOwn) {
     auto tab = browser::Tab::launch(options);
     ASSERT_TRUE(tab) << tab.error().describe();
     const pid_t browser = (*tab)->browser_pid();
-    EXPECT_EQ(std::filesystem::read_symlink("/proc/" + std::to_string(browser) + "/exe").string(), test::kFullChromium);
+    EXPECT_EQ(std::filesystem::read_symlink("/proc/" + std::to_string(browser) + "/exe").string(),
+              test::on_firefox() ? "/usr/lib/firefox-esr/firefox-esr" : test::kFullChromium);
     EXPECT_EQ(test::command_line_of(browser).find("--headless"), std::string::npos);
     const auto environment = test::read_proc(browser, "environ").value_or("");
     const auto at = environment.find("DISPLAY=:");

@@ -4,8 +4,6 @@
 // elements only one of them found, for explaining. Also the hint pass's time on each (median of 5).
 //
 //   engines_bench [OUT.json]      prints a table; writes every page's figures and differences to OUT.json
-#include <httplib.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -14,13 +12,13 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "browser/browser.h"
 #include "hints/hints.h"
 #include "support/browser_options.h"
 #include "support/saved_pages.h"
+#include "support/site_server.h"
 
 namespace {
 
@@ -100,12 +98,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", test::kNoSavedPages);
     return 1;
   }
-  httplib::Server server;
-  server.set_mount_point("/pages", test::saved_pages_dir()->string());
-  const int port = server.bind_to_any_port("127.0.0.1");
-  std::thread serving([&] { server.listen_after_bind(); });
-  while (!server.is_running()) std::this_thread::yield();  // listening starts on the thread
-  const std::string base = "http://127.0.0.1:" + std::to_string(port) + "/pages/";
+  test::SiteServer server;
+  server.mount("/pages", test::saved_pages_dir()->string());
+  const std::string base = server.url("/pages/");
 
   int status = 0;
   Json report = Json::array();
@@ -155,8 +150,6 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "engines_bench: %s\n", e.what());
     status = 1;
   }
-  server.stop();
-  serving.join();
   if (argc > 1) std::ofstream(argv[1]) << report.dump(2) << '\n';
   return status;
 }

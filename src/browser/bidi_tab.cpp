@@ -146,9 +146,7 @@ Result<Screenshot> BidiTab::screenshot(const ScreenshotOptions& options) {
   if (options.format != ImageFormat::Jpeg && options.format != ImageFormat::Png) {
     return fail(ErrorKind::Unsupported, "Firefox captures PNG or JPEG only");
   }
-  if (options.scale <= 0 || options.scale > 4) {
-    return fail(ErrorKind::InvalidArgument, "screenshot scale must be in (0, 4]");
-  }
+  VIMGPT_TRY_VOID(valid_screenshot_scale(options.scale));
   const bool scaled = options.scale != 1.0;
   const int quality = std::clamp(scaled ? std::max(options.quality, 90) : options.quality, 1, 100);
   Json format = {{"type", options.format == ImageFormat::Jpeg ? "image/jpeg" : "image/png"}};

@@ -24,6 +24,11 @@ Result<std::string> Tab::title() {
   return info.title;
 }
 
+Status valid_screenshot_scale(double scale) {
+  if (scale <= 0 || scale > 4) return fail(ErrorKind::InvalidArgument, "screenshot scale must be in (0, 4]");
+  return ok();
+}
+
 Status valid_viewport(const Viewport& viewport) {
   if (viewport.width <= 0 || viewport.height <= 0 || viewport.device_scale_factor <= 0) {
     return fail(ErrorKind::InvalidArgument, "the viewport must be at least 1x1 with a positive scale");

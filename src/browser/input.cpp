@@ -11,9 +11,7 @@ namespace vimgpt::browser {
 
 Result<Screenshot> CdpTab::screenshot(const ScreenshotOptions& options) {
   VIMGPT_TRY_VOID(impl_->follow_new_tabs());
-  if (options.scale <= 0 || options.scale > 4) {
-    return fail(ErrorKind::InvalidArgument, "screenshot scale must be in (0, 4]");
-  }
+  VIMGPT_TRY_VOID(valid_screenshot_scale(options.scale));
   // optimizeForSpeed: Chromium's fastest encoder settings; the frame is re-encoded or sent as is anyway.
   Json params = {{"format", to_string(options.format)}, {"captureBeyondViewport", false}, {"optimizeForSpeed", true}};
   if (options.format != ImageFormat::Png) params["quality"] = std::clamp(options.quality, 1, 100);

@@ -23,6 +23,8 @@ Status scroll_by_script(Tab& tab, ScrollDirection direction);
 std::string with_reason(const std::string& error);
 // That a viewport can be set: InvalidArgument otherwise.
 Status valid_viewport(const Viewport& viewport);
+// That a screenshot's scale is in (0, 4]: InvalidArgument otherwise.
+Status valid_screenshot_scale(double scale);
 // That a point lies inside the viewport: InvalidArgument saying where it is otherwise.
 Status inside(Point point, const Viewport& viewport);
 

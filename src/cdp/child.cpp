@@ -110,10 +110,12 @@ void end_child(pid_t pid, int grace_ms) {
     }
     ::poll(nullptr, 0, 5);
   }
-  // Helpers of its group that outlived it: killed, and collected when we are their subreaper (launch_firefox makes us
-  // one, as launch_chromium does) so that none is left, not even a zombie.
-  const auto collect_by = std::chrono::steady_clock::now() + std::chrono::milliseconds(grace_ms);
-  while (std::chrono::steady_clock::now() < collect_by) {
+  collect_group(pid, grace_ms);  // helpers of its group that outlived it
+}
+
+void collect_group(pid_t pid, int grace_ms) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(grace_ms);
+  while (std::chrono::steady_clock::now() < deadline) {
     ::kill(-pid, SIGKILL);
     const pid_t reaped = ::waitpid(-pid, nullptr, WNOHANG);
     if (reaped < 0 && errno == ECHILD) break;

@@ -34,7 +34,11 @@ Result<pid_t> spawn_child(const ChildSpec& spec);
 Result<std::string> read_line(int fd, const std::function<bool(std::string_view line)>& wanted,
                               std::chrono::milliseconds timeout);
 
-// Ends a child's process group: SIGTERM, then SIGKILL after `grace`; reaped.
+// Ends a child's process group: SIGTERM, then SIGKILL after `grace`; reaped, and the group collected.
 void end_child(pid_t pid, int grace_ms = 2000);
+
+// Kills what is left of the process group `pid` leads and, as long as we are its members' subreaper (the browser
+// launches make us one), reaps them, so none is left, not even a zombie; gives up after `grace_ms`.
+void collect_group(pid_t pid, int grace_ms = 2000);
 
 }  // namespace vimgpt::cdp

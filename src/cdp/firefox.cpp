@@ -180,21 +180,19 @@ Result<std::unique_ptr<Transport>> launch_firefox(const LaunchOptions& options) 
     discard();
     return written.failure();
   }
-  std::array<int, 2> output{};
-  if (::pipe2(output.data(), O_CLOEXEC) != 0) {
-    discard();
-    return fail(ErrorKind::Io, std::string("cannot create a pipe for Firefox: ") + std::strerror(errno));
-  }
   std::unique_ptr<VirtualDisplay> display;
   if (options.display == Display::Xvfb) {
     auto started = VirtualDisplay::start(options.window_width, options.window_height);
     if (!started) {
-      ::close(output[0]);
-      ::close(output[1]);
       discard();
       return started.failure();
     }
     display = std::move(*started);
+  }
+  std::array<int, 2> output{};
+  if (::pipe2(output.data(), O_CLOEXEC) != 0) {
+    discard();
+    return fail(ErrorKind::Io, std::string("cannot create a pipe for Firefox: ") + std::strerror(errno));
   }
   const auto environment =
       display ? environment_with({"TMPDIR=" + (scratch / "tmp").string(), "DISPLAY=" + display->name()},

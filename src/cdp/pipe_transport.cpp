@@ -217,13 +217,7 @@ class PipeTransport final : public Transport {
       }
     }
     // We are the subreaper of the group's orphans, so waiting on the group collects the helpers too.
-    const auto deadline = std::chrono::steady_clock::now() + kGracefulExit;
-    while (std::chrono::steady_clock::now() < deadline) {
-      ::kill(-pid_, SIGKILL);
-      const pid_t reaped = ::waitpid(-pid_, nullptr, WNOHANG);
-      if (reaped < 0 && errno == ECHILD) break;
-      if (reaped == 0) ::poll(nullptr, 0, 2);
-    }
+    collect_group(pid_, static_cast<int>(kGracefulExit.count()));
   }
 
   std::unique_ptr<VirtualDisplay> display_;  // --xvfb: the browser's own display

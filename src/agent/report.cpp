@@ -7,24 +7,10 @@
 #include "agent/agent.h"
 #include "common/base64.h"
 #include "common/file.h"
+#include "common/text.h"
 
 namespace vimgpt::agent {
 namespace {
-
-std::string escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 // A file of the record, or nothing when it is missing (the report shows what there is).
 std::string read_recorded(const std::filesystem::path& path) {
@@ -72,23 +58,23 @@ document.addEventListener('keydown', e => { if (e.key === 'ArrowRight' || e.key 
 void write_step(std::ostringstream& html, const Json& step, const std::filesystem::path& dir) {
   const bool ok = step.value("ok", true);
   html << "<section class=\"step" << (ok ? "" : " error") << "\" id=\"step-" << step.value("step", 0) << "\">\n";
-  html << "<h2>Step " << step.value("step", 0) << ": " << escape(step.value("action", Json::object()).dump())
+  html << "<h2>Step " << step.value("step", 0) << ": " << html_text(step.value("action", Json::object()).dump())
        << "</h2>\n";
-  html << "<p><b>" << escape(step.value("title", "")) << "</b> &mdash; <code>" << escape(step.value("url", ""))
+  html << "<p><b>" << html_text(step.value("title", "")) << "</b> &mdash; <code>" << html_text(step.value("url", ""))
        << "</code></p>\n";
   const auto replay = step.value("replay", Json::object());
   if (!replay.empty()) {
-    html << "<p><b>Replay:</b> " << escape(replay.value("mark", ""));
+    html << "<p><b>Replay:</b> " << html_text(replay.value("mark", ""));
     if (replay.contains("step")) html << " (recorded step " << replay.value("step", 0) << ")";
-    if (const auto why = replay.value("why", ""); !why.empty()) html << " &mdash; " << escape(why);
+    if (const auto why = replay.value("why", ""); !why.empty()) html << " &mdash; " << html_text(why);
     if (const auto intention = replay.value("intention", ""); !intention.empty())
-      html << "<br>recorded intention: " << escape(intention);
+      html << "<br>recorded intention: " << html_text(intention);
     html << "</p>\n";
   }
   // A diverged replay step: the recorded frame around the target first, today's frame beside it.
   const std::string recorded = replay.value("recorded_frame", "");
   if (!recorded.empty()) {
-    html << "<div class=\"beside\"><figure><figcaption>as recorded</figcaption><img alt=\"" << escape(recorded)
+    html << "<div class=\"beside\"><figure><figcaption>as recorded</figcaption><img alt=\"" << html_text(recorded)
          << "\" src=\"data:" << mime_for(recorded) << ";base64," << base64_encode(read_recorded(dir / recorded))
          << "\"></figure><figure><figcaption>today</figcaption>";
   }
@@ -96,7 +82,7 @@ void write_step(std::ostringstream& html, const Json& step, const std::filesyste
     const std::string name = frame.get<std::string>();
     const std::string bytes = read_recorded(dir / name);
     if (bytes.empty()) continue;
-    html << "<div class=\"frame\"><img alt=\"" << escape(name) << "\" src=\"data:" << mime_for(name) << ";base64,"
+    html << "<div class=\"frame\"><img alt=\"" << html_text(name) << "\" src=\"data:" << mime_for(name) << ";base64,"
          << base64_encode(bytes) << "\">";
     // The element acted on, circled: rects are in viewport CSS px, the frame may be scaled.
     const auto viewport = step.value("viewport", Json::array());
@@ -112,14 +98,15 @@ void write_step(std::ostringstream& html, const Json& step, const std::filesyste
   }
   if (!recorded.empty()) html << "</figure></div>\n";
   if (const auto recovered = step.value("recovered", ""); !recovered.empty())
-    html << "<p><b>Recovered:</b> " << escape(recovered) << "</p>\n";
+    html << "<p><b>Recovered:</b> " << html_text(recovered) << "</p>\n";
   if (const auto& takeover = step.value("takeover", Json()); takeover.is_object())
-    html << "<p><b>A person took over:</b> " << escape(takeover.value("description", "")) << "</p>\n";
-  html << "<p><b>Result:</b> " << (ok ? "ok" : "error") << " &mdash; " << escape(step.value("result", "")) << "</p>\n";
+    html << "<p><b>A person took over:</b> " << html_text(takeover.value("description", "")) << "</p>\n";
+  html << "<p><b>Result:</b> " << (ok ? "ok" : "error") << " &mdash; " << html_text(step.value("result", ""))
+       << "</p>\n";
   html << "<details><summary>Model reply";
   if (const auto repair = step.value("repair", "none"); repair != "none")
-    html << " (repaired: " << escape(repair) << ")";
-  html << "</summary><pre>" << escape(step.value("raw_reply", "")) << "</pre></details>\n";
+    html << " (repaired: " << html_text(repair) << ")";
+  html << "</summary><pre>" << html_text(step.value("raw_reply", "")) << "</pre></details>\n";
   const auto timings = step.value("timings_ms", Json::object());
   // Recordings from before the finer phases have only the coarse ones: show what is there.
   constexpr std::array kPhases{"hints", "screenshot", "draw", "check", "encode", "request", "act", "settle", "total"};
@@ -156,10 +143,11 @@ Status write_report(const std::string& record_dir) {
 
   std::ostringstream html;
   html << "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>vimgpt run: "
-       << escape(run.value("objective", "")) << "</title><style>" << kStyle << "</style></head><body>\n<header><h1>"
-       << escape(run.value("objective", "(no objective recorded)")) << "</h1><div>Outcome: <b>"
-       << escape(run.value("outcome", "unfinished")) << "</b>";
-  if (run.contains("answer") && !run["answer"].is_null()) html << " &mdash; answer: " << escape(run["answer"].dump());
+       << html_text(run.value("objective", "")) << "</title><style>" << kStyle << "</style></head><body>\n<header><h1>"
+       << html_text(run.value("objective", "(no objective recorded)")) << "</h1><div>Outcome: <b>"
+       << html_text(run.value("outcome", "unfinished")) << "</b>";
+  if (run.contains("answer") && !run["answer"].is_null())
+    html << " &mdash; answer: " << html_text(run["answer"].dump());
   const auto usage = run.value("usage", Json::object());
   html << " &middot; " << steps.size() << " steps &middot; " << run.value("elapsed_ms", 0) / 1000.0 << " s &middot; "
        << usage.value("prompt_tokens", 0) << " prompt (" << usage.value("cached_tokens", 0) << " cached) + "

@@ -12,6 +12,7 @@
 
 #include "browser/bidi_tab.h"
 #include "browser/tab_impl.h"
+#include "common/text.h"
 
 namespace vimgpt::browser {
 namespace bidi {
@@ -69,6 +70,11 @@ struct BidiTab::State {
   TabOptions options;
   std::uint64_t subscription = 0;
   std::set<std::string> preloaded;  // names given to preload()
+  std::string listener_key;         // the page-realm property the listener recorder answers on (bidi_frames.cpp)
+  // On a connection the tab shares (Tab::open): the user context it works in, and its document intercept, both
+  // removed when it closes. Empty for a Firefox the tab launched, whose default user context it uses.
+  std::string user_context;
+  std::string intercept;
 
   // Written by the event handler on the connection's reader thread.
   mutable std::mutex mutex;
@@ -185,7 +191,20 @@ struct BidiTab::State {
     const std::string url = request.value("url", "");
     const bool document = destination == "document" || destination == "iframe";
     const auto refusal = document && options.navigation_filter ? options.navigation_filter(url) : std::nullopt;
-    if (refusal) {
+    if (refusal && destination == "iframe") {
+      // A failed frame request leaves the frame as it was, with no load event and nothing to show why (Chromium
+      // shows its error page there): the frame gets a page that says it was refused.
+      blocked.push_back({url, *refusal});
+      const std::string page = "<!doctype html><meta charset=utf-8><title>Refused</title><p>vimgpt refused " +
+                               html_text(url) + ": " + html_text(*refusal) + "</p>";
+      connection->post(
+          "network.provideResponse",
+          {{"request", id},
+           {"statusCode", 403},
+           {"reasonPhrase", "Forbidden"},
+           {"headers", {{{"name", "Content-Type"}, {"value", {{"type", "string"}, {"value", "text/html"}}}}}},
+           {"body", {{"type", "string"}, {"value", page}}}});
+    } else if (refusal) {
       blocked.push_back({url, *refusal});
       connection->post("network.failRequest", {{"request", id}});
     } else {
@@ -193,31 +212,58 @@ struct BidiTab::State {
     }
   }
 
-  Status start() {
-    VIMGPT_TRY_VOID(call(
-        "session.new", {{"capabilities", {{"alwaysMatch", {{"unhandledPromptBehavior", {{"default", "ignore"}}}}}}}}));
+  // `shared`: on a connection the tab did not make (Tab::open), whose BiDi session may exist already (a WebDriver
+  // session's, an earlier tab's): the tab works in a user context of its own there.
+  Status start(bool shared) {
+    bool session_exists = false;
+    if (shared) {
+      const auto status = call("session.status", Json::object());
+      session_exists = status && status->is_object() && !status->value("ready", true);
+    }
+    if (!session_exists) {
+      VIMGPT_TRY_VOID(
+          call("session.new",
+               {{"capabilities", {{"alwaysMatch", {{"unhandledPromptBehavior", {{"default", "ignore"}}}}}}}}));
+    }
     subscription = connection->subscribe([this](const cdp::Event& event) { on_event(event); });
     VIMGPT_TRY_VOID(call("session.subscribe", {{"events", {"browsingContext", "network", "input"}}}));
-    VIMGPT_TRY(Json tree, call("browsingContext.getTree", {{"maxDepth", 0}}));
-    if (!tree["contexts"].is_array() || tree["contexts"].empty()) {
-      return fail(ErrorKind::Protocol, "Firefox has no tab to work in");
+    std::string first;
+    if (shared) {
+      VIMGPT_TRY(Json made, call("browser.createUserContext", Json::object()));
+      user_context = made.value("userContext", "");
+      VIMGPT_TRY(Json tab, call("browsingContext.create", {{"type", "tab"}, {"userContext", user_context}}));
+      first = tab.value("context", "");
+    } else {
+      VIMGPT_TRY(Json tree, call("browsingContext.getTree", {{"maxDepth", 0}}));
+      if (tree["contexts"].is_array() && !tree["contexts"].empty()) first = tree["contexts"][0].value("context", "");
     }
+    if (first.empty()) return fail(ErrorKind::Protocol, "Firefox has no tab to work in");
     {
       std::scoped_lock lock(mutex);
-      context = tree["contexts"][0].value("context", "");
+      context = first;
       pages = {context};
     }
+    install_listener_recorder();
     if (options.navigation_filter) {
-      VIMGPT_TRY_VOID(call("network.addIntercept", {{"phases", {"beforeRequestSent"}}}));
+      // BiDi 153 scopes an intercept to top-level contexts, not to a user context: the session's only tab at a time
+      // (a batch worker's browser, a WebDriver session) holds the whole session's documents.
+      VIMGPT_TRY(Json added, call("network.addIntercept", {{"phases", {"beforeRequestSent"}}}));
+      intercept = added.value("intercept", "");
     }
     Json behaviour = options.download_dir.empty()
                          ? Json{{"type", "denied"}}
                          : Json{{"type", "allowed"}, {"destinationFolder", options.download_dir}};
-    VIMGPT_TRY_VOID(call("browser.setDownloadBehavior", {{"downloadBehavior", behaviour}}));
+    VIMGPT_TRY_VOID(call("browser.setDownloadBehavior", in_user_context({{"downloadBehavior", behaviour}})));
     if (!options.user_agent.empty()) {
-      VIMGPT_TRY_VOID(call("emulation.setUserAgentOverride", {{"userAgent", options.user_agent}}));
+      VIMGPT_TRY_VOID(call("emulation.setUserAgentOverride", in_user_context({{"userAgent", options.user_agent}})));
     }
     return apply_viewport();
+  }
+
+  // A session-wide setting's parameters, scoped to the tab's user context when it has one of its own.
+  Json in_user_context(Json params) const {
+    if (!user_context.empty()) params["userContexts"] = Json::array({user_context});
+    return params;
   }
 
   Status apply_viewport() {
@@ -278,6 +324,11 @@ struct BidiTab::State {
 
   // The screencast's loop (BidiScreencast), on its own thread until the sink is taken away.
   void stream_frames();
+
+  // bidi_frames.cpp: the page-realm preload that records listeners, and where a child context's <iframe> is.
+  void install_listener_recorder();
+  struct Owner;
+  Result<Owner> owner_of(std::string_view frame_id);
 
   // Until the navigations started so far have ended, at most `cap`, then network-quiet.
   void wait_loaded(milliseconds cap) {

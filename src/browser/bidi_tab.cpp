@@ -20,7 +20,17 @@ Result<std::unique_ptr<Tab>> BidiTab::launch_local(const cdp::LaunchOptions& lau
   VIMGPT_TRY(auto transport, cdp::launch_firefox(launch));
   state->connection = std::make_shared<cdp::Connection>(std::move(transport));
   auto tab = std::make_unique<BidiTab>(std::move(state));
-  VIMGPT_TRY_VOID(tab->s_->start());
+  VIMGPT_TRY_VOID(tab->s_->start(false));
+  return std::unique_ptr<Tab>(std::move(tab));
+}
+
+Result<std::unique_ptr<Tab>> BidiTab::open_shared(const std::shared_ptr<cdp::Connection>& connection,
+                                                  const TabOptions& options) {
+  auto state = std::make_unique<State>();
+  state->options = options;
+  state->connection = connection;
+  auto tab = std::make_unique<BidiTab>(std::move(state));
+  VIMGPT_TRY_VOID(tab->s_->start(true));
   return std::unique_ptr<Tab>(std::move(tab));
 }
 
@@ -330,28 +340,9 @@ Status BidiTab::preload(std::string_view name, const std::string& source) {
   // Run by an indirect eval, so the library's top-level declarations are the realm's globals, as on Chromium.
   VIMGPT_TRY_VOID(
       s_->call("script.addPreloadScript",
-               {{"functionDeclaration", "() => { (0, eval)(" + Json(source).dump() + "); }"}, {"sandbox", kSandbox}}));
+               s_->in_user_context({{"functionDeclaration", "() => { (0, eval)(" + Json(source).dump() + "); }"},
+                                    {"sandbox", kSandbox}})));
   return ok();
-}
-
-std::vector<ChildFrame> BidiTab::child_frames() const {
-  return {};  // same-origin frames are read from inside the page; cross-origin ones are not yet (docs/engines.md)
-}
-
-Result<FrameBox> BidiTab::frame_box(std::string_view) {
-  return fail(ErrorKind::Unsupported, "frames in other processes are not yet read on Firefox");
-}
-
-Status BidiTab::scroll_frame_into_view(std::string_view) {
-  return fail(ErrorKind::Unsupported, "frames in other processes are not yet read on Firefox");
-}
-
-Result<Json> BidiTab::evaluate_with_command_line_api(std::string_view, const ChildFrame*) {
-  return fail(ErrorKind::Unsupported, "Firefox has no getEventListeners over WebDriver BiDi");
-}
-
-Result<std::vector<std::vector<std::string>>> BidiTab::listener_types(std::string_view, const ChildFrame*) {
-  return fail(ErrorKind::Unsupported, "Firefox has no getEventListeners over WebDriver BiDi");
 }
 
 std::vector<BlockedNavigation> BidiTab::take_blocked() {
@@ -379,6 +370,9 @@ bool BidiTab::crashed() const {
 }
 
 Status BidiTab::relaunch() {
+  if (!s_->user_context.empty()) {
+    return fail(ErrorKind::Unsupported, "this Firefox was not launched by vimgpt (a WebDriver session's, a batch's)");
+  }
   if (s_->connection) {
     s_->connection->unsubscribe(s_->subscription);
     s_->connection->close();
@@ -394,7 +388,7 @@ Status BidiTab::relaunch() {
     s_->requests_in_flight.clear();
     s_->started = s_->loaded = 0;
   }
-  return s_->start();
+  return s_->start(false);
 }
 
 cdp::Connection& BidiTab::connection() {
@@ -421,8 +415,18 @@ void BidiTab::close() {
   if (!s_) return;
   stop_screencast();
   if (!s_->connection) return;
-  s_->connection->unsubscribe(s_->subscription);
-  s_->connection->close();
+  if (s_->user_context.empty()) {
+    s_->connection->unsubscribe(s_->subscription);
+    s_->connection->close();
+  } else {
+    // A shared connection stays open for the next tab: this one's intercept goes (a request it would hold has no one
+    // to decide it) and its user context with every tab in it.
+    if (s_->connection->alive()) {
+      if (!s_->intercept.empty()) (void)s_->call("network.removeIntercept", {{"intercept", s_->intercept}});
+      (void)s_->call("browser.removeUserContext", {{"userContext", s_->user_context}});
+    }
+    s_->connection->unsubscribe(s_->subscription);
+  }
   s_->connection.reset();
 }
 

@@ -14,6 +14,9 @@ class BidiTab final : public Tab {
  public:
   // Launches a local Firefox (cdp::launch_firefox), starts a BiDi session and works in its first tab.
   static Result<std::unique_ptr<Tab>> launch_local(const cdp::LaunchOptions& launch, const TabOptions& options);
+  // Works in a user context of its own on a connection it shares (Tab::open): the session is made if there is none.
+  static Result<std::unique_ptr<Tab>> open_shared(const std::shared_ptr<cdp::Connection>& connection,
+                                                  const TabOptions& options);
   struct State;
   explicit BidiTab(std::unique_ptr<State> state);
   ~BidiTab() override;

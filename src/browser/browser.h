@@ -203,9 +203,11 @@ class Tab {
  public:
   // Launches a local browser (launch.engine: Chromium, or Firefox) and opens its first tab.
   static Result<std::unique_ptr<Tab>> launch(const cdp::LaunchOptions& launch, const TabOptions& options = {});
-  // Opens a tab on an existing connection (a remote Chromium).
+  // Opens a tab on an existing connection, in a browser context of its own that closing the tab disposes of: a
+  // Chromium's DevTools (remote, or a batch worker's), or a Firefox's WebDriver BiDi (a WebDriver session's, or a
+  // batch worker's: a user context per tab on the one BiDi session, made by the first tab if there is none yet).
   static Result<std::unique_ptr<Tab>> open(const std::shared_ptr<cdp::Connection>& connection,
-                                           const TabOptions& options = {});
+                                           const TabOptions& options = {}, cdp::Engine engine = cdp::Engine::Chromium);
   virtual ~Tab() = default;
   Tab(const Tab&) = delete;
   Tab& operator=(const Tab&) = delete;

@@ -10,7 +10,9 @@ Result<std::unique_ptr<Tab>> Tab::launch(const cdp::LaunchOptions& launch, const
   return CdpTab::launch_local(launch, options);
 }
 
-Result<std::unique_ptr<Tab>> Tab::open(const std::shared_ptr<cdp::Connection>& connection, const TabOptions& options) {
+Result<std::unique_ptr<Tab>> Tab::open(const std::shared_ptr<cdp::Connection>& connection, const TabOptions& options,
+                                       cdp::Engine engine) {
+  if (engine == cdp::Engine::Firefox) return BidiTab::open_shared(connection, options);
   return CdpTab::open_remote(connection, options);
 }
 

@@ -94,6 +94,8 @@ Result<std::unique_ptr<Transport>> launch_chromium(const LaunchOptions& options)
 // connected. The transport owns the process as launch_chromium's does. BiDi's messages ride on Connection: commands by
 // id, "success"/"error" replies and "event"s (https://w3c.github.io/webdriver-bidi/).
 Result<std::unique_ptr<Transport>> launch_firefox(const LaunchOptions& options);
+// Those prefs as JSON values, for a Firefox that someone else starts (a WebDriver session's moz:firefoxOptions).
+Json firefox_automation_prefs();
 
 inline constexpr milliseconds kDefaultConnectTimeout{10000};
 

@@ -223,7 +223,10 @@ void Connection::unsubscribe(std::uint64_t id) {
 }
 
 bool Connection::answers(milliseconds timeout) {
-  return alive() && call("Browser.getVersion", Json::object(), {}, timeout).has_value();
+  if (!alive()) return false;
+  // An error reply is an answer too: WebDriver BiDi (Firefox) knows no Browser.getVersion.
+  const auto version = call("Browser.getVersion", Json::object(), {}, timeout);
+  return version.has_value() || version.error().kind == ErrorKind::Protocol;
 }
 
 bool Connection::alive() const {

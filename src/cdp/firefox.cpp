@@ -73,6 +73,16 @@ constexpr const char* kPrefs[][2] = {
     {"toolkit.telemetry.server", "\"\""},
 };
 
+}  // namespace
+
+Json firefox_automation_prefs() {
+  Json prefs = Json::object();
+  for (const auto& [name, value] : kPrefs) prefs[name] = Json::parse(value);
+  return prefs;
+}
+
+namespace {
+
 Status write_prefs(const std::filesystem::path& profile, const LaunchOptions& options) {
   std::ofstream out(profile / "user.js", std::ios::app);
   const auto write = [&](std::string_view name, std::string_view value) {

@@ -110,7 +110,7 @@ nlohmann::json run_task(const TaskSettings& s, const BatchTask& task, const std:
     line["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return line;
   };
-  auto tab = browser::Tab::open(connection, s.run.tab);
+  auto tab = browser::Tab::open(connection, s.run.tab, s.run.launch.engine);
   if (!tab) {
     endpoint_died = !browser_answers(*connection);
     return finish("error", tab.error().message);
@@ -444,11 +444,6 @@ int batch_command(const Options& o, const BatchFlags& flags) {
   }
   auto run = run_settings(o, config, ModelUse::Required);
   if (!run) return usage(run.error().message);
-  if (run->launch.engine == cdp::Engine::Firefox) {
-    return usage(
-        "batch runs its tasks on Chromium for now (a context per task on a shared browser); --engine firefox "
-        "works with run, mcp, shot and hints (docs/engines.md)");
-  }
   if (flags.no_cache && flags.cache.empty()) return usage("--no-cache goes with --cache DIR");
   auto live_view = start_live_view(o);
   if (!live_view) return report_error(live_view.error());
@@ -496,12 +491,14 @@ int batch_command(const Options& o, const BatchFlags& flags) {
     }
   }
   if (o.browsers.empty()) {
-    // One local Chromium per worker; tasks still get a fresh context each, so nothing leaks between them.
+    // One local browser per worker; tasks still get a fresh context each (Chromium's browser context, Firefox's user
+    // context), so nothing leaks between them.
     cdp::LaunchOptions local = settings.run.launch;
     local.window_width = settings.run.tab.viewport.width;
     local.window_height = settings.run.tab.viewport.height;
     const auto launch = [local]() -> Result<std::shared_ptr<cdp::Connection>> {
-      VIMGPT_TRY(auto transport, cdp::launch_chromium(local));
+      VIMGPT_TRY(auto transport,
+                 local.engine == cdp::Engine::Firefox ? cdp::launch_firefox(local) : cdp::launch_chromium(local));
       return std::make_shared<cdp::Connection>(std::move(transport));
     };
     for (int i = 0; i < workers; ++i) add_endpoint("local-" + std::to_string(i + 1), launch, true);

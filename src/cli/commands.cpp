@@ -119,7 +119,7 @@ Result<std::unique_ptr<browser::Tab>> open_browser_tab(const Options& options, c
   VIMGPT_TRY(auto remote, remote_options(options));
   VIMGPT_TRY(auto transport, fleet::connect_browser(options.browsers.front(), remote));
   // The tab holds the only reference: closing it disposes of its context and then drops the link.
-  return browser::Tab::open(std::make_shared<cdp::Connection>(std::move(transport)), tab);
+  return browser::Tab::open(std::make_shared<cdp::Connection>(std::move(transport)), tab, remote.engine);
 }
 
 }  // namespace vimgpt::cli

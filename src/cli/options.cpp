@@ -181,9 +181,14 @@ Result<cdp::LaunchOptions> launch_options(const Options& o, const Config& config
   if (!engine) return engine.failure();
   launch.engine = *engine;
   if (launch.engine == cdp::Engine::Firefox) {
-    if (!o.browsers.empty())
-      return usage_error("--engine firefox launches a local Firefox; it does not go with --browser yet");
     if (!o.extension.empty()) return usage_error("--extension loads a Chromium extension; not with --engine firefox");
+    // A remote Firefox is a WebDriver session's (its BiDi socket): a DevTools endpoint is Chromium's.
+    for (const auto& url : o.browsers)
+      if (!url.starts_with("webdriver+"))
+        return usage_error(
+            "--engine firefox reaches a remote Firefox through a WebDriver server "
+            "(--browser webdriver+http://HOST:PORT, a Selenium Grid); " +
+            url + " is a DevTools endpoint, which is Chromium's");
   }
   launch.user_data_dir = o.user_data_dir;
   launch.extension_dir = o.extension;
@@ -336,6 +341,9 @@ Result<std::map<std::string, std::string>> secrets(const Options& o) {
 
 Result<fleet::BrowserOptions> remote_options(const Options& o) {
   fleet::BrowserOptions remote;
+  auto engine = cdp::parse_engine(o.engine);
+  if (!engine) return engine.failure();
+  remote.engine = *engine;
   for (const auto& header : o.browser_headers) {
     const auto colon = header.find(':');
     if (colon == std::string::npos || colon == 0) return usage_error("--browser-header takes \"NAME: VALUE\"");

@@ -18,6 +18,22 @@ inline std::string ascii_lower(std::string_view text) {
   return out;
 }
 
+// Text as HTML shows it: the markup characters escaped (for pages vimgpt writes: reports, a refused frame's page).
+inline std::string html_text(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
 // Without leading and trailing ASCII whitespace.
 inline std::string_view trim(std::string_view text) {
   const auto first = text.find_first_not_of(" \t\r\n\f\v");

@@ -25,23 +25,28 @@ using std::chrono::milliseconds;
 struct BrowserOptions {
   cdp::HttpHeaders headers;  // every request to the endpoint: /json/version, WebDriver's, the WebSocket handshake
   // webdriver+ only: merged (JSON merge patch) into the new session's capabilities.alwaysMatch, over
-  // default_webdriver_capabilities(); its goog:chromeOptions.args are added to the defaults' (a
+  // default_webdriver_capabilities(engine); its goog:chromeOptions.args are added to the defaults' (a
   // --disable-features joins vimgpt's).
   Json webdriver_capabilities = Json::object();
   milliseconds timeout = cdp::kDefaultConnectTimeout;
+  // webdriver+ only: the browser the session asks for. Chromium is driven over the session's CDP socket ("se:cdp"),
+  // Firefox over its WebDriver BiDi socket ("webSocketUrl": the session is the BiDi session).
+  cdp::Engine engine = cdp::Engine::Chromium;
 };
 
-// What a WebDriver session asks for unless told otherwise: Chromium, headless, vimgpt's disabled features.
-Json default_webdriver_capabilities();
+// What a WebDriver session asks for unless told otherwise: Chromium headless with vimgpt's disabled features, or
+// Firefox headless with its WebDriver BiDi socket and the prefs vimgpt's own Firefox gets.
+Json default_webdriver_capabilities(cdp::Engine engine = cdp::Engine::Chromium);
 
 // ws(s):// and http(s):// as cdp::connect_browser; webdriver+http(s)://HOST:PORT[/PATH] (a Selenium Grid, or any
-// WebDriver server whose sessions announce "se:cdp"): a new W3C WebDriver session, its CDP socket driven like any
-// remote browser, the session deleted when the transport closes (or at once when it cannot be used).
+// W3C WebDriver server: Chromium sessions that announce "se:cdp", Firefox sessions with a "webSocketUrl"): a new
+// session, its socket driven like any remote browser, the session deleted when the transport closes (or at once when
+// it cannot be used).
 // USER:PASSWORD@ in a webdriver URL becomes Basic authorisation, as Selenium's own clients take it.
 Result<std::unique_ptr<cdp::Transport>> connect_browser(std::string_view url, const BrowserOptions& options = {});
 
-// A session's announced se:cdp URL as this machine reaches it: one naming localhost (or 0.0.0.0) gets the
-// WebDriver server's host, port and TLS instead, unless that server is on this machine too.
+// A session's announced se:cdp (or webSocketUrl) URL as this machine reaches it: one naming localhost (or 0.0.0.0) gets
+// the WebDriver server's host, port and TLS instead, unless that server is on this machine too.
 Result<std::string> reachable_cdp_url(std::string_view announced, std::string_view server_url);
 
 // ---- Shards: one task file, many machines -------------------------------------------------------------------

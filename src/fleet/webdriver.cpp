@@ -1,7 +1,9 @@
-// Browsers from a WebDriver server (Selenium Grid 4, or any server whose sessions announce "se:cdp"): a session
-// opened and ended over W3C WebDriver ("New Session": POST /session {"capabilities": {"alwaysMatch": ...}};
-// "Delete Session": DELETE /session/ID), everything between over the CDP socket Grid proxies at
-// /session/ID/se/cdp, which is browser-level, so browser contexts work as on a local Chromium.
+// Browsers from a WebDriver server (Selenium Grid 4, or any W3C WebDriver server): a session opened and ended over
+// W3C WebDriver ("New Session": POST /session {"capabilities": {"alwaysMatch": ...}}; "Delete Session":
+// DELETE /session/ID), everything between over the session's socket: for Chromium the CDP socket Grid proxies at
+// /session/ID/se/cdp, which is browser-level, so browser contexts work as on a local Chromium; for Firefox the
+// WebDriver BiDi socket a session asked with "webSocketUrl": true announces (https://w3c.github.io/webdriver-bidi/,
+// "Establishing a Connection"; Grid proxies it at /session/ID/se/bidi), on which the session already exists.
 #include <algorithm>
 #include <cstdio>
 #include <mutex>
@@ -80,7 +82,7 @@ std::string webdriver_error(const http::HttpResponse& reply) {
 // default_webdriver_capabilities() with the caller's merged in (JSON merge patch), except Chromium's arguments:
 // the caller's join ours (a patch would replace the list), and a --disable-features joins vimgpt's, as for a
 // local launch (Chromium reads only the last one).
-Json session_capabilities(const Json& asked) {
+Json session_capabilities(const Json& asked, cdp::Engine engine) {
   const std::string options_key = "goog:chromeOptions";
   const std::string disable = "--disable-features=";
   Json patch = asked;
@@ -89,8 +91,9 @@ Json session_capabilities(const Json& asked) {
     more_args = patch[options_key]["args"];
     patch[options_key].erase("args");
   }
-  Json capabilities = default_webdriver_capabilities();
+  Json capabilities = default_webdriver_capabilities(engine);
   capabilities.merge_patch(patch);
+  if (engine == cdp::Engine::Firefox) return capabilities;
   Json& args = capabilities[options_key]["args"];
   for (const auto& arg : more_args) {
     const std::string text = arg.is_string() ? arg.get<std::string>() : arg.dump();
@@ -183,7 +186,8 @@ Result<std::unique_ptr<cdp::Transport>> open_webdriver_session(std::string_view 
   server.base = parts.scheme + "://" + parts.authority() + path;
   server.timeout = options.timeout;
 
-  const Json request = {{"capabilities", {{"alwaysMatch", session_capabilities(options.webdriver_capabilities)}}}};
+  const Json request = {
+      {"capabilities", {{"alwaysMatch", session_capabilities(options.webdriver_capabilities, options.engine)}}}};
   VIMGPT_TRY(http::HttpResponse reply, ask(server, http::Method::Post, "/session", request.dump(),
                                            std::max(options.timeout, kNewSessionTimeout)));
   const std::string where = "the WebDriver server at " + server.base;
@@ -195,14 +199,18 @@ Result<std::unique_ptr<cdp::Transport>> open_webdriver_session(std::string_view 
   }
   const std::string session = "/session/" + value["sessionId"].get<std::string>();
   const Json capabilities = value.value("capabilities", Json::object());
-  if (!capabilities.is_object() || !capabilities.contains("se:cdp") || !capabilities["se:cdp"].is_string()) {
+  const bool firefox = options.engine == cdp::Engine::Firefox;
+  const std::string socket_key = firefox ? "webSocketUrl" : "se:cdp";
+  if (!capabilities.is_object() || !capabilities.contains(socket_key) || !capabilities[socket_key].is_string()) {
     end_session(server, session);  // it cannot be used: free the Grid's slot, then say why
-    return fail(ErrorKind::Protocol, where + " gave a session with no \"se:cdp\" DevTools socket (browser \"" +
-                                         capabilities.value("browserName", std::string("?")) +
-                                         "\"): vimgpt drives Chromium-based browsers through it");
+    const std::string browser = capabilities.is_object() ? capabilities.value("browserName", "?") : "?";
+    return fail(ErrorKind::Protocol,
+                where + " gave a session with no \"" + socket_key + "\" socket (browser \"" + browser + "\"): " +
+                    (firefox ? "vimgpt drives Firefox over WebDriver BiDi (capability \"webSocketUrl\": true)"
+                             : "vimgpt drives Chromium-based browsers through it (for Firefox: --engine firefox)"));
   }
   auto socket = [&]() -> Result<std::unique_ptr<cdp::Transport>> {
-    VIMGPT_TRY(std::string cdp_url, reachable_cdp_url(capabilities["se:cdp"].get<std::string>(), server.base));
+    VIMGPT_TRY(std::string cdp_url, reachable_cdp_url(capabilities[socket_key].get<std::string>(), server.base));
     cdp::HttpHeaders handshake;  // Grid checks its authorisation on the socket too
     for (const auto& header : server.headers.entries()) handshake.emplace_back(header.name, header.value);
     return cdp::connect_websocket(cdp_url, options.timeout, handshake);
@@ -229,7 +237,13 @@ Result<std::string> reachable_cdp_url(std::string_view announced, std::string_vi
   return std::string(server.tls() ? "wss://" : "ws://") + server.host + ":" + port + cdp.rest;
 }
 
-Json default_webdriver_capabilities() {
+Json default_webdriver_capabilities(cdp::Engine engine) {
+  if (engine == cdp::Engine::Firefox) {
+    return {{"browserName", "firefox"},
+            {"webSocketUrl", true},
+            {"unhandledPromptBehavior", {{"default", "ignore"}}},
+            {"moz:firefoxOptions", {{"args", Json::array({"-headless"})}, {"prefs", cdp::firefox_automation_prefs()}}}};
+  }
   return {{"browserName", "chrome"},
           {"goog:chromeOptions",
            {{"args", Json::array({"--headless=new", "--disable-features=" + std::string(cdp::kDisabledFeatures),

@@ -209,10 +209,15 @@ TEST_F(HintsRules, CursorPointerInnermostOwnText) {
     click_and_expect(map, token, t);
 }
 
-TEST_F(HintsRules, ClickListenersFoundThroughCdp) {
+// Chromium answers through DevTools' getEventListeners, Firefox through the listeners its page-realm preload recorded:
+// a listener added and removed again is none, a property handler (onclick = ...) is one.
+TEST_F(HintsRules, ClickListenersFound) {
   const HintMap map = hints_of("listener.html");
-  expect_hints(map, {{"yes-click-listener", Reason::ClickListener}, {"yes-mousedown-listener", Reason::ClickListener}},
-               {"no-key-listener", "no-listener"});
+  expect_hints(map,
+               {{"yes-click-listener", Reason::ClickListener},
+                {"yes-mousedown-listener", Reason::ClickListener},
+                {"yes-handler-property", Reason::ClickListener}},
+               {"no-key-listener", "no-listener", "no-removed-listener"});
   click_and_expect(map, "yes-click-listener", "listened");
   auto hit = tab().evaluate_in_page("window.listenedHit === true");
   EXPECT_TRUE(hit && hit->get<bool>());
@@ -221,7 +226,7 @@ TEST_F(HintsRules, ClickListenersFoundThroughCdp) {
   off.listeners = ListenerProbe::Off;
   auto without = find_hints(tab(), off);
   ASSERT_TRUE(without);
-  expect_hints(*without, {}, {"yes-click-listener", "yes-mousedown-listener"});
+  expect_hints(*without, {}, {"yes-click-listener", "yes-mousedown-listener", "yes-handler-property"});
 }
 
 // The probe asks DevTools' command-line getEventListeners in one evaluate; a page global of that name hides
@@ -231,8 +236,11 @@ TEST_F(HintsRules, ClickListenersFoundWhenThePageHasItsOwnGetEventListeners) {
   ASSERT_TRUE(tab().evaluate_in_page("window.getEventListeners = () => ({click: [{}]}); true"));
   auto map = find_hints(tab());
   ASSERT_TRUE(map) << map.error().describe();
-  expect_hints(*map, {{"yes-click-listener", Reason::ClickListener}, {"yes-mousedown-listener", Reason::ClickListener}},
-               {"no-key-listener", "no-listener"});
+  expect_hints(*map,
+               {{"yes-click-listener", Reason::ClickListener},
+                {"yes-mousedown-listener", Reason::ClickListener},
+                {"yes-handler-property", Reason::ClickListener}},
+               {"no-key-listener", "no-listener", "no-removed-listener"});
 }
 
 TEST_F(HintsRules, ScrollsAnElementIntoViewBeforeClicking) {

@@ -80,17 +80,7 @@ TEST(Batch, EightTasksOnTwoBrowsersAllEndWithIsolatedContexts) {
   EXPECT_EQ(ids.size(), 8U);
   EXPECT_EQ(browsers, (std::set<std::string>{a.http_url(), b.ws_url()}));  // tasks spread over both
 
-  // Isolation: a task's requests carry its own cookie at most, never another task's.
-  std::scoped_lock lock(site.mutex);
-  int with_own_cookie = 0;
-  for (const auto& visit : site.visits) {
-    EXPECT_TRUE(visit.cookie.empty() || visit.cookie == "task=" + visit.id) << visit.id << " sent " << visit.cookie;
-    if (visit.step == "1") {
-      EXPECT_EQ(visit.cookie, "") << visit.id;
-    }
-    if (visit.step == "2" && visit.cookie == "task=" + visit.id) ++with_own_cookie;
-  }
-  EXPECT_EQ(with_own_cookie, 8);  // cookies do work within a task
+  test::expect_isolated_visits(site, 8);
 }
 
 TEST(Batch, ABrowserKilledMidBatchHandsItsTasksToTheOther) {

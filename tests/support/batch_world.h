@@ -3,6 +3,7 @@
 // tasks and results, and the vimgpt batch command line for them.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <httplib.h>
 #include <unistd.h>
 
@@ -74,6 +75,21 @@ inline void script_model(FakeModelServer& model, const std::string& site_url, st
     if (count == 1) reply.hold = first_hold;
     return reply;
   });
+}
+
+// Isolation: a task's requests carry its own cookie at most, never another task's; none on its first page, its own
+// on its second (cookies do work within a task), for each of `tasks` tasks.
+inline void expect_isolated_visits(Site& site, int tasks) {
+  std::scoped_lock lock(site.mutex);
+  int with_own_cookie = 0;
+  for (const auto& visit : site.visits) {
+    EXPECT_TRUE(visit.cookie.empty() || visit.cookie == "task=" + visit.id) << visit.id << " sent " << visit.cookie;
+    if (visit.step == "1") {
+      EXPECT_EQ(visit.cookie, "") << visit.id;
+    }
+    if (visit.step == "2" && visit.cookie == "task=" + visit.id) ++with_own_cookie;
+  }
+  EXPECT_EQ(with_own_cookie, tasks);
 }
 
 struct BatchDir {

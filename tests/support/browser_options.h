@@ -1,6 +1,7 @@
 // Launch options for tests: the browser resolves no host but loopback, so saved real pages fail their external
-// resources at once (instead of waiting on DNS) and no test traffic can leave 127.0.0.1. On Chromium, names under
-// .test (a reserved TLD) resolve to 127.0.0.1: each is a site of its own, for frames from a third origin.
+// resources at once (instead of waiting on DNS) and no test traffic can leave 127.0.0.1. Names under .test (a reserved
+// TLD) resolve to 127.0.0.1 on Chromium, kLoopbackTestHosts on Firefox: each is a site of its own, for frames from a
+// third origin.
 //
 // The browser suites run on both engines: CTest runs the firefox label's copies of them with
 // VIMGPT_TEST_ENGINE=firefox (tests/CMakeLists.txt), and every launch here then starts Firefox.
@@ -15,6 +16,9 @@
 
 namespace vimgpt::test {
 
+// Firefox resolves only the names it is given (network.dns.localDomains), not a whole TLD.
+inline constexpr const char* kLoopbackTestHosts = "nested.test";
+
 inline cdp::Engine test_engine() {
   const char* name = std::getenv("VIMGPT_TEST_ENGINE");
   return name != nullptr && std::string_view(name) == "firefox" ? cdp::Engine::Firefox : cdp::Engine::Chromium;
@@ -27,8 +31,8 @@ inline cdp::LaunchOptions loopback_only_launch(cdp::Engine engine = test_engine(
   cdp::LaunchOptions options;
   options.engine = engine;
   if (options.engine == cdp::Engine::Firefox) {
-    // Firefox has no resolver rules: every request but loopback's (which Firefox never proxies) goes to a proxy
-    // on a loopback port that refuses it, so it fails at once and never leaves the machine.
+    // Firefox has no resolver rules: every request but loopback's (which Firefox never proxies) and the test hosts'
+    // goes to a proxy on a loopback port that refuses it, so it fails at once and never leaves the machine.
     static const RefusedPort proxy;
     const std::string port = std::to_string(proxy.port());
     options.firefox_prefs = {{"network.proxy.type", "1"},
@@ -36,7 +40,8 @@ inline cdp::LaunchOptions loopback_only_launch(cdp::Engine engine = test_engine(
                              {"network.proxy.http_port", port},
                              {"network.proxy.ssl", "\"127.0.0.1\""},
                              {"network.proxy.ssl_port", port},
-                             {"network.proxy.no_proxies_on", "\"\""},
+                             {"network.proxy.no_proxies_on", "\"" + std::string(kLoopbackTestHosts) + "\""},
+                             {"network.dns.localDomains", "\"" + std::string(kLoopbackTestHosts) + "\""},
                              {"network.proxy.allow_hijacking_localhost", "false"}};
     return options;
   }

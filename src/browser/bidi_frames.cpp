@@ -87,7 +87,7 @@ std::vector<ChildFrame> BidiTab::child_frames() const {
   // Again" button): nothing of the page's to hint (Chromium gives such a frame no target), and one pass less.
   std::erase_if(frames, [this](const ChildFrame& frame) {
     auto document = s_->evaluate({{"context", frame.frame_id}, {"sandbox", kSandbox}}, "document.documentURI");
-    return !document || !document->is_string() || document->get<std::string>().starts_with("about:");
+    return !document || !document->is_string() || bidi::is_error_page(document->get<std::string>());
   });
   return frames;
 }

@@ -1,5 +1,7 @@
 // Trusted input on Firefox: input.performActions, a pointer, a wheel and a keyboard as WebDriver describes them
 // (https://w3c.github.io/webdriver/#actions).
+#include <cmath>
+
 #include "browser/bidi_state.h"
 
 namespace vimgpt::browser {
@@ -35,8 +37,10 @@ Json pointer(Json actions) {
   return {{"type", "pointer"}, {"id", "mouse"}, {"parameters", {{"pointerType", "mouse"}}}, {"actions", actions}};
 }
 
+// At the pixel holding the point: Firefox gives the page whole-pixel coordinates, rounded (a point on an element's
+// middle line, x.5, would land below it).
 Json move_to(Point point) {
-  return {{"type", "pointerMove"}, {"x", point.x}, {"y", point.y}, {"origin", "viewport"}};
+  return {{"type", "pointerMove"}, {"x", std::floor(point.x)}, {"y", std::floor(point.y)}, {"origin", "viewport"}};
 }
 
 int button_number(MouseButton button) {
@@ -74,9 +78,49 @@ Status BidiTab::wheel(Point point, double dx, double dy) {
                                                              {"origin", "viewport"}}})}}}));
 }
 
+namespace {
+
+// Headless Firefox on Linux has no drag service (EventUtils.js: "the drag service may be never instantiated"): a drag
+// the page starts (a dragstart it does not prevent) never reaches a drop. The isolated world keeps the data the page
+// gave the drag and, when no drop came, ends the drag where the pointer let go as a browser would: dragenter and
+// dragover there, drop if the page accepted it (prevented the dragover), dragend on the source. Those events are the
+// page's own kind (untrusted); a drag run on mouse events needs none of this.
+constexpr std::string_view kWatchDrag =
+    "(() => { const d = globalThis.__vimgptDrag = {started: false, dropped: false, data: {}, source: null};"
+    " d.onstart = (e) => { if (e.defaultPrevented) return; d.started = true; d.source = e.target;"
+    " for (const type of e.dataTransfer.types) d.data[type] = e.dataTransfer.getData(type); };"
+    " d.ondrop = () => { d.dropped = true; };"
+    " addEventListener('dragstart', d.onstart); addEventListener('drop', d.ondrop, {capture: true}); return true; })()";
+
+std::string end_drag(Point at) {
+  const std::string x = std::to_string(at.x), y = std::to_string(at.y);
+  return "(() => { const d = globalThis.__vimgptDrag; if (!d) return false; globalThis.__vimgptDrag = undefined;"
+         " removeEventListener('dragstart', d.onstart); removeEventListener('drop', d.ondrop, {capture: true});"
+         " if (!d.started) return false; if (d.dropped) return true;"
+         " const data = new DataTransfer(); for (const [type, value] of Object.entries(d.data)) data.setData(type, "
+         "value);"
+         " const init = {bubbles: true, cancelable: true, composed: true, clientX: " +
+         x + ", clientY: " + y +
+         ", dataTransfer: data};"
+         " const target = document.elementFromPoint(" +
+         x + ", " + y +
+         ");"
+         " let accepted = false;"
+         " if (target) { target.dispatchEvent(new DragEvent('dragenter', init));"
+         " accepted = !target.dispatchEvent(new DragEvent('dragover', init));"
+         " if (accepted) target.dispatchEvent(new DragEvent('drop', init)); }"
+         " if (d.source && d.source.isConnected) d.source.dispatchEvent(new DragEvent('dragend', {...init, cancelable: "
+         "false}));"
+         " return accepted; })()";
+}
+
+}  // namespace
+
 Result<bool> BidiTab::drag(Point from, Point to, int steps) {
   VIMGPT_TRY_VOID(inside(from, s_->options.viewport));
   VIMGPT_TRY_VOID(inside(to, s_->options.viewport));
+  VIMGPT_TRY(Json watching, evaluate(kWatchDrag));
+  (void)watching;
   Json moves = Json::array({move_to(from), {{"type", "pointerDown"}, {"button", 0}}});
   const int count = std::max(steps, 1);
   for (int i = 1; i <= count; ++i) {
@@ -85,7 +129,8 @@ Result<bool> BidiTab::drag(Point from, Point to, int steps) {
   }
   moves.push_back({{"type", "pointerUp"}, {"button", 0}});
   VIMGPT_TRY_VOID(s_->perform(Json::array({pointer(moves)})));
-  return false;  // Firefox runs an HTML5 drag itself when the page starts one; nothing tells it apart here
+  VIMGPT_TRY(Json dropped, evaluate(end_drag(to)));
+  return dropped == true;
 }
 
 Status BidiTab::type_text(std::string_view text) {

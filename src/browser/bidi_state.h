@@ -25,6 +25,13 @@ constexpr const char* kSandbox = "vimgpt";  // the isolated world's realm, as CD
 // suite's late-content test failed with it on Firefox). After a load the network is quiet no sooner than this.
 constexpr milliseconds kLoadHandlersWindow{200};
 
+// Firefox's error pages (a load that failed or was refused, a certificate refused, a site blocked) are about:
+// documents shown under the address that failed.
+inline bool is_error_page(std::string_view document_uri) {
+  return document_uri.starts_with("about:neterror") || document_uri.starts_with("about:certerror") ||
+         document_uri.starts_with("about:blocked");
+}
+
 // A BiDi remote value (https://w3c.github.io/webdriver-bidi/#type-script-RemoteValue) as plain JSON, as CDP's
 // returnByValue gives it: objects from their [key, value] pairs, special numbers and what JSON cannot hold as null.
 inline Json plain(const Json& remote) {
@@ -94,7 +101,10 @@ struct BidiTab::State {
   std::vector<Dialog> dialogs;
   std::vector<BlockedNavigation> blocked;
   std::vector<Download> downloads;
-  int downloads_going = 0;          // begun, not yet ended
+  int downloads_going = 0;  // begun, not yet ended
+  // The tab's content process died: Firefox sends no event, and shows its "tab crashed" page, a parent-process page no
+  // script reaches, in the same context; the next navigation there starts a content process again.
+  bool crashed = false;
   std::optional<Json> file_dialog;  // the element of the last file chooser the page opened
   BidiScreencast screencast;
 
@@ -134,6 +144,7 @@ struct BidiTab::State {
       std::erase(pages, at);
     } else if (method == "browsingContext.navigationStarted" && at == context) {
       ++started;
+      crashed = false;
     } else if ((method == "browsingContext.load" || method == "browsingContext.navigationFailed" ||
                 method == "browsingContext.downloadWillBegin" || method == "browsingContext.navigationAborted") &&
                at == context) {
@@ -288,10 +299,11 @@ struct BidiTab::State {
   }
 
   Result<Json> evaluate(const Json& target, std::string_view expression) {
-    VIMGPT_TRY(
-        Json result,
+    auto evaluated =
         call("script.evaluate",
-             {{"expression", expression}, {"target", target}, {"awaitPromise", true}, {"resultOwnership", "none"}}));
+             {{"expression", expression}, {"target", target}, {"awaitPromise", true}, {"resultOwnership", "none"}});
+    if (!evaluated && shows_crash_page(target, evaluated.error())) return fail(ErrorKind::Protocol, kCrashed);
+    VIMGPT_TRY(Json result, std::move(evaluated));
     if (result.value("type", "") == "exception") {
       return fail(ErrorKind::Protocol, result["exceptionDetails"].value("text", "the script threw"));
     }
@@ -301,6 +313,18 @@ struct BidiTab::State {
   Status perform(Json actions) {
     VIMGPT_TRY_VOID(call("input.performActions", {{"context", current()}, {"actions", std::move(actions)}}));
     return ok();
+  }
+
+  static constexpr const char* kCrashed = "the page crashed (its content process died); load a page to go on";
+  // A script refused in the top-level context as a parent process's while a web page was shown there: the content
+  // process died under it, and Firefox shows its "tab crashed" page instead (an about: page the agent went to is
+  // not a crash).
+  bool shows_crash_page(const Json& target, const Error& error) {
+    if (error.kind != ErrorKind::Protocol || error.message.find("parent process") == std::string::npos) return false;
+    std::scoped_lock lock(mutex);
+    if (target.value("context", "") != context || known_url.starts_with("about:")) return false;
+    crashed = true;
+    return true;
   }
 
   // When the network will have been quiet long enough, if no request starts: the network-quiet window after the last

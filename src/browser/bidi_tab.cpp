@@ -53,7 +53,10 @@ Status BidiTab::navigate(std::string_view url) {
       std::scoped_lock lock(s_->mutex);
       if (!s_->blocked.empty()) refused = s_->blocked.back();
     }
-    if (refused) return fail(ErrorKind::Refused, "navigation to " + refused->url + " was blocked: " + refused->reason);
+    if (refused) {
+      VIMGPT_TRY_VOID(leave_error_page());
+      return fail(ErrorKind::Refused, "navigation to " + refused->url + " was blocked: " + refused->reason);
+    }
     if (started.error().kind == ErrorKind::Timeout) return ok();  // loading past the cap: the page is used as it is
     // A dead browser (or an interrupted wait) is not a page that failed to load.
     if (started.error().kind != ErrorKind::Protocol) return started.failure();
@@ -286,8 +289,7 @@ Result<std::vector<PageSummary>> BidiTab::pages() {
 Status BidiTab::switch_page(int number) {
   std::scoped_lock lock(s_->mutex);
   if (number < 1 || number > static_cast<int>(s_->pages.size())) {
-    return fail(ErrorKind::InvalidArgument,
-                "there is no tab " + std::to_string(number) + " (" + std::to_string(s_->pages.size()) + " open)");
+    return no_such_tab(number, s_->pages.size());
   }
   s_->previous.push_back(s_->context);
   s_->context = s_->pages[static_cast<std::size_t>(number) - 1];
@@ -299,7 +301,7 @@ Status BidiTab::close_page() {
   std::string closing;
   {
     std::scoped_lock lock(s_->mutex);
-    if (s_->pages.size() < 2) return fail(ErrorKind::InvalidArgument, "the last tab cannot be closed");
+    if (s_->pages.size() < 2) return only_tab_open();
     closing = s_->context;
   }
   VIMGPT_TRY_VOID(s_->call("browsingContext.close", {{"context", closing}}));
@@ -350,7 +352,11 @@ std::vector<BlockedNavigation> BidiTab::take_blocked() {
   return std::exchange(s_->blocked, {});
 }
 
+// A refused navigation leaves Firefox's network error page (about:neterror) in the tab: step back so the agent stays
+// where it was.
 Status BidiTab::leave_error_page() {
+  const auto document = evaluate("document.documentURI");
+  if (!document || !document->is_string() || !bidi::is_error_page(document->get<std::string>())) return ok();
   return go_back();
 }
 
@@ -366,7 +372,8 @@ std::vector<Download> BidiTab::take_downloads(milliseconds cap) {
 }
 
 bool BidiTab::crashed() const {
-  return false;  // a content process that dies takes its tab with it: the context is gone, and the browser says so
+  std::scoped_lock lock(s_->mutex);
+  return s_->crashed;
 }
 
 Status BidiTab::relaunch() {

@@ -29,11 +29,19 @@ Result<std::vector<PageSummary>> CdpTab::pages() {
   return listed;
 }
 
+Failure no_such_tab(int number, std::size_t open) {
+  return fail(ErrorKind::NotFound, "there is no tab " + std::to_string(number) + ": " + std::to_string(open) +
+                                       (open == 1 ? " tab is" : " tabs are") + " open, numbered from 1");
+}
+
+Failure only_tab_open() {
+  return fail(ErrorKind::InvalidArgument, "this is the only open tab: it cannot be closed (navigate instead)");
+}
+
 Status CdpTab::switch_page(int number) {
   VIMGPT_TRY(auto open, pages());
   if (number < 1 || number > static_cast<int>(open.size())) {
-    return fail(ErrorKind::NotFound, "there is no tab " + std::to_string(number) + ": " + std::to_string(open.size()) +
-                                         (open.size() == 1 ? " tab is" : " tabs are") + " open, numbered from 1");
+    return no_such_tab(number, open.size());
   }
   std::string target;
   {
@@ -52,7 +60,7 @@ Status CdpTab::close_page() {
   {
     std::scoped_lock lock(impl_->mutex);
     if (impl_->pages.size() <= 1) {
-      return fail(ErrorKind::InvalidArgument, "this is the only open tab: it cannot be closed (navigate instead)");
+      return only_tab_open();
     }
     // The tab worked in before this one, if it is still open; else the newest other one.
     auto& previous = impl_->previous_targets;

@@ -27,6 +27,9 @@ Status valid_viewport(const Viewport& viewport);
 Status valid_screenshot_scale(double scale);
 // That a point lies inside the viewport: InvalidArgument saying where it is otherwise.
 Status inside(Point point, const Viewport& viewport);
+// switch_page to a number no tab has, and close_page on the only tab, in the same words on every engine.
+Failure no_such_tab(int number, std::size_t open);
+Failure only_tab_open();
 
 // Chromium over the DevTools Protocol: the engine behind Tab for a local Chromium or a remote one.
 class CdpTab final : public Tab {

@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -97,6 +98,23 @@ Result<std::string> read_line(int fd, const std::function<bool(std::string_view 
     if (got <= 0) return fail(ErrorKind::Io, "it closed its output before saying it was ready");
     pending.append(buffer, static_cast<std::size_t>(got));
   }
+}
+
+std::optional<std::string> exit_of(pid_t pid, std::chrono::milliseconds wait) {
+  // A pidfd is readable once its process has ended: no polling for the status.
+  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  if (pidfd >= 0) {
+    pollfd ended{pidfd, POLLIN, 0};
+    while (::poll(&ended, 1, static_cast<int>(wait.count())) < 0 && errno == EINTR) {
+    }
+    ::close(pidfd);
+  }
+  siginfo_t info{};
+  if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid == 0)
+    return std::nullopt;
+  if (info.si_code == CLD_KILLED || info.si_code == CLD_DUMPED)
+    return "was killed by signal " + std::to_string(info.si_status);
+  return "exited with status " + std::to_string(info.si_status);
 }
 
 void end_child(pid_t pid, int grace_ms) {

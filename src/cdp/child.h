@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -33,6 +34,13 @@ Result<pid_t> spawn_child(const ChildSpec& spec);
 // its newline. Timeout when none came in time, Io when the pipe closed first.
 Result<std::string> read_line(int fd, const std::function<bool(std::string_view line)>& wanted,
                               std::chrono::milliseconds timeout);
+
+// How long a browser whose connection closed may take to end before its error says only that the connection closed.
+inline constexpr std::chrono::milliseconds kExitWait{1000};
+
+// How a child of ours ended ("was killed by signal 9", "exited with status 1"), waiting up to `wait` for it to end;
+// nothing while it runs. It is left unreaped, for end_child.
+std::optional<std::string> exit_of(pid_t pid, std::chrono::milliseconds wait);
 
 // Ends a child's process group: SIGTERM, then SIGKILL after `grace`; reaped, and the group collected.
 void end_child(pid_t pid, int grace_ms = 2000);

@@ -119,7 +119,14 @@ class FirefoxTransport final : public Transport {
   FirefoxTransport& operator=(const FirefoxTransport&) = delete;
 
   Status send(std::string_view message) override { return socket_->send(message); }
-  Result<std::string> receive() override { return socket_->receive(); }
+  // The socket is lost when Firefox ends: the error says how it ended.
+  Result<std::string> receive() override {
+    auto message = socket_->receive();
+    if (!message && message.error().kind != ErrorKind::Cancelled && !closed_) {
+      if (auto ended = exit_of(pid_, kExitWait)) return fail(ErrorKind::BrowserExited, "Firefox " + *ended);
+    }
+    return message;
+  }
   void interrupt() override { socket_->interrupt(); }
   void close() override {
     if (closed_.exchange(true)) return;

@@ -17,6 +17,7 @@
 #include <deque>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 
 #include "cdp/cdp.h"
 #include "cdp/child.h"
@@ -187,17 +188,13 @@ class PipeTransport final : public Transport {
   // Checks without reaping, so close() can still collect the exit status.
   bool child_has_exited() {
     siginfo_t info{};
-    if (::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) != 0) return true;
-    if (info.si_pid == 0) return false;
-    exit_code_ = info.si_status;
-    exited_by_signal_ = info.si_code == CLD_KILLED || info.si_code == CLD_DUMPED;
-    return true;
+    return ::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid != 0;
   }
 
-  [[nodiscard]] std::string exit_description() const {
-    if (exit_code_ < 0) return "Chromium closed its DevTools pipe";
-    if (exited_by_signal_) return "Chromium was killed by signal " + std::to_string(exit_code_);
-    return "Chromium exited with status " + std::to_string(exit_code_);
+  // The pipe closes as Chromium ends: how it ended, once it has.
+  [[nodiscard]] std::string exit_description() {
+    if (!ended_) ended_ = exit_of(pid_, kExitWait);
+    return ended_ ? "Chromium " + *ended_ : "Chromium closed its DevTools pipe";
   }
 
   // Ends the browser and every helper process in its group, all reaped so no zombie is left behind. A
@@ -233,8 +230,7 @@ class PipeTransport final : public Transport {
   NulFramer framer_;
   std::deque<std::string> ready_;
   bool eof_ = false;
-  int exit_code_ = -1;
-  bool exited_by_signal_ = false;
+  std::optional<std::string> ended_;  // "was killed by signal 9", once known
 };
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -20,14 +21,25 @@ Failure usage_error(const std::string& message) {
   return fail(ErrorKind::InvalidArgument, message);
 }
 
+// --engine, else $VIMGPT_ENGINE, else chromium. Read here, not by CLI11's envname: the flag is bound on the main
+// command and on each subcommand to the same variable, and the environment, applied to the one not given, overwrote
+// the flag given.
+Result<cdp::Engine> chosen_engine(const Options& o) {
+  std::string name = o.engine;
+  if (name.empty()) {
+    const char* from_environment = std::getenv("VIMGPT_ENGINE");
+    name = from_environment != nullptr && *from_environment != '\0' ? from_environment : "chromium";
+  }
+  return cdp::parse_engine(name);
+}
+
 }  // namespace
 
 void add_browser_flags(CLI::App& app, Options& o) {
   app.add_flag("--headed", o.headed, "Show the browser window (default: headless)");
   app.add_option("--engine", o.engine,
                  "The browser: chromium (default) or firefox (Debian's firefox-esr, over WebDriver BiDi; see "
-                 "docs/engines.md for what it does not do yet)")
-      ->envname("VIMGPT_ENGINE");
+                 "docs/engines.md for what it does not do yet); default $VIMGPT_ENGINE, else chromium");
   app.add_flag("--xvfb", o.xvfb,
                "Run the full browser headed on a virtual display of its own (Xvfb), on a machine without one: what "
                "a site sees is a person's browser");
@@ -177,7 +189,7 @@ Result<cdp::LaunchOptions> launch_options(const Options& o, const Config& config
     return usage_error("--xvfb is headed on a virtual display: give --xvfb or --headed, not both");
   if (o.xvfb && !o.browsers.empty()) return usage_error("--xvfb starts a local browser; it does not go with --browser");
   launch.display = o.xvfb ? cdp::Display::Xvfb : o.headed ? cdp::Display::Headed : cdp::Display::Headless;
-  auto engine = cdp::parse_engine(o.engine);
+  auto engine = chosen_engine(o);
   if (!engine) return engine.failure();
   launch.engine = *engine;
   if (launch.engine == cdp::Engine::Firefox) {
@@ -341,7 +353,7 @@ Result<std::map<std::string, std::string>> secrets(const Options& o) {
 
 Result<fleet::BrowserOptions> remote_options(const Options& o) {
   fleet::BrowserOptions remote;
-  auto engine = cdp::parse_engine(o.engine);
+  auto engine = chosen_engine(o);
   if (!engine) return engine.failure();
   remote.engine = *engine;
   for (const auto& header : o.browser_headers) {

@@ -46,8 +46,8 @@ struct Options {
   std::string live;  // --live HOST:PORT: the live view
   // browser
   bool headed = false;
-  bool xvfb = false;                // headed, on a virtual display of its own
-  std::string engine = "chromium";  // --engine chromium|firefox
+  bool xvfb = false;   // headed, on a virtual display of its own
+  std::string engine;  // --engine chromium|firefox; empty: $VIMGPT_ENGINE, else chromium
   std::string viewport = "1080x720";
   std::string chrome;
   std::string user_data_dir;

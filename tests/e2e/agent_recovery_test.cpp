@@ -12,6 +12,7 @@
 #include <functional>
 #include <sstream>
 
+#include "support/browser_options.h"
 #include "support/cli_runner.h"
 #include "support/fake_model_server.h"
 #include "support/site_server.h"
@@ -109,7 +110,9 @@ TEST_F(RecoveryE2E, WithNoRestartsLeftTheRunEndsNamingTheCause) {
   });
   const auto result = run("/a", {"--max-restarts", "0"});
   EXPECT_EQ(result.exit_code, 1) << result.err;
-  EXPECT_NE(result.err.find("error: the browser exited (Chromium"), std::string::npos) << result.err;
+  const std::string browser = test::on_firefox() ? "Firefox" : "Chromium";
+  EXPECT_NE(result.err.find("error: the browser exited (" + browser + " was killed by signal 9)"), std::string::npos)
+      << result.err;
   EXPECT_FALSE(result.left_behind);
   const auto steps = test::read_steps(record_);
   ASSERT_EQ(steps.size(), 1U);  // the finished step is kept
@@ -123,7 +126,7 @@ TEST_F(RecoveryE2E, CrashedRendererIsLoadedAgain) {
     switch (++step) {
       case 1: return ScriptedReply::text(R"({"click": ")" + test::label_in_prompt(request.text, "Go to B") + R"("})");
       case 2: {
-        const auto renderers = test::run_browser_helpers("renderer");
+        const auto renderers = test::run_browser_helpers(test::on_firefox() ? "tab" : "renderer");
         EXPECT_FALSE(renderers.empty());
         for (pid_t renderer : renderers) EXPECT_TRUE(test::kill_and_wait(renderer));
         return ScriptedReply::text(R"({"wait": 0})");

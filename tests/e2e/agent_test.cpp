@@ -200,7 +200,8 @@ TEST_F(AgentE2E, ReportOpensWithoutConsoleErrorsAndShowsEveryStep) {
   EXPECT_FALSE(steps[1]["ok"].get<bool>());  // an unknown label is an error result, not a crash
   EXPECT_NE(steps[1]["result"].get<std::string>().find("ZZ"), std::string::npos);
 
-  auto tab = browser::Tab::launch(test::loopback_only_launch());
+  // The report is looked at in Chromium, whichever engine made the run: its console errors come as CDP events.
+  auto tab = browser::Tab::launch(test::loopback_only_launch(cdp::Engine::Chromium));
   ASSERT_OK(tab);
   std::atomic<int> console_errors{0};
   const auto id = (*tab)->connection().subscribe([&](const cdp::Event& e) {

@@ -112,6 +112,7 @@ TEST(RemoteFirefox, ASessionWithoutABiDiSocketIsRefusedAndDeleted) {
   EXPECT_TRUE(sessions[0].deleted);
 }
 
+// The flag wins over VIMGPT_ENGINE (the test support sets it to the test's engine, Chromium here).
 TEST(RemoteFirefox, ADevToolsEndpointIsChromiumsAndSaysSo) {
   const auto run = test::run_vimgpt(
       {"anything", "--engine", "firefox", "--browser", "ws://127.0.0.1:9/devtools/browser/x", "--api-key", "k"});

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <filesystem>
 #include <fstream>
@@ -19,6 +20,7 @@
 #include "support/cli_runner.h"
 #include "support/fake_model_server.h"
 #include "support/free_port.h"
+#include "support/gecko_driver.h"
 
 namespace vimgpt {
 namespace {
@@ -37,10 +39,13 @@ std::string grid_jar() {
 }
 
 // Grid's standalone mode with one node of two Chromium slots; Debian's binaries named, nothing downloaded
-// (selenium-manager off) and no driver looked for on the PATH.
+// (selenium-manager off) and no driver looked for on the PATH. Given a WebDriver server's address, its node also
+// relays two Firefox slots to it (Grid's relay, as for Appium: Debian 12 packages no geckodriver).
 class Grid {
  public:
-  Grid() : dir_(fs::temp_directory_path() / ("vimgpt-grid-" + std::to_string(::getpid()))) {
+  explicit Grid(const std::string& firefox_relay = {})
+      : dir_(fs::temp_directory_path() /
+             ("vimgpt-grid-" + std::to_string(::getpid()) + (firefox_relay.empty() ? "" : "-relay"))) {
     jar_ = grid_jar();
     if (jar_.empty() || !fs::exists("/usr/bin/java") || !fs::exists("/usr/bin/chromedriver")) return;
     fs::create_directories(dir_);
@@ -52,6 +57,11 @@ class Grid {
                                          "max-sessions = 2\nwebdriver-executable = \"/usr/bin/chromedriver\"\n"
                                          "stereotype = '{\"browserName\": \"chrome\", \"goog:chromeOptions\": "
                                          "{\"binary\": \"/usr/lib/chromium/chromium\"}}'\n";
+    if (!firefox_relay.empty()) {
+      std::ofstream(dir_ / "grid.toml", std::ios::app)
+          << "\n[relay]\nurl = \"" << firefox_relay << "\"\nstatus-endpoint = \"/status\"\n"
+          << "configs = [\"2\", '{\"browserName\": \"firefox\"}']\n";
+    }
     const std::string config = (dir_ / "grid.toml").string();
     const std::string log = (dir_ / "grid.log").string();
     pid_ = ::fork();
@@ -203,6 +213,49 @@ TEST_F(GridInterop, CtrlCMidTaskStillDeletesTheSessions) {
   EXPECT_EQ(run.exit_code, 130) << run.err;
   EXPECT_EQ(sessions_while_running, 2);
   EXPECT_EQ(grid->sessions_settled(), 0) << run.err << grid->status().dump(2);
+}
+
+// Firefox through Grid: the run's session is made by the Firefox node's WebDriver server, its BiDi socket is the one
+// Grid answers with (Grid proxies it, /session/ID/se/bidi), and the session is gone from the Grid and the node at the
+// end.
+TEST(GridFirefoxInterop, ARunOnAFirefoxNodeWorksOverGridsBiDiSocketAndEndsItsSession) {
+  if (grid_jar().empty()) GTEST_SKIP() << "no Selenium jar: scripts/test.sh installs tests/interop's npm packages";
+  test::GeckoDriver driver;
+  Grid relaying(driver.url().substr(std::string("webdriver+").size()));
+  ASSERT_TRUE(relaying.ready()) << relaying.log();
+  test::Site site;
+  test::FakeModelServer model;
+  std::atomic<int> sessions_while_running{-1};
+  std::mutex mutex;
+  std::string socket;  // the session's webSocketUrl as the Grid tells it (the New Session reply vimgpt read)
+  test::script_model(model, site.base(), 0ms, [&] {
+    sessions_while_running = relaying.sessions();
+    for (const auto& node : relaying.status()["value"].value("nodes", Json::array())) {
+      for (const auto& slot : node.value("slots", Json::array())) {
+        if (!slot["session"].is_object()) continue;
+        std::scoped_lock lock(mutex);
+        socket = slot["session"]["capabilities"].value("webSocketUrl", "");
+      }
+    }
+  });
+  test::BatchDir dir;
+  auto args = test::batch_args(dir.tasks(site.base(), 2), dir.out(), model, 1, {relaying.url()});
+  args.insert(args.end(), {"--engine", "firefox"});
+  const auto run = test::run_vimgpt(args);
+  ASSERT_EQ(run.exit_code, 0) << run.err << relaying.log();
+  const auto results = test::read_results(dir.out());
+  ASSERT_EQ(results.size(), 2U) << run.err;
+  for (const auto& line : results) EXPECT_EQ(line["status"], "done") << line.dump();
+  test::expect_isolated_visits(site, 2);
+  EXPECT_EQ(sessions_while_running, 1);
+  const std::string grid_socket =
+      "ws://127.0.0.1:" + relaying.url().substr(relaying.url().rfind(':') + 1) + "/session/";
+  EXPECT_TRUE(socket.starts_with(grid_socket) && socket.ends_with("/se/bidi")) << socket;
+  const auto sessions = driver.sessions();
+  ASSERT_EQ(sessions.size(), 1U);  // one worker, one session on the node
+  EXPECT_EQ(sessions[0].asked["webSocketUrl"], true);
+  EXPECT_TRUE(sessions[0].deleted);
+  EXPECT_EQ(relaying.sessions_settled(), 0) << relaying.status().dump(2);
 }
 
 }  // namespace

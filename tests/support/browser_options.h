@@ -3,8 +3,9 @@
 // TLD) resolve to 127.0.0.1 on Chromium, kLoopbackTestHosts on Firefox: each is a site of its own, for frames from a
 // third origin.
 //
-// The browser suites run on both engines: CTest runs the firefox label's copies of them with
-// VIMGPT_TEST_ENGINE=firefox (tests/CMakeLists.txt), and every launch here then starts Firefox.
+// The browser and end-to-end suites run on both engines: CTest runs the firefox label's copies of them with
+// VIMGPT_TEST_ENGINE=firefox (tests/CMakeLists.txt), and every launch here, and every vimgpt a test starts, then
+// runs Firefox.
 #pragma once
 
 #include <cstdlib>
@@ -25,6 +26,11 @@ inline cdp::Engine test_engine() {
 }
 inline bool on_firefox() {
   return test_engine() == cdp::Engine::Firefox;
+}
+
+// The vimgpt processes a test starts run on the test's engine: their --engine, from the environment.
+inline std::string engine_variable() {
+  return "VIMGPT_ENGINE=" + std::string(cdp::to_string(test_engine()));
 }
 
 inline cdp::LaunchOptions loopback_only_launch(cdp::Engine engine = test_engine()) {

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "support/browser_options.h"
 #include "support/proc.h"
 
 namespace vimgpt::test {
@@ -31,9 +32,12 @@ pid_t run_browser_pid() {
   const std::string tmp = (run_dir() / "tmp").string();
   for (pid_t pid : all_processes()) {
     const std::string text = command_line_of(pid);
-    if (text.find(tmp) != std::string::npos && text.find("--type=") == std::string::npos &&
-        text.find("--user-data-dir=") != std::string::npos)
-      return pid;
+    if (text.find(tmp) == std::string::npos) continue;
+    // Chromium's browser process (its helpers have a --type), or Firefox's (its content processes, -contentproc).
+    const bool chromium =
+        text.find("--user-data-dir=") != std::string::npos && text.find("--type=") == std::string::npos;
+    const bool firefox = text.find("--profile") != std::string::npos && text.find("-contentproc") == std::string::npos;
+    if (chromium || firefox) return pid;
   }
   return 0;
 }
@@ -42,10 +46,14 @@ std::vector<pid_t> run_browser_helpers(std::string_view type) {
   const pid_t browser = run_browser_pid();
   std::vector<pid_t> helpers;
   if (browser == 0) return helpers;
-  const std::string wanted = "--type=" + std::string(type);
+  // Chromium names a helper's kind in --type=; Firefox's content processes end their command line with it.
+  const std::string wanted = "--type=" + std::string(type) + " ";
+  const std::string last = " " + std::string(type) + " ";
   for (pid_t pid : all_processes()) {
-    const std::string text = command_line_of(pid);
-    if ((text + " ").find(wanted + " ") == std::string::npos) continue;
+    std::string text = command_line_of(pid);  // its arguments, each followed by a space
+    if (text.empty()) continue;
+    const bool firefox = text.find("-contentproc") != std::string::npos && text.ends_with(last);
+    if (text.find(wanted) == std::string::npos && !firefox) continue;
     for (pid_t up = parent_of(pid); up > 1; up = parent_of(up)) {
       if (up == browser) {
         helpers.push_back(pid);
@@ -90,9 +98,11 @@ CliRun run_in(const std::vector<std::string>& args, const std::function<void(pid
   fs::create_directories(tmp);
   std::vector<std::string> environment;
   for (char** entry = environ; *entry != nullptr; ++entry) {
-    if (std::string_view(*entry).rfind("TMPDIR=", 0) != 0) environment.emplace_back(*entry);
+    const std::string_view variable(*entry);
+    if (!variable.starts_with("TMPDIR=") && !variable.starts_with("VIMGPT_ENGINE=")) environment.emplace_back(*entry);
   }
   environment.push_back("TMPDIR=" + tmp.string());
+  environment.push_back(engine_variable());
   if (place != nullptr) environment.insert(environment.end(), place->variables.begin(), place->variables.end());
   std::vector<char*> envp;
   for (auto& entry : environment) envp.push_back(entry.data());

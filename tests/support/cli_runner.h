@@ -39,9 +39,11 @@ struct RunPlace {
 // Runs vimgpt there; left_behind is not judged (what it leaves is for the caller to look at).
 CliRun run_vimgpt(const std::vector<std::string>& args, const RunPlace& place);
 
-// The Chromium of the run_vimgpt() in progress (found by the run's own TMPDIR in its command line), or 0.
+// The browser process of the run_vimgpt() in progress, Chromium's or Firefox's (found by the run's own TMPDIR in its
+// command line), or 0.
 pid_t run_browser_pid();
-// Its helper processes of one kind ("renderer", "gpu-process", ...): descendants with that --type.
+// Its helper processes of one kind: Chromium's descendants with that --type ("renderer", "gpu-process"), Firefox's
+// content processes of that kind ("tab", "rdd").
 std::vector<pid_t> run_browser_helpers(std::string_view type);
 // Waits, bounded, until a process has exited (gone, or a zombie its parent has yet to reap).
 bool wait_for_exit(pid_t pid, int timeout_ms = 10000);

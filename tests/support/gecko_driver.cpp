@@ -133,9 +133,15 @@ std::vector<GeckoDriver::SessionRecord> GeckoDriver::sessions() const {
 
 void GeckoDriver::new_session(const std::string& body, std::string& reply, int& status) {
   const Json request = Json::parse(body, nullptr, false);
-  Json asked = request.is_object() && request.contains("capabilities")
-                   ? request["capabilities"].value("alwaysMatch", Json::object())
-                   : Json();
+  // W3C capabilities processing, as far as one server needs it: alwaysMatch merged with the first of firstMatch (a
+  // client sends either; Selenium Grid's relay passes on what it matched).
+  Json asked;
+  if (request.is_object() && request.contains("capabilities") && request["capabilities"].is_object()) {
+    const Json& capabilities = request["capabilities"];
+    asked = capabilities.value("alwaysMatch", Json::object());
+    const Json first = capabilities.value("firstMatch", Json::array());
+    if (asked.is_object() && first.is_array() && !first.empty() && first[0].is_object()) asked.update(first[0]);
+  }
   std::size_t record = 0;
   {
     std::scoped_lock lock(mutex_);
@@ -145,7 +151,7 @@ void GeckoDriver::new_session(const std::string& body, std::string& reply, int& 
   status = 500;
   if (!asked.is_object()) {
     status = 400;
-    reply = error_body("invalid argument", "no capabilities.alwaysMatch object");
+    reply = error_body("invalid argument", "no capabilities object");
     return;
   }
   if (asked.value("browserName", "firefox") != "firefox") {

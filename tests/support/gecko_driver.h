@@ -28,7 +28,7 @@ class GeckoDriver {
   [[nodiscard]] std::string url() const;
 
   struct SessionRecord {
-    nlohmann::json asked;  // capabilities.alwaysMatch as the client sent them
+    nlohmann::json asked;  // the capabilities asked (alwaysMatch with the first firstMatch)
     std::string id;        // empty: none was made
     pid_t firefox = 0;
     bool deleted = false;

@@ -118,13 +118,14 @@ class FirefoxTransport final : public Transport {
   FirefoxTransport(const FirefoxTransport&) = delete;
   FirefoxTransport& operator=(const FirefoxTransport&) = delete;
 
-  Status send(std::string_view message) override { return socket_->send(message); }
-  // The socket is lost when Firefox ends: the error says how it ended.
+  Status send(std::string_view message) override {
+    auto sent = socket_->send(message);
+    if (!sent && !closed_) return ended_or(sent.error());
+    return sent;
+  }
   Result<std::string> receive() override {
     auto message = socket_->receive();
-    if (!message && message.error().kind != ErrorKind::Cancelled && !closed_) {
-      if (auto ended = exit_of(pid_, kExitWait)) return fail(ErrorKind::BrowserExited, "Firefox " + *ended);
-    }
+    if (!message && message.error().kind != ErrorKind::Cancelled && !closed_) return ended_or(message.error());
     return message;
   }
   void interrupt() override { socket_->interrupt(); }
@@ -137,6 +138,12 @@ class FirefoxTransport final : public Transport {
     std::error_code ignored;
     if (!scratch_.empty()) std::filesystem::remove_all(scratch_, ignored);
     display_.reset();
+  }
+  // The socket breaks as Firefox ends, seen by whichever of send and receive comes first: how Firefox ended, or the
+  // socket's own error when it has not.
+  [[nodiscard]] Failure ended_or(const Error& error) const {
+    if (auto ended = exit_of(pid_, kExitWait)) return fail(ErrorKind::BrowserExited, "Firefox " + *ended);
+    return fail(error);
   }
   [[nodiscard]] std::string describe() const override { return "Firefox (pid " + std::to_string(pid_) + ")"; }
   [[nodiscard]] int process_id() const override { return pid_; }

@@ -17,7 +17,6 @@
 #include <deque>
 #include <filesystem>
 #include <mutex>
-#include <optional>
 
 #include "cdp/cdp.h"
 #include "cdp/child.h"
@@ -127,7 +126,8 @@ class PipeTransport final : public Transport {
     while (!rest.empty()) {
       const ssize_t n = ::write(to_browser_, rest.data(), rest.size());
       if (n < 0 && errno == EINTR) continue;
-      if (n < 0) return fail(ErrorKind::BrowserExited, "Chromium's pipe closed (" + errno_text() + ")");
+      if (n < 0)
+        return fail(ErrorKind::BrowserExited, exit_description("Chromium's pipe closed (" + errno_text() + ")"));
       rest.remove_prefix(static_cast<std::size_t>(n));
     }
     return ok();
@@ -140,7 +140,7 @@ class PipeTransport final : public Transport {
         ready_.pop_front();
         return message;
       }
-      if (eof_) return fail(ErrorKind::BrowserExited, exit_description());
+      if (eof_) return fail(ErrorKind::BrowserExited, exit_description("Chromium closed its DevTools pipe"));
       std::array<pollfd, 2> fds{pollfd{from_browser_, POLLIN, 0}, pollfd{wake_read_, POLLIN, 0}};
       const int n = ::poll(fds.data(), fds.size(), kLivenessPollMs);
       if (n < 0 && errno == EINTR) continue;
@@ -191,10 +191,11 @@ class PipeTransport final : public Transport {
     return ::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid != 0;
   }
 
-  // The pipe closes as Chromium ends: how it ended, once it has.
-  [[nodiscard]] std::string exit_description() {
-    if (!ended_) ended_ = exit_of(pid_, kExitWait);
-    return ended_ ? "Chromium " + *ended_ : "Chromium closed its DevTools pipe";
+  // The pipe breaks as Chromium ends, seen by whichever of send and receive comes first: how Chromium ended, or
+  // `otherwise` when it has not.
+  [[nodiscard]] std::string exit_description(const std::string& otherwise) const {
+    const auto ended = exit_of(pid_, kExitWait);
+    return ended ? "Chromium " + *ended : otherwise;
   }
 
   // Ends the browser and every helper process in its group, all reaped so no zombie is left behind. A
@@ -230,7 +231,6 @@ class PipeTransport final : public Transport {
   NulFramer framer_;
   std::deque<std::string> ready_;
   bool eof_ = false;
-  std::optional<std::string> ended_;  // "was killed by signal 9", once known
 };
 
 }  // namespace

@@ -28,6 +28,19 @@ fs::path run_dir() {
 
 }  // namespace
 
+std::vector<std::string> vimgpt_environment(const std::string& tmp, const std::vector<std::string_view>& dropped) {
+  std::vector<std::string> environment;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    const std::string_view variable(*entry);
+    const auto named = [&](std::string_view name) { return variable.starts_with(name); };
+    if (named("TMPDIR=") || named("VIMGPT_ENGINE=") || std::any_of(dropped.begin(), dropped.end(), named)) continue;
+    environment.emplace_back(variable);
+  }
+  environment.push_back("TMPDIR=" + tmp);
+  environment.push_back(engine_variable());
+  return environment;
+}
+
 pid_t run_browser_pid() {
   const std::string tmp = (run_dir() / "tmp").string();
   for (pid_t pid : all_processes()) {
@@ -96,13 +109,7 @@ CliRun run_in(const std::vector<std::string>& args, const std::function<void(pid
   // Its own TMPDIR, so what the run leaves behind (browser scratch folders, processes) can be found.
   const fs::path tmp = place != nullptr ? place->tmp : dir / "tmp";
   fs::create_directories(tmp);
-  std::vector<std::string> environment;
-  for (char** entry = environ; *entry != nullptr; ++entry) {
-    const std::string_view variable(*entry);
-    if (!variable.starts_with("TMPDIR=") && !variable.starts_with("VIMGPT_ENGINE=")) environment.emplace_back(*entry);
-  }
-  environment.push_back("TMPDIR=" + tmp.string());
-  environment.push_back(engine_variable());
+  std::vector<std::string> environment = vimgpt_environment(tmp.string());
   if (place != nullptr) environment.insert(environment.end(), place->variables.begin(), place->variables.end());
   std::vector<char*> envp;
   for (auto& entry : environment) envp.push_back(entry.data());

@@ -7,6 +7,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "vision/vision.h"
@@ -24,6 +25,10 @@ struct CliRun {
   std::string err;
   bool left_behind = false;  // a browser process or scratch folder outlived the run
 };
+
+// The environment a vimgpt a test starts gets: this process's, with its own TMPDIR, on the test's engine
+// (VIMGPT_ENGINE), and without the variables named in `dropped` ("NAME=").
+std::vector<std::string> vimgpt_environment(const std::string& tmp, const std::vector<std::string_view>& dropped = {});
 
 // Runs vimgpt with `args` and its own TMPDIR; `on_started` may signal it (for the Ctrl-C test). Its
 // standard input reads `input` (nothing by default).

@@ -9,10 +9,7 @@
 #include <stdexcept>
 
 #include "common/base64.h"
-#include "support/browser_options.h"
 #include "support/cli_runner.h"
-
-extern char** environ;
 
 namespace vimgpt::test {
 
@@ -30,18 +27,9 @@ McpProcess::McpProcess(const std::vector<std::string>& args) {
   std::vector<char*> argv;
   for (auto& arg : full) argv.push_back(arg.data());
   argv.push_back(nullptr);
-  std::vector<std::string> environment;
-  for (char** entry = environ; *entry != nullptr; ++entry) {
-    // No model but the test's own: a key from the environment must never send a test's traffic elsewhere.
-    const std::string_view variable(*entry);
-    bool dropped = variable.rfind("TMPDIR=", 0) == 0;
-    for (const char* name : {"OPENAI_API_KEY=", "OPENAI_BASE_URL=", "ANTHROPIC_API_KEY=", "ANTHROPIC_BASE_URL=",
-                             "VIMGPT_MODEL=", "VIMGPT_ENGINE="})
-      dropped = dropped || variable.rfind(name, 0) == 0;
-    if (!dropped) environment.emplace_back(*entry);
-  }
-  environment.push_back("TMPDIR=" + tmp);
-  environment.push_back(engine_variable());
+  // No model but the test's own: a key from the environment must never send a test's traffic elsewhere.
+  std::vector<std::string> environment = vimgpt_environment(
+      tmp, {"OPENAI_API_KEY=", "OPENAI_BASE_URL=", "ANTHROPIC_API_KEY=", "ANTHROPIC_BASE_URL=", "VIMGPT_MODEL="});
   std::vector<char*> envp;
   for (auto& entry : environment) envp.push_back(entry.data());
   envp.push_back(nullptr);

@@ -181,19 +181,32 @@ std::size_t words_in(const std::vector<std::string>& words, std::string_view tex
 
 std::vector<const Hint*> HintMap::search(std::string_view query, std::size_t limit) const {
   const auto words = search_words(query);
-  std::vector<std::pair<std::size_t, const Hint*>> found;
   if (words.empty()) return {};
+  // How many words a hint holds in all, and how many in what a person sees of it: a word held only by the link
+  // target ranks below one in the text, or every link on http://127.0.0.1:57045/ would hold "57".
+  struct Found {
+    std::size_t held;
+    std::size_t shown;
+    const Hint* hint;
+  };
+  std::vector<Found> found;
   for (const auto& hint : hints_) {
-    const std::string facts = hint.role + ' ' + hint.input_type + ' ' + hint.text + ' ' + hint.placeholder + ' ' +
-                              hint.name + ' ' + hint.href;
-    if (const auto matched = words_in(words, facts); matched > 0) found.emplace_back(matched, &hint);
+    const std::string shown =
+        hint.role + ' ' + hint.input_type + ' ' + hint.text + ' ' + hint.placeholder + ' ' + hint.name;
+    if (const auto held = words_in(words, shown + ' ' + hint.href); held > 0) {
+      found.push_back({held, words_in(words, shown), &hint});
+    }
   }
-  std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-  // When some hold every word, the others are noise ("comments 17" on a news page: not every "comments").
-  const bool exact = !found.empty() && found.front().first == words.size();
+  std::stable_sort(found.begin(), found.end(), [](const Found& a, const Found& b) {
+    return a.held != b.held ? a.held > b.held : a.shown > b.shown;
+  });
+  // When some hold every word, the others are noise ("comments 17" on a news page: not every "comments"); when some
+  // show every word, so are those holding some only in their link target.
+  const bool all_held = !found.empty() && found.front().held == words.size();
+  const bool all_shown = all_held && found.front().shown == words.size();
   std::vector<const Hint*> out;
-  for (const auto& [matched, hint] : found) {
-    if (out.size() == limit || (exact && matched < words.size())) break;
+  for (const auto& [held, shown, hint] : found) {
+    if (out.size() == limit || (all_held && held < words.size()) || (all_shown && shown < words.size())) break;
     out.push_back(hint);
   }
   return out;

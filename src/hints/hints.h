@@ -107,8 +107,9 @@ class HintMap {
   // One line per hint for a hybrid prompt: `[A] link "Home" -> /index.html`.
   [[nodiscard]] std::string to_text() const;
   // The hints whose role, type, name, placeholder, field name or link target hold words of `query` (where a word
-  // of theirs begins, ASCII case folded): those holding every word when any does, else those holding the most
-  // first; in label order among equals; at most `limit`.
+  // of theirs begins, ASCII case folded): those holding every word when any does (only those showing every word,
+  // not in their link target, when any does), else those holding the most first, words shown before words in the
+  // link target; in label order among equals; at most `limit`.
   [[nodiscard]] std::vector<const Hint*> search(std::string_view query, std::size_t limit) const;
 
   // Where fields holding a typed secret are on screen (see mark_secret_field): painted over in frames.

@@ -162,6 +162,24 @@ TEST(HintMap, SearchRanksHintsByTheWordsTheyHold) {
   EXPECT_TRUE(map.search("   ", 10).empty());
   EXPECT_TRUE(map.search("zebra", 10).empty());
   EXPECT_EQ(words_in(search_words("Sign IN"), "sign in to continue"), 2u);
+  // A word shown beats the same word in a link target: every link of a page on port 57045 holds "57", and every
+  // link on 127.0.0.1 holds "1".
+  std::vector<Hint> items;
+  for (const int n : {1, 7, 57}) {
+    items.push_back(hint(std::to_string(n), "link", "Item " + std::to_string(n),
+                         "http://127.0.0.1:57045/item/" + std::to_string(n)));
+  }
+  const HintMap dense(1, std::move(items));
+  for (const std::string n : {"57", "1"}) {
+    const auto item = dense.search("item " + n, 10);
+    ASSERT_EQ(item.size(), 1u) << n;
+    EXPECT_EQ(item[0]->label, n);
+  }
+  const auto some_words = dense.search("item 57 zebra", 10);  // none holds every word: shown words first
+  ASSERT_EQ(some_words.size(), 3u);
+  EXPECT_EQ(some_words[0]->label, "57");
+  EXPECT_EQ(some_words[1]->label, "1");
+  EXPECT_EQ(some_words[2]->label, "7");
   EXPECT_EQ(to_text(map.hints()[3]) + "\n", map.to_text().substr(map.to_text().rfind("[F]")));
 }
 

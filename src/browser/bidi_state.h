@@ -32,6 +32,14 @@ inline bool is_error_page(std::string_view document_uri) {
          document_uri.starts_with("about:blocked");
 }
 
+// Network quiet counts what can change what the page shows: not the browser's own fetches, such as a page's icon, which
+// Firefox fetches after load, headless too (no navigation, no initiator type: nothing in the page asked for it).
+inline bool browsers_own(const Json& request_event) {
+  return request_event.value("navigation", Json()).is_null() &&
+         request_event["request"].value("initiatorType", Json()).is_null() &&
+         request_event.value("initiator", Json::object()).value("type", "") == "other";
+}
+
 // A BiDi remote value (https://w3c.github.io/webdriver-bidi/#type-script-RemoteValue) as plain JSON, as CDP's
 // returnByValue gives it: objects from their [key, value] pairs, special numbers and what JSON cannot hold as null.
 inline Json plain(const Json& remote) {
@@ -105,7 +113,8 @@ struct BidiTab::State {
   // The tab's content process died: Firefox sends no event, and shows its "tab crashed" page, a parent-process page no
   // script reaches, in the same context; the next navigation there starts a content process again.
   bool crashed = false;
-  std::optional<Json> file_dialog;  // the element of the last file chooser the page opened
+  std::optional<Json> file_dialog;      // the element of the last file chooser the page opened
+  std::optional<DomWindow> dom_window;  // left open by the last settle(..., LeaveOpen) without a navigation
   BidiScreencast screencast;
 
   Result<Json> call(std::string_view method, Json params, milliseconds timeout = bidi::kBidiTimeout) {
@@ -145,6 +154,7 @@ struct BidiTab::State {
     } else if (method == "browsingContext.navigationStarted" && at == context) {
       ++started;
       crashed = false;
+      dom_window.reset();  // the document it watched is going
     } else if ((method == "browsingContext.load" || method == "browsingContext.navigationFailed" ||
                 method == "browsingContext.downloadWillBegin" || method == "browsingContext.navigationAborted") &&
                at == context) {
@@ -181,7 +191,7 @@ struct BidiTab::State {
       // up its page's load event for good.
       const std::string id = p["request"].value("request", "");
       if (p.value("isBlocked", false)) decide(p, id);
-      if (!ours(at)) return;
+      if (!ours(at) || bidi::browsers_own(p)) return;
       requests_in_flight[id] = at;
       network_changed = bidi::Clock::now();
     } else if ((method == "network.responseCompleted" || method == "network.fetchError") &&
@@ -333,14 +343,15 @@ struct BidiTab::State {
     return std::max(network_changed + options.settle.network_quiet, load_ended + bidi::kLoadHandlersWindow);
   }
 
-  // Until no request has been in flight for the network-quiet window, at most `cap`.
-  void wait_network_quiet(milliseconds cap) {
+  // Until no request has been in flight for the network-quiet window (LeaveOpen: until none is in flight, the window
+  // left to the caller), at most `cap`.
+  void wait_network_quiet(milliseconds cap, SettleWait wait = SettleWait::Close) {
     std::unique_lock lock(mutex);
     const auto deadline = bidi::Clock::now() + cap;
     while (bidi::Clock::now() < deadline && connection->alive()) {
       const bool idle = std::none_of(requests_in_flight.begin(), requests_in_flight.end(),
                                      [&](const auto& r) { return ours(r.second); });
-      const auto quiet_at = quiet_from();
+      const auto quiet_at = wait == SettleWait::Close ? quiet_from() : bidi::Clock::now();
       if (idle && bidi::Clock::now() >= quiet_at) return;
       changed.wait_until(lock, idle ? std::min(quiet_at, deadline) : deadline);
     }
@@ -354,13 +365,18 @@ struct BidiTab::State {
   struct Owner;
   Result<Owner> owner_of(std::string_view frame_id);
 
-  // Until the navigations started so far have ended, at most `cap`, then network-quiet.
-  void wait_loaded(milliseconds cap) {
+  bool navigating() const {
+    std::scoped_lock lock(mutex);
+    return loaded < started;
+  }
+
+  // Until the navigations started so far have ended, at most `cap`, then network-quiet (or only idle: LeaveOpen).
+  void wait_loaded(milliseconds cap, SettleWait wait = SettleWait::Close) {
     {
       std::unique_lock lock(mutex);
       changed.wait_for(lock, cap, [&] { return loaded >= started || !connection->alive(); });
     }
-    wait_network_quiet(options.settle.idle_cap);
+    wait_network_quiet(options.settle.idle_cap, wait);
   }
 };
 

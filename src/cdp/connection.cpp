@@ -179,7 +179,7 @@ Result<Json> Connection::call(std::string_view method, Json params, std::string_
   std::unique_lock lock(state_->mutex);
   if (!state_->replied.wait_for(lock, timeout, [&] { return slot->done; })) {
     state_->pending.erase(id);
-    return fail(ErrorKind::Timeout, "Chromium did not answer " + std::string(method) + " within " +
+    return fail(ErrorKind::Timeout, "the browser did not answer " + std::string(method) + " within " +
                                         std::to_string(timeout.count()) + " ms");
   }
   if (!slot->result && slot->result.error().kind == ErrorKind::Protocol) {

@@ -146,7 +146,8 @@ TEST_F(HintsCapture, ACaptureInTheDomWindowIsTakenAgainWhenThePageChangesLater) 
   EXPECT_EQ(by_token(capture->map).count("yes-late"), 1u) << capture->map.to_text();
 }
 
-// The page's icon is fetched by the full browser only (the headless shell has no tab strip to show it in).
+// The page's icon is fetched by the full browser (Chromium's headless shell has no tab strip to show it in) and by
+// Firefox, headless too.
 class HintsCaptureFullBrowser : public HintsCapture {
  protected:
   static void SetUpTestSuite() {
@@ -158,7 +159,7 @@ class HintsCaptureFullBrowser : public HintsCapture {
 
 TEST_F(HintsCaptureFullBrowser, TheBrowsersOwnFetchesDoNotCountAsThePageLoading) {
   ASSERT_TRUE(tab_->navigate(server_->url("/with-icon")));
-  ASSERT_TRUE(wait_for_icon_request()) << "Chromium did not ask for the page's icon";
+  ASSERT_TRUE(wait_for_icon_request()) << "the browser did not ask for the page's icon";
   // The icon is still in flight (the server holds it), and cannot change what the page shows.
   const auto state = tab_->network_state();
   release_icon();

@@ -105,33 +105,23 @@ Status BidiTab::settle(milliseconds cap, milliseconds quiet, SettleWait wait) {
     std::scoped_lock lock(s_->mutex);
     s_->dom_window.reset();
   }
-  if (s_->navigating()) {
-    s_->wait_loaded(s_->options.settle.load_cap, wait);
-    return ok();
+  if (!s_->navigating()) {
+    // No navigation: until the DOM has had no mutation for `quiet` (LeaveOpen: for the page's first reaction, the
+    // rest of the window the caller's), at most `cap`, watched from the sandbox. The script fails when a navigation
+    // replaces the document: that navigation is waited for below.
+    const milliseconds first =
+        wait == SettleWait::LeaveOpen ? std::min(quiet, s_->options.settle.first_reaction) : quiet;
+    auto still = evaluate(dom_quiet_script(first, cap));
+    if (!s_->navigating()) {
+      // A page still changing when the cap came (an animation) has nothing left to verify.
+      if (still && *still == true && first < quiet) {
+        std::scoped_lock lock(s_->mutex);
+        s_->dom_window = DomWindow{Clock::now() + (quiet - first), quiet, cap};
+      }
+      return ok();
+    }
   }
-  // No navigation: until the DOM has had no mutation for `quiet` (LeaveOpen: for the page's first reaction, the rest
-  // of the window the caller's), at most `cap`, watched from the sandbox.
-  const milliseconds first = wait == SettleWait::LeaveOpen ? std::min(quiet, s_->options.settle.first_reaction) : quiet;
-  const std::string script =
-      "new Promise((done) => { let timer; const end = (still) => { observer.disconnect();"
-      " clearTimeout(timer); clearTimeout(cap); done(still); };"
-      " const observer = new MutationObserver(() => { clearTimeout(timer); timer = setTimeout("
-      "() => end(true), " +
-      std::to_string(first.count()) +
-      "); }); observer.observe(document, {subtree: true, childList: true, attributes: true,"
-      " characterData: true}); timer = setTimeout(() => end(true), " +
-      std::to_string(first.count()) + "); const cap = setTimeout(() => end(false), " + std::to_string(cap.count()) +
-      "); })";
-  auto still = evaluate(script);  // fails when a navigation replaces the document: waited for below
-  if (s_->navigating()) {         // the action's navigation began meanwhile
-    s_->wait_loaded(s_->options.settle.load_cap, wait);
-    return ok();
-  }
-  // A page still changing when the cap came (an animation) has nothing left to verify.
-  if (still && *still == true && first < quiet) {
-    std::scoped_lock lock(s_->mutex);
-    s_->dom_window = DomWindow{Clock::now() + (quiet - first), quiet, cap};
-  }
+  s_->wait_loaded(s_->options.settle.load_cap, wait);
   return ok();
 }
 

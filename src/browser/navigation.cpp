@@ -176,6 +176,20 @@ std::optional<DomWindow> CdpTab::take_dom_window() {
   return std::exchange(impl_->dom_window, std::nullopt);
 }
 
+std::string dom_quiet_script(milliseconds quiet, milliseconds cap) {
+  return "new Promise(resolve => {"
+         "  const quietMs = " +
+         std::to_string(quiet.count()) + ", capMs = " + std::to_string(cap.count()) +
+         ";"
+         "  let timer = setTimeout(() => done(true), quietMs);"
+         "  const cap = setTimeout(() => done(false), capMs);"
+         "  const observer = new MutationObserver(() => {"
+         "    clearTimeout(timer); timer = setTimeout(() => done(true), quietMs); });"
+         "  observer.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});"
+         "  function done(quiet) { observer.disconnect(); clearTimeout(timer); clearTimeout(cap); resolve(quiet); }"
+         "})";
+}
+
 Status CdpTab::settle(milliseconds cap, milliseconds quiet, SettleWait wait) {
   {
     std::scoped_lock lock(impl_->mutex);
@@ -201,18 +215,7 @@ Status CdpTab::settle(milliseconds cap, milliseconds quiet, SettleWait wait) {
     // the load instead.
     const milliseconds first =
         wait == SettleWait::LeaveOpen ? std::min(quiet, impl_->options.settle.first_reaction) : quiet;
-    const std::string script =
-        "new Promise(resolve => {"
-        "  const quietMs = " +
-        std::to_string(first.count()) + ", capMs = " + std::to_string(cap.count()) +
-        ";"
-        "  let timer = setTimeout(() => done(true), quietMs);"
-        "  const cap = setTimeout(() => done(false), capMs);"
-        "  const observer = new MutationObserver(() => {"
-        "    clearTimeout(timer); timer = setTimeout(() => done(true), quietMs); });"
-        "  observer.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});"
-        "  function done(quiet) { observer.disconnect(); clearTimeout(timer); clearTimeout(cap); resolve(quiet); }"
-        "})";
+    const std::string script = dom_quiet_script(first, cap);
     // Not run again when a navigation destroys the world under it: that is the navigation we wait for
     // below, and a second quiet window in the new document would only add to the wait.
     auto quiet_result = impl_->evaluate_isolated(script);

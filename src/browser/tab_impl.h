@@ -27,6 +27,9 @@ Status valid_viewport(const Viewport& viewport);
 Status valid_screenshot_scale(double scale);
 // That a point lies inside the viewport: InvalidArgument saying where it is otherwise.
 Status inside(Point point, const Viewport& viewport);
+// What settle() runs in the isolated world after an action with no navigation, on every engine: a promise that is
+// true once the DOM has had no mutation for `quiet`, false when `cap` comes first (a page that keeps changing).
+std::string dom_quiet_script(milliseconds quiet, milliseconds cap);
 // switch_page to a number no tab has, and close_page on the only tab, in the same words on every engine.
 Failure no_such_tab(int number, std::size_t open);
 Failure only_tab_open();

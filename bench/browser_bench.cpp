@@ -1,6 +1,7 @@
 // Launch to first screenshot, and one 1080x720 capture (PNG, JPEG), on a saved real page; loading a page
 // with a same-origin and with a cross-origin (out-of-process) iframe; the browser's own share of an agent
-// step (click a link, wait for the next page, capture it); the saved real pages loaded and framed one by one.
+// step (click a link, wait for the next page, capture it); the saved real pages loaded and framed one by one; typing
+// 200 characters key by key and at once.
 // Targets (issue 2): launch to first screenshot <= 1.0 s, JPEG capture <= 60 ms median.
 #include <benchmark/benchmark.h>
 #include <httplib.h>
@@ -187,5 +188,33 @@ void BM_SavedPageWithFrame(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_SavedPageWithFrame)->Iterations(50)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// Typing 200 characters into a textarea: a key press a character (Arg 0: what vimgpt types) against the whole text at
+// once (Arg 1: what it types only where no key or input listener could tell the difference).
+void BM_TypeText(benchmark::State& state) {
+  const auto how = state.range(0) == 0 ? vimgpt::browser::Typing::Keys : vimgpt::browser::Typing::Insert;
+  auto tab = Tab::launch(loopback_only());
+  if (!tab || !(*tab)->navigate("data:text/html,<textarea style='width:600px;height:300px'></textarea>")) {
+    state.SkipWithError("cannot open the page");
+    return;
+  }
+  std::string text;
+  while (text.size() < 200) text += "The quick brown fox jumps over the lazy dog. ";
+  text.resize(200);
+  vimgpt::bench::IterationTimes times(state);
+  for (auto _ : state) {
+    state.PauseTiming();
+    auto cleared = (*tab)->evaluate_in_page(
+        "(() => { const t = document.querySelector('textarea'); t.value = '';"
+        " t.focus(); return true; })()");
+    state.ResumeTiming();
+    times.begin();
+    auto typed = (*tab)->type_text(text, how);
+    times.end();
+    if (!cleared || !typed) state.SkipWithError("typing failed");
+  }
+  state.SetLabel(how == vimgpt::browser::Typing::Keys ? "keys" : "at once");
+}
+BENCHMARK(BM_TypeText)->Arg(0)->Arg(1)->Iterations(15)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 BENCHMARK_MAIN();

@@ -3,7 +3,7 @@
 #   scripts/run.sh "find the opening hours of the Louvre" [--headed] [--record auto] ...
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-"$here/scripts/setup.sh"
+"$here/scripts/setup.sh" --run
 cmake -S "$here" -B "$here/build-release" -G Ninja -DCMAKE_BUILD_TYPE=Release -DVIMGPT_BUILD_TESTS=OFF \
   -DVIMGPT_BUILD_BENCH=OFF >/dev/null
 cmake --build "$here/build-release" -j"$(nproc)" --target vimgpt >/dev/null

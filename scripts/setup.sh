@@ -1,17 +1,30 @@
 #!/usr/bin/env bash
-# Installs every Debian package vimgpt needs to build, run, test and benchmark.
+# Installs the Debian packages vimgpt needs: with --run (scripts/run.sh) what building and running it needs, and
+# nothing else; without (scripts/test.sh) also what its tests and benchmarks need.
 # Idempotent: quiet when everything is present; runs `apt-get update` once, only when something is missing.
 set -euo pipefail
 
-packages=(
+# What running vimgpt needs: building it (toolchain and libraries) and the browser it drives (the headless shell for
+# headless runs, the full Chromium for --headed and --extension). Nothing here starts a service.
+run_packages=(
   # toolchain
-  build-essential cmake ninja-build pkg-config clang-format clang-tidy clang libclang-rt-dev
+  build-essential cmake ninja-build pkg-config
   # libraries
   nlohmann-json3-dev libcurl4-openssl-dev libcli11-dev libboost-dev libssl-dev
   libstb-dev libturbojpeg0-dev fonts-dejavu-core
   portaudio19-dev libpocketsphinx-dev pocketsphinx-en-us libespeak-ng-dev libsndfile1-dev libsamplerate0-dev
   # JSON Schema validation for --output-schema (header-only; the package pulls in the JSON libraries it adapts)
   libvalijson-dev
+  # the shared task queue's client library (batch --queue)
+  libhiredis-dev
+  # the browser: the headless shell for headless runs, the full one for --headed and --extension
+  chromium chromium-headless-shell
+)
+# What the tests and benchmarks add (scripts/test.sh): lint, test libraries, the second engine and the virtual
+# display, the servers the tests start on loopback (Debian starts redis-server and munge as services when they are
+# installed: the run command leaves them out for that reason too), and Node for the interoperability clients.
+test_packages=(
+  clang-format clang-tidy clang libclang-rt-dev
   # tests and benchmarks (Node runs the hint library's own tests; ESLint checks it; tesseract reads the labels
   # and text back from the frames the model is sent)
   libcpp-httplib-dev libgtest-dev libbenchmark-dev espeak-ng sox nodejs eslint tesseract-ocr tesseract-ocr-eng
@@ -19,16 +32,18 @@ packages=(
   # the Selenium Grid interoperability test: Grid's jar (npm, tests/interop) runs on Java 17 and drives Chromium
   # through Debian's chromedriver
   openjdk-17-jre-headless chromium-driver
-  # the shared task queue (batch --queue): its client library, and the server its tests start on loopback
-  libhiredis-dev redis-server
+  # the shared task queue's server, which its tests start on loopback
+  redis-server
   # the Slurm interoperability test: a one-node cluster on loopback (munge authenticates its daemons)
   slurm-wlm munge
-  # the browser: the full one for --headed, --xvfb and --extension, the headless shell for everything else; Xvfb is the
-  # virtual display of --xvfb (the full browser headed on a machine without a display)
-  chromium chromium-headless-shell xvfb
-  # the second engine (--engine firefox), spoken to over WebDriver BiDi
-  firefox-esr
+  # Xvfb, the virtual display of --xvfb (the full browser headed on a machine without a display), and the second
+  # engine (--engine firefox, over WebDriver BiDi): both work in a run too once installed (apt-get install xvfb
+  # firefox-esr), and the run says so when they are missing
+  xvfb firefox-esr
 )
+
+packages=("${run_packages[@]}")
+[[ ${1:-} == --run ]] || packages+=("${test_packages[@]}")
 
 missing=()
 for p in "${packages[@]}"; do
@@ -36,7 +51,7 @@ for p in "${packages[@]}"; do
 done
 # npm installs the pinned packages of the interoperability test and the benchmarks: Debian's, unless the Node.js
 # already here brings its own (NodeSource's nodejs conflicts with Debian's npm package).
-command -v npm >/dev/null 2>&1 || missing+=(npm)
+[[ ${1:-} == --run ]] || command -v npm >/dev/null 2>&1 || missing+=(npm)
 ((${#missing[@]} == 0)) && exit 0
 
 if [[ $(id -u) -ne 0 ]]; then

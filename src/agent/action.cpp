@@ -159,18 +159,16 @@ Result<Action> parse_action(const Json& reply, std::size_t max_actions) {
     if (!list.is_array() || list.empty()) {
       return fail(ErrorKind::InvalidArgument, "\"actions\" must be a list of actions, done in order");
     }
-    if (list.size() > max_actions) {
-      return fail(ErrorKind::InvalidArgument, "\"actions\" takes at most " + std::to_string(max_actions) +
-                                                  " actions in one reply, not " + std::to_string(list.size()) +
-                                                  ": send the first ones, then the rest next step");
-    }
     action.kind = ActionKind::Actions;
-    for (std::size_t i = 0; i < list.size(); ++i) {
+    // Past the limit the first ones are still done, and the result names the rest: the reply is not lost.
+    const std::size_t taken = std::min(list.size(), max_actions);
+    action.over_limit.assign(list.begin() + static_cast<std::ptrdiff_t>(taken), list.end());
+    for (std::size_t i = 0; i < taken; ++i) {
       auto one = parse_action(list[i], max_actions);
       if (!one) {
         return fail(one.error().kind, "action " + std::to_string(i + 1) + " of the list: " + one.error().message);
       }
-      const bool last = i + 1 == list.size();
+      const bool last = i + 1 == taken;
       if (one->kind == ActionKind::Actions || one->kind == ActionKind::Ask || one->kind == ActionKind::Handoff ||
           (one->kind == ActionKind::Done && !last)) {
         return fail(ErrorKind::InvalidArgument, "action " + std::to_string(i + 1) + " of the list is " +

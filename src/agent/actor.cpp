@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "agent/agent.h"
+#include "common/text.h"
 
 namespace vimgpt::agent {
 namespace {
@@ -32,6 +33,15 @@ constexpr milliseconds kFileChooserCap{3000};
 
 std::string count_text(std::size_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+// A value of each date-like input type, in the field's own format.
+std::string date_example(const std::string& type) {
+  if (type == "time") return "13:45";
+  if (type == "month") return "2011-12";
+  if (type == "week") return "2011-W50";
+  if (type == "datetime-local") return "2011-12-15T13:45";
+  return "2011-12-15";
 }
 
 }  // namespace
@@ -251,7 +261,15 @@ ActResult Actor::act_all(const Action& list, const hints::Capture& capture) {
       }
     }
   }
-  const std::size_t count = list.actions.size();
+  for (std::size_t i = 0; i < list.over_limit.size(); ++i) {
+    const std::size_t number = list.actions.size() + i + 1;
+    auto one = parse_action(list.over_limit[i]);
+    all.message.append("\n")
+        .append(std::to_string(number) + ". " + (one ? describe(*one) : list.over_limit[i].dump()))
+        .append(": not done: a reply holds at most " + std::to_string(list.actions.size()) +
+                " actions; send it again next step if it is still needed");
+  }
+  const std::size_t count = list.actions.size() + list.over_limit.size();
   all.message = std::to_string(count) + (count == 1 ? " action:" : " actions:") + all.message;
   return all;
 }
@@ -275,40 +293,80 @@ ActResult Actor::wait(const Action& action) {
   return {true, describe(action), std::nullopt};
 }
 
-// Types into what has the focus, then presses Enter as the seed does, unless the form would be submitted
-// with other fields still empty (a person fills the password first) or the model said otherwise. A focused
-// drop-down gets the option the text names instead.
+// Types into what has the focus as a person types, then presses Enter as the seed does, unless the form would be
+// submitted with other fields still empty (a person fills the password first) or the model said otherwise. A
+// focused drop-down gets the option the text names instead. With nothing focused the keys go to the page, as a
+// person's would (a terminal or a game reads them there). Afterwards it says what the keys changed: a step whose
+// typing changed nothing is not "ok".
 ActResult Actor::type_into_focus(const std::string& text, Enter enter) {
-  auto field = hints::focused_field(tab_);
-  if (!field) return failed(field.error());
-  if (field->kind == hints::FocusKind::Choice) {
+  auto value = with_secrets(text, options_.secrets);
+  if (!value) return failed(value.error());
+  // A secret's value never reaches the hint script, so it is planned as typed (it is no date).
+  auto target = hints::start_typing(tab_, *value != text ? std::string_view() : std::string_view(text));
+  if (!target) return failed(target.error());
+  if (target->field.kind == hints::FocusKind::Choice) {
     auto chosen = hints::select_focused_option(tab_, text);
     if (!chosen) return failed(chosen.error());
     return {true, "selected \"" + chosen->selected + "\"", std::nullopt};
   }
-  if (field->kind == hints::FocusKind::None) {
-    return {false, "nothing focused to type into: click a text field first", std::nullopt};
-  }
-  auto value = with_secrets(text, options_.secrets);
-  if (!value) return failed(value.error());
   if (*value != text) {
+    if (target->field.kind == hints::FocusKind::None) {
+      return {false, "nothing focused to type the secret into: click its field first", std::nullopt};
+    }
     // The field will show the value unless the page masks it: every later frame paints it over.
     if (auto marked = hints::mark_secret_field(tab_); !marked) return failed(marked.error());
   }
-  if (auto typed = tab_.type_text(*value); !typed) return failed(typed.error());
-  std::string message = "typed " + count_text(text.size(), "character", "characters");
-  const auto& empty = field->empty_fields;
-  if (enter == Enter::Skip) return {true, message + "; did not press Enter (\"enter\": false)", std::nullopt};
-  if (enter == Enter::Auto && !empty.empty()) {
+  const std::uint64_t generation = tab_.page_generation();
+  auto typed = hints::type_keys(tab_, *target, *value);
+  if (!typed) return failed(typed.error());
+  std::string message = "typed " + count_text(utf8_length(text), "character", "characters");
+  if (target->field.kind == hints::FocusKind::None && !target->read_only) {
+    message += " to the page (nothing had the focus)";
+  }
+  const auto& empty = target->field.empty_fields;
+  if (enter == Enter::Skip) {
+    message += "; did not press Enter (\"enter\": false)";
+  } else if (enter == Enter::Auto && !empty.empty()) {
     std::string names;
     for (const auto& name : empty) names += (names.empty() ? "" : ", ") + name;
-    return {true,
-            message + "; did not press Enter: " + count_text(empty.size(), "empty field", "empty fields") +
-                " left in this form (" + names + ")",
-            std::nullopt};
+    message += "; did not press Enter: " + count_text(empty.size(), "empty field", "empty fields") +
+               " left in this form (" + names + ")";
+  } else {
+    if (auto entered = tab_.press_key(browser::Key::Enter); !entered) return failed(entered.error());
+    message += " and pressed Enter";
   }
-  if (auto entered = tab_.press_key(browser::Key::Enter); !entered) return failed(entered.error());
-  return {true, message + " and pressed Enter", std::nullopt};
+  auto effect = hints::finish_typing(tab_, *target, generation);
+  if (!effect) return failed(effect.error());
+  return typed_result(*target, *effect, message);
+}
+
+// What the keys did, for the model: said plainly when they changed nothing, or did not fill a date-like field.
+ActResult Actor::typed_result(const hints::KeysTarget& target, const hints::TypingEffect& effect, std::string message) {
+  if (!target.input_type.empty()) {
+    if (effect.set_by_script) {
+      return {true,
+              message + "; the " + target.input_type + " field did not take the keys, so its value was set to " +
+                  effect.date_value + " directly",
+              std::nullopt};
+    }
+    if (effect.date_value.empty()) {
+      return {false,
+              message + "; but the " + target.input_type + " field is still empty: write the " + target.input_type +
+                  " as the field's own value (" + date_example(target.input_type) + ") or as the field shows it",
+              std::nullopt};
+    }
+    return {true, message + "; the " + target.input_type + " field now holds " + effect.date_value, std::nullopt};
+  }
+  if (effect.value_changed || effect.page_changed || effect.focus_moved || target.in_frame) {
+    return {true, message, std::nullopt};
+  }
+  const std::string why =
+      target.read_only ? "the focused field is read-only (such a field is filled by what its click opens, such as a "
+                         "calendar): choose there, or click another field"
+      : target.field.kind == hints::FocusKind::None
+          ? "nothing had the focus and nothing on the page reads keys there: click a text field first"
+          : "the focused element did not take them (it may be full, or not a place to type): click another field";
+  return {false, message + "; but nothing on the page changed: " + why, std::nullopt};
 }
 
 // Downloads the last action started, once they end (or the settle cap passes).

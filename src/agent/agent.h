@@ -80,6 +80,9 @@ struct Action {
   double to_x = 0;
   double to_y = 0;
   std::vector<Action> actions;  // Actions
+  // Actions: what a list held past its limit (--max-actions), not done; the result says so, and the model sends them
+  // again next step.
+  std::vector<Json> over_limit;
 };
 
 inline constexpr std::size_t kMaxTypedText = 4096;
@@ -396,6 +399,8 @@ class Actor {
   ActResult click(const hints::HintMap& map, const std::string& label, hints::Effect* effect = nullptr);
   ActResult select(const hints::HintMap& map, const std::string& label, const std::string& option);
   ActResult type_into_focus(const std::string& text, Enter enter);
+  static ActResult typed_result(const hints::KeysTarget& target, const hints::TypingEffect& effect,
+                                std::string message);
   ActResult wait(const Action& action);
   ActResult drag(const Action& action, const hints::Capture& capture);
   ActResult act_all(const Action& list, const hints::Capture& capture);

@@ -288,7 +288,9 @@ struct Agent::Impl {
 
   // The same action on an unchanged page: the model is warned the third time, and the fourth ends the run.
   int repeat_count(const Action& action, const StepRecord& record, const hints::Capture& capture) {
-    const std::string signature = to_json(action).dump() + "@" + record.url + "#" + capture.map.to_text();
+    // The map's state: scrolling a box, filling a field or opening a menu changes no label but is progress.
+    const std::string signature =
+        to_json(action).dump() + "@" + record.url + "#" + capture.map.to_text() + "#" + capture.map.state();
     repeats = signature == last_signature ? repeats + 1 : 0;
     last_signature = signature;
     return repeats;

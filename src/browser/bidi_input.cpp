@@ -133,11 +133,14 @@ Result<bool> BidiTab::drag(Point from, Point to, int steps) {
   return dropped == true;
 }
 
-Status BidiTab::type_text(std::string_view text) {
+// WebDriver BiDi has no insertText: both ways of typing are key presses, in one input.performActions.
+Status BidiTab::type_text(std::string_view text, Typing /*how*/) {
   Json keys = Json::array();
   for (const auto& point : code_points(text)) {
-    keys.push_back({{"type", "keyDown"}, {"value", point}});
-    keys.push_back({{"type", "keyUp"}, {"value", point}});
+    if (point == "\r") continue;  // of a CRLF: the newline is the Enter
+    const std::string value = point == "\n" ? key_value("Enter") : point == "\t" ? key_value("Tab") : point;
+    keys.push_back({{"type", "keyDown"}, {"value", value}});
+    keys.push_back({{"type", "keyUp"}, {"value", value}});
   }
   return s_->perform(Json::array({{{"type", "key"}, {"id", "keyboard"}, {"actions", keys}}}));
 }

@@ -89,6 +89,12 @@ std::string to_string(const KeyPress& keys);  // "Control+A"
 
 enum class MouseButton { Left, Right, Middle };
 
+// How text is typed. Keys: a key press per character (keydown, keypress, beforeinput, input, keyup), as a person
+// types: what date and time fields, one-time-code boxes, editors, terminals and shortcuts listen for; a newline is
+// Enter and a tab Tab. Insert: the whole text at once as one input event, as a paste or an input method puts it
+// (nothing listening for keys sees it).
+enum class Typing { Keys, Insert };
+
 enum class ScrollDirection { Down, Up };
 
 // Chromium's kinds of JavaScript dialog (Page.DialogType).
@@ -252,7 +258,7 @@ class Tab {
   // dragover along the way and drop at `to`, with the data the page put on the drag (Input.setInterceptDrags).
   // Returns whether it was an HTML5 drag.
   virtual Result<bool> drag(Point from, Point to, int steps = 10) = 0;
-  virtual Status type_text(std::string_view text) = 0;
+  virtual Status type_text(std::string_view text, Typing how = Typing::Keys) = 0;
   virtual Status press_key(Key key) = 0;
   // The modifiers go down, the key is pressed and released, the modifiers come up, as a person's fingers do.
   virtual Status press(const KeyPress& keys) = 0;

@@ -217,12 +217,6 @@ Status CdpTab::click_to_choose_files(Point point, const std::vector<std::string>
   return ok();
 }
 
-Status CdpTab::type_text(std::string_view text) {
-  VIMGPT_TRY_VOID(impl_->prepare_action());
-  VIMGPT_TRY_VOID(impl_->call("Input.insertText", {{"text", text}}));
-  return ok();
-}
-
 Status CdpTab::scroll(ScrollDirection direction) {
   VIMGPT_TRY_VOID(impl_->prepare_action());
   return scroll_by_script(*this, direction);

@@ -196,6 +196,33 @@ Result<KeyPress> parse_keys(std::string_view combo) {
   return key_named(rest, modifiers);
 }
 
+std::vector<KeyPress> keys_for_text(std::string_view text) {
+  std::vector<KeyPress> keys;
+  for (std::size_t i = 0; i < text.size();) {
+    const auto lead = static_cast<unsigned char>(text[i]);
+    const std::size_t length = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+    const std::string_view character = text.substr(i, length);
+    i += length;
+    if (character == "\r") continue;  // of a CRLF: the newline is the Enter
+    if (character == "\n" || character == "\t") {
+      const KeyInfo& k = info(character == "\n" ? Key::Enter : Key::Tab);
+      keys.push_back({0, std::string(k.name), std::string(k.code), k.virtual_key, std::string(k.text), ""});
+      continue;
+    }
+    const char c = character[0];
+    const bool shifted = length == 1 && (std::isupper(static_cast<unsigned char>(c)) != 0 ||
+                                         std::any_of(kPunctuation.begin(), kPunctuation.end(),
+                                                     [c](const Punctuation& p) { return p.shifted == c; }));
+    auto key = length == 1 && c != ' ' ? key_named(character, shifted ? kShift : 0) : Result<KeyPress>(KeyPress{});
+    if (length == 1 && c == ' ') key = KeyPress{0, " ", "Space", 32, " ", ""};
+    if (!key || key->key.empty()) {
+      key = KeyPress{0, std::string(character), "", 0, std::string(character), ""};  // é, ü, 中, an emoji
+    }
+    keys.push_back(std::move(*key));
+  }
+  return keys;
+}
+
 std::string to_string(const KeyPress& keys) {
   std::string text;
   for (const auto& m : kModifiers) {
@@ -212,17 +239,48 @@ Status CdpTab::press_key(Key key) {
   return press(KeyPress{0, std::string(k.name), std::string(k.code), k.virtual_key, std::string(k.text), ""});
 }
 
+namespace {
+
+Json key_event(const char* type, std::string_view key, std::string_view code, int virtual_key, unsigned modifiers) {
+  return Json{{"type", type},
+              {"key", key},
+              {"code", code},
+              {"windowsVirtualKeyCode", virtual_key},
+              {"nativeVirtualKeyCode", virtual_key},
+              {"modifiers", modifiers}};
+}
+
+}  // namespace
+
+Status CdpTab::type_text(std::string_view text, Typing how) {
+  VIMGPT_TRY_VOID(impl_->prepare_action());
+  if (how == Typing::Insert) {
+    VIMGPT_TRY_VOID(impl_->call("Input.insertText", {{"text", text}}));
+    return ok();
+  }
+  const auto keys = keys_for_text(text);
+  if (keys.empty()) return ok();
+  // Every press but the last is posted without waiting for its answer: the renderer takes input events in the order
+  // they came, so when the last one is answered all were handled (a round trip a key would cost a 200-character text
+  // most of a second).
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const KeyPress& k = keys[i];
+    Json down = key_event(k.text.empty() ? "rawKeyDown" : "keyDown", k.key, k.code, k.virtual_key, k.modifiers);
+    if (!k.text.empty()) down["text"] = down["unmodifiedText"] = k.text;
+    Json up = key_event("keyUp", k.key, k.code, k.virtual_key, k.modifiers);
+    impl_->connection->post("Input.dispatchKeyEvent", std::move(down), impl_->session_id);
+    if (i + 1 < keys.size()) {
+      impl_->connection->post("Input.dispatchKeyEvent", std::move(up), impl_->session_id);
+    } else {
+      VIMGPT_TRY_VOID(impl_->call("Input.dispatchKeyEvent", std::move(up)));
+    }
+  }
+  return ok();
+}
+
 Status CdpTab::press(const KeyPress& keys) {
   VIMGPT_TRY_VOID(impl_->prepare_action());
-  const auto event = [](const char* type, std::string_view key, std::string_view code, int virtual_key,
-                        unsigned modifiers) {
-    return Json{{"type", type},
-                {"key", key},
-                {"code", code},
-                {"windowsVirtualKeyCode", virtual_key},
-                {"nativeVirtualKeyCode", virtual_key},
-                {"modifiers", modifiers}};
-  };
+  const auto event = key_event;
   unsigned held = 0;
   for (const auto& m : kModifiers) {
     if ((keys.modifiers & m.bit) == 0) continue;

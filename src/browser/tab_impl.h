@@ -30,6 +30,10 @@ Status inside(Point point, const Viewport& viewport);
 // What settle() runs in the isolated world after an action with no navigation, on every engine: a promise that is
 // true once the DOM has had no mutation for `quiet`, false when `cap` comes first (a page that keeps changing).
 std::string dom_quiet_script(milliseconds quiet, milliseconds cap);
+// Each character of `text` as the key a person presses for it on a US layout (Shift noted for capitals and
+// shifted marks, never pressed on its own: a box that moves on keyup must not see it); a character that layout has
+// no key for is typed with its own text, a newline is Enter, a tab Tab, a carriage return nothing.
+std::vector<KeyPress> keys_for_text(std::string_view text);
 // switch_page to a number no tab has, and close_page on the only tab, in the same words on every engine.
 Failure no_such_tab(int number, std::size_t open);
 Failure only_tab_open();

@@ -177,8 +177,9 @@ Result<std::unique_ptr<Transport>> launch_firefox(const LaunchOptions& options) 
     firefox = env != nullptr && *env != '\0' ? env : kDefaultFirefox;
   }
   if (::access(firefox.c_str(), X_OK) != 0) {
-    return fail(ErrorKind::NotFound, "Firefox not found at " + firefox +
-                                         ": run scripts/setup.sh to install firefox-esr, or set FIREFOX_PATH");
+    return fail(ErrorKind::NotFound,
+                "Firefox not found at " + firefox +
+                    ": install it (apt-get install firefox-esr, or scripts/setup.sh), or set FIREFOX_PATH");
   }
   if (options.display == Display::Headed && std::getenv("DISPLAY") == nullptr &&
       std::getenv("WAYLAND_DISPLAY") == nullptr) {

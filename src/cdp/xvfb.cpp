@@ -24,7 +24,7 @@ constexpr int kReadyTimeoutMs = 10000;
 Result<std::unique_ptr<VirtualDisplay>> VirtualDisplay::start(int width, int height) {
   if (::access(kXvfb, X_OK) != 0) {
     return fail(ErrorKind::NotFound,
-                "--xvfb needs Xvfb (Debian's xvfb package): run scripts/setup.sh, or apt-get install xvfb");
+                "--xvfb needs Xvfb (Debian's xvfb package): apt-get install xvfb (or scripts/setup.sh)");
   }
   std::array<int, 2> ready{};
   if (::pipe2(ready.data(), O_CLOEXEC) != 0) {

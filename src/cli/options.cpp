@@ -44,6 +44,10 @@ void add_browser_flags(CLI::App& app, Options& o) {
                "Run the full browser headed on a virtual display of its own (Xvfb), on a machine without one: what "
                "a site sees is a person's browser");
   app.add_option("--viewport", o.viewport, "Viewport size WxH (default 1080x720, as the original)");
+  app.add_option("--hints", o.hint_rules,
+                 "Which elements get labels: vimgpt (default: Vimium's, and what a person would click beyond them: "
+                 "pointer cursors, click handlers, delegated handlers, read-only pickers, what opens something) or "
+                 "vimium (exactly Vimium's)");
   app.add_option("--chrome", o.chrome,
                  "Chromium binary (default $CHROME_PATH, else chromium-headless-shell when headless, else "
                  "/usr/lib/chromium/chromium)");
@@ -230,6 +234,9 @@ Result<hints::CaptureOptions> capture_options(const Options& o) {
   auto mode = hints::parse_draw_mode(o.hint_mode);
   if (!mode) return usage_error("--hint-mode: " + mode.error().message);
   capture.mode = *mode;
+  auto rules = hints::parse_hint_rules(o.hint_rules);
+  if (!rules) return usage_error("--hints: " + rules.error().message);
+  capture.find.rules = *rules;
   auto format = parse_image_format(o.image_format);
   if (!format || (*format != ImageFormat::Png && *format != ImageFormat::Jpeg)) {
     return usage_error("--image-format takes jpeg or png, not '" + o.image_format + "'");

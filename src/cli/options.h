@@ -58,6 +58,7 @@ struct Options {
   std::string webdriver_capabilities;        // --webdriver-capabilities: JSON, or a file holding it
   // hints and observation
   std::string hint_mode = "overlay";
+  std::string hint_rules = "vimgpt";  // --hints
   std::string observe = "vision";
   // model
   std::string provider = "auto";

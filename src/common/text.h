@@ -34,6 +34,12 @@ inline std::string html_text(std::string_view text) {
   return out;
 }
 
+// How many characters (code points) UTF-8 text holds.
+inline std::size_t utf8_length(std::string_view text) {
+  return static_cast<std::size_t>(
+      std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
 // Without leading and trailing ASCII whitespace.
 inline std::string_view trim(std::string_view text) {
   const auto first = text.find_first_not_of(" \t\r\n\f\v");

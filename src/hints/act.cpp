@@ -197,17 +197,6 @@ Result<ActionOutcome> select_focused_option(browser::Tab& tab, std::string_view 
   return chosen_option(tab, chosen, nullptr, option_text);
 }
 
-Result<FocusedField> focused_field(browser::Tab& tab) {
-  const detail::Evaluator evaluate = [&tab](const std::string& expression) { return tab.evaluate(expression); };
-  VIMGPT_TRY(Json field, detail::call_library(evaluate, "focusedField", Json::object()));
-  if (!field.is_object()) return fail(ErrorKind::Protocol, "the hint script gave no answer for the focused field");
-  FocusedField out;
-  const std::string kind = field.value("kind", "none");
-  out.kind = kind == "text" ? FocusKind::Text : kind == "choice" ? FocusKind::Choice : FocusKind::None;
-  out.empty_fields = field.value("empty", std::vector<std::string>{});
-  return out;
-}
-
 Result<std::string> visible_text(browser::Tab& tab, std::size_t max_chars) {
   const detail::Evaluator evaluate = [&tab](const std::string& expression) { return tab.evaluate(expression); };
   VIMGPT_TRY(Json seen, detail::call_library(evaluate, "visibleText", Json{{"max", max_chars}}));

@@ -5,6 +5,7 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <unordered_map>
 
 #include "hints/frames.h"
@@ -53,7 +54,7 @@ struct Item {
 
 // The library's reason codes are Reason's values (tests/unit/hints_test.cpp checks the two agree).
 Reason reason_of(int code) {
-  return code >= 0 && code <= static_cast<int>(Reason::ClickListener) ? static_cast<Reason>(code) : Reason::Rule;
+  return code >= 0 && code <= static_cast<int>(Reason::Delegated) ? static_cast<Reason>(code) : Reason::Rule;
 }
 
 std::string text_of(const Json& record, const char* key) {
@@ -86,15 +87,13 @@ bool is_click_listener(std::string_view type) {
   return std::find(kClickListenerTypes.begin(), kClickListenerTypes.end(), type) != kClickListenerTypes.end();
 }
 
-// Which doubtful candidates have a click-like listener of their own. The page's main world is asked
-// (listeners are only reported for objects of the world that added them): in one evaluate with DevTools'
-// command-line getEventListeners, or, when a page global of that name hides it, element by element. Any
-// failure just means no extra hints: probing is a refinement, not a requirement.
-std::vector<bool> probe_listeners(browser::Tab& tab, const browser::ChildFrame* frame, const Json& doubts) {
-  std::vector<bool> accepted(doubts.size(), false);
-  if (doubts.empty()) return accepted;
-  Json paths = Json::array();
-  for (const auto& doubt : doubts) paths.push_back(doubt["p"]);
+// Which of the elements at `paths` have a click-like listener. The page's main world is asked (listeners are only
+// reported for objects of the world that added them): in one evaluate with DevTools' command-line getEventListeners,
+// or, when a page global of that name hides it (and on Firefox), through the engine's own listener lookup. Any failure
+// just means no extra hints: probing is a refinement, not a requirement.
+std::vector<bool> probe_listeners(browser::Tab& tab, const browser::ChildFrame* frame, const Json& paths) {
+  std::vector<bool> accepted(paths.size(), false);
+  if (paths.empty()) return accepted;
   Json types = Json::array();
   for (const auto type : kClickListenerTypes) types.push_back(type);
   auto at_once = tab.evaluate_with_command_line_api(detail::main_world_listener_check(paths, types), frame);
@@ -109,22 +108,88 @@ std::vector<bool> probe_listeners(browser::Tab& tab, const browser::ChildFrame* 
   return accepted;
 }
 
+// An ancestor a click on a doubtful candidate bubbles through, and its child the candidate is in (paths as
+// main_world_lookup takes them).
+struct Ancestor {
+  Json path;
+  Json child;
+};
+// How far up a candidate's listener is looked for: a row's cell, a card's title, a select's caret sit a few levels
+// below the element that listens.
+constexpr std::size_t kListenerLevels = 5;
+
+// The candidate's ancestors, nearest first, up to kListenerLevels elements, never a document's <html> or <body>
+// (where a framework's root listener for everything sits) nor a shadow root or a document itself.
+std::vector<Ancestor> ancestors_of(const Json& path) {
+  std::vector<Ancestor> out;
+  if (!path.is_array()) return out;
+  const std::vector<int> steps = path.get<std::vector<int>>();
+  if (steps.size() < 2) return out;
+  std::size_t child_end = steps.size();
+  for (std::size_t end = steps.size() - 1; end > 0 && out.size() < kListenerLevels; --end) {
+    if (steps[end - 1] < 0) continue;  // a shadow root's or a frame document's own step
+    std::size_t in_document = 0;       // the ancestor's depth in its own document: 1 <html>, 2 <body>
+    for (std::size_t k = end; k > 0 && steps[k - 1] != -2; --k) ++in_document;
+    if (in_document <= 2) break;
+    out.push_back({Json(std::vector<int>(steps.begin(), steps.begin() + static_cast<std::ptrdiff_t>(end))),
+                   Json(std::vector<int>(steps.begin(), steps.begin() + static_cast<std::ptrdiff_t>(child_end)))});
+    child_end = end;
+  }
+  return out;
+}
+
+// The doubtful candidates: the ones with a click listener of their own (`accepted`), and for the rest the nearest
+// ancestor that has one (`picks`, for the library's adopt: the doubt's index, the ancestor's and child's paths, its
+// order), in one probe of every path.
+struct Probed {
+  std::vector<bool> accepted;
+  Json picks = Json::array();
+};
+Probed probe_doubts(browser::Tab& tab, const browser::ChildFrame* frame, const Json& doubts) {
+  Json paths = Json::array();
+  for (const auto& doubt : doubts) paths.push_back(doubt["p"]);
+  std::vector<std::vector<std::pair<Ancestor, std::size_t>>> chains;
+  std::map<std::string, std::size_t> known;
+  for (const auto& doubt : doubts) {
+    auto& chain = chains.emplace_back();
+    for (auto& ancestor : ancestors_of(doubt["p"])) {
+      const auto [it, added] = known.emplace(ancestor.path.dump(), paths.size());
+      if (added) paths.push_back(ancestor.path);
+      chain.emplace_back(std::move(ancestor), it->second);
+    }
+  }
+  const auto listening = probe_listeners(tab, frame, paths);
+  Probed probed;
+  probed.accepted.assign(listening.begin(), listening.begin() + static_cast<std::ptrdiff_t>(doubts.size()));
+  for (std::size_t i = 0; i < doubts.size(); ++i) {
+    if (probed.accepted[i]) continue;
+    for (const auto& [ancestor, at] : chains[i]) {
+      if (!listening[at]) continue;
+      probed.picks.push_back({doubts[i].value("i", 0), ancestor.path, ancestor.child, doubts[i].value("o", 0.0)});
+      break;
+    }
+  }
+  return probed;
+}
+
 // Runs the find script in one world and appends its hints (main-viewport coordinates) to `items`.
 Status collect(browser::Tab& tab, const FindOptions& options, std::uint64_t pass,
                const std::optional<browser::ChildFrame>& frame, std::vector<Item>& items, double frame_rank,
                Json* viewport, std::vector<Rect>* redactions) {
-  const Json args = {{"pass", pass},
-                     {"maxDoubt", options.listeners == ListenerProbe::Doubtful ? options.max_listener_probes : 0},
-                     {"watch", options.watch && !frame}};
-  Result<Json> found = detail::call_library(
-      [&](const std::string& expression) {
-        return frame ? tab.evaluate_in_frame(*frame, expression) : tab.evaluate(expression);
-      },
-      "find", args);
+  const bool vimium = options.rules == HintRules::Vimium;
+  const Json args = {
+      {"pass", pass},
+      {"maxDoubt", options.listeners == ListenerProbe::Doubtful && !vimium ? options.max_listener_probes : 0},
+      {"watch", options.watch && !frame},
+      {"vimium", vimium}};
+  const detail::Evaluator evaluate = [&](const std::string& expression) {
+    return frame ? tab.evaluate_in_frame(*frame, expression) : tab.evaluate(expression);
+  };
+  Result<Json> found = detail::call_library(evaluate, "find", args);
   if (!found) return found.failure();
   if (!found->is_object() || !(*found)["hints"].is_array())
     return fail(ErrorKind::Protocol, "the hint script returned no hint list");
-  if (viewport) *viewport = {{"width", (*found)["vw"]}, {"height", (*found)["vh"]}};
+  if (viewport) *viewport = {{"width", (*found)["vw"]}, {"height", (*found)["vh"]}, {"state", (*found)["st"]}};
   if (redactions && (*found)["redact"].is_array()) {
     for (const auto& box : (*found)["redact"])
       redactions->push_back({box[0].get<double>(), box[1].get<double>(), box[2].get<double>(), box[3].get<double>()});
@@ -161,11 +226,17 @@ Status collect(browser::Tab& tab, const FindOptions& options, std::uint64_t pass
   for (const auto& record : (*found)["hints"])
     if (auto item = place(record)) items.push_back(std::move(*item));
   const Json& doubts = (*found)["doubts"];
-  if (doubts.is_array() && !doubts.empty()) {
-    const auto accepted = probe_listeners(tab, frame ? &*frame : nullptr, doubts);
-    for (std::size_t i = 0; i < doubts.size(); ++i)
-      if (accepted[i])
-        if (auto item = place(doubts[i])) items.push_back(std::move(*item));
+  if (!doubts.is_array() || doubts.empty()) return ok();
+  const auto probed = probe_doubts(tab, frame ? &*frame : nullptr, doubts);
+  for (std::size_t i = 0; i < doubts.size(); ++i)
+    if (probed.accepted[i])
+      if (auto item = place(doubts[i])) items.push_back(std::move(*item));
+  if (probed.picks.empty()) return ok();
+  // A failure here only means fewer hints, as a failed probe does.
+  auto adopted = detail::call_library(evaluate, "adopt", {{"pass", pass}, {"picks", probed.picks}});
+  if (adopted && adopted->is_object() && (*adopted)["hints"].is_array()) {
+    for (const auto& record : (*adopted)["hints"])
+      if (auto item = place(record)) items.push_back(std::move(*item));
   }
   return ok();
 }
@@ -199,6 +270,7 @@ Result<HintMap> find_hints(browser::Tab& tab, const FindOptions& options) {
   }
   HintMap map(pass, std::move(hints), viewport.value("width", 0.0), viewport.value("height", 0.0));
   map.set_redactions(std::move(redactions));
+  if (viewport["state"].is_string()) map.set_state(viewport["state"].get<std::string>());
   return map;
 }
 

@@ -16,6 +16,8 @@ std::string_view to_string(Reason reason) {
     case Reason::TabIndex: return "tabindex";
     case Reason::CursorPointer: return "cursor-pointer";
     case Reason::ClickListener: return "click-listener";
+    case Reason::Opens: return "opens";
+    case Reason::Delegated: return "delegated";
   }
   return "rule";
 }
@@ -35,6 +37,18 @@ Result<DrawMode> parse_draw_mode(std::string_view name) {
   if (name == "both-frames" || name == "both") return DrawMode::BothFrames;
   return fail(ErrorKind::InvalidArgument,
               "unknown hint mode \"" + std::string(name) + "\" (use overlay, image or both-frames)");
+}
+
+std::string_view to_string(HintRules rules) {
+  return rules == HintRules::Vimium ? "vimium" : "vimgpt";
+}
+
+Result<HintRules> parse_hint_rules(std::string_view name) {
+  if (name == "vimgpt") return HintRules::Vimgpt;
+  if (name == "vimium") return HintRules::Vimium;
+  return fail(ErrorKind::InvalidArgument, "unknown hint rules \"" + std::string(name) +
+                                              "\" (use vimgpt: Vimium's labels and what a person would click beyond "
+                                              "them; or vimium: exactly Vimium's)");
 }
 
 std::string_view to_string(Effect effect) {

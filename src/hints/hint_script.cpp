@@ -65,4 +65,16 @@ std::string main_world_listener_check(const cdp::Json& paths, const cdp::Json& t
          paths.dump() + ", " + types.dump() + ")";
 }
 
+std::string main_world_key_listener_check(const cdp::Json& path, const cdp::Json& types) {
+  return "((paths, types) => { if (!String(typeof getEventListeners === 'function' && getEventListeners)"
+         ".includes('[Command Line API]')) return null; const el = " +
+         std::string(kLookup) +
+         "[0]; if (!el) return null; const chain = [];"
+         " for (let n = el; n; n = n.parentNode || n.host) chain.push(n);"
+         " chain.push(el.ownerDocument.defaultView || window);"
+         " return chain.some((n) => { const l = getEventListeners(n);"
+         " return types.some((t) => Array.isArray(l[t]) && l[t].length > 0); }); })(" +
+         cdp::Json::array({path}).dump() + ", " + types.dump() + ")";
+}
+
 }  // namespace vimgpt::hints::detail

@@ -32,4 +32,8 @@ std::string main_world_lookup(const cdp::Json& paths);
 // element there has a listener of one of `types`. null when the page hides the command-line function.
 std::string main_world_listener_check(const cdp::Json& paths, const cdp::Json& types);
 
+// The same for one element and everything a key event bubbles through on its way up (ancestors through shadow
+// hosts, the document, the window): whether any of them has a listener of one of `types`; null as above.
+std::string main_world_key_listener_check(const cdp::Json& path, const cdp::Json& types);
+
 }  // namespace vimgpt::hints::detail

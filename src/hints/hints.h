@@ -45,7 +45,12 @@ enum class Reason {
   Scrollable,     // a scrollable div/ol/ul
   TabIndex,       // tabindex >= 0
   CursorPointer,  // styled cursor: pointer with its own text or image
-  ClickListener,  // a click listener found through DOMDebugger.getEventListeners
+  ClickListener,  // a click listener of its own, found in the page's world (the engine's listener lookup)
+  // Beyond Vimium too: what a person would click that Vimium's rules leave out.
+  Opens,      // says it opens something (aria-haspopup, aria-expanded, aria-pressed, a Bootstrap toggle), or a
+              // read-only field that opens what fills it (a date picker)
+  Delegated,  // a click listener on an ancestor acts for it: one of several alike children of the element that
+              // listens (a row, a toolbar button: a handler delegated from their parent), or that element itself
 };
 std::string_view to_string(Reason reason);
 
@@ -112,6 +117,12 @@ class HintMap {
   // link target; in label order among equals; at most `limit`.
   [[nodiscard]] std::vector<const Hint*> search(std::string_view query, std::size_t limit) const;
 
+  // A fingerprint of what can change on the page while the labels stay the same (scroll positions of the page and
+  // of labelled elements, field values, checked, expanded and open states): equal maps with equal states saw the
+  // same page. Empty when the pass did not read it.
+  [[nodiscard]] const std::string& state() const { return state_; }
+  void set_state(std::string state) { state_ = std::move(state); }
+
   // Where fields holding a typed secret are on screen (see mark_secret_field): painted over in frames.
   [[nodiscard]] const std::vector<Rect>& redactions() const { return redactions_; }
   void set_redactions(std::vector<Rect> rects) { redactions_ = std::move(rects); }
@@ -120,6 +131,7 @@ class HintMap {
   std::uint64_t pass_ = 0;
   std::vector<Hint> hints_;
   std::vector<Rect> redactions_;
+  std::string state_;
   double viewport_width_ = 0;
   double viewport_height_ = 0;
 };
@@ -129,10 +141,16 @@ class HintMap {
 // Asking CDP for click listeners costs one round trip per element, so only doubtful candidates are
 // probed, and at most `max_listener_probes` of them.
 enum class ListenerProbe { Off, Doubtful };
+// Which elements get labels: Vimium's set and what a person would click beyond it (Reason's CursorPointer onwards,
+// and the roles Vimium does not list), or exactly Vimium's (--hints vimium).
+enum class HintRules { Vimgpt, Vimium };
+std::string_view to_string(HintRules rules);  // "vimgpt", "vimium"
+Result<HintRules> parse_hint_rules(std::string_view name);
 enum class CrossOriginFrames { Skip, Include };
 
 struct FindOptions {
-  ListenerProbe listeners = ListenerProbe::Doubtful;
+  HintRules rules = HintRules::Vimgpt;
+  ListenerProbe listeners = ListenerProbe::Doubtful;  // Vimium's rules probe nothing
   int max_listener_probes = 32;
   CrossOriginFrames frames = CrossOriginFrames::Include;
   // Start watching the main document for changes in the same call (a capture taken in a quiet window).
@@ -258,7 +276,44 @@ struct FocusedField {
   // the focused field's form, by their label, aria-label, placeholder or name: Enter would submit them empty.
   std::vector<std::string> empty_fields;
 };
-Result<FocusedField> focused_field(browser::Tab& tab);
+
+// ---- Typing as a person types (typing.cpp) --------------------------------------------------------------
+
+// Where typed keys go, read just before they are typed (what has the focus, and for a date-like field the keys that
+// type `text` into it): from then on the document is watched, until finish_typing.
+struct KeysTarget {
+  FocusedField field;      // None: nothing has the focus, and the keys go to the page itself
+  std::string input_type;  // a date-like input's type (date, time, datetime-local, month, week); else empty
+  // A date-like input: the keys that type the text into it, segment by segment in the order its locale shows them,
+  // and the value (ISO) they make. Empty when the text names no date or time of the field's kind.
+  cdp::Json segments;
+  std::string date_value;
+  cdp::Json path;          // the focused element, for asking the page's own world who listens for its keys
+  bool in_frame = false;   // the focus is in a cross-origin frame: what the keys did there cannot be read from here
+  bool read_only = false;  // the focused element is a read-only or disabled field
+};
+Result<KeysTarget> start_typing(browser::Tab& tab, std::string_view text);
+
+enum class TypedHow {
+  Keys,      // a key press per character
+  Segments,  // a date-like field: its segments' keys (KeysTarget::segments)
+  AtOnce,    // one input event: nothing on the page listens for keys there, so nothing could tell the difference
+};
+// Types `text` where `target` says the keys go, as a person types it (keydown, keypress, beforeinput, input, keyup a
+// character), except where provably the same at once (a long text into a field whose page listens for no key or
+// input event on it, its ancestors, the document or the window).
+Result<TypedHow> type_keys(browser::Tab& tab, const KeysTarget& target, std::string_view text);
+
+// What the keys did, read after they (and any Enter) were typed.
+struct TypingEffect {
+  bool value_changed = false;  // the focused field's value or editable text
+  bool page_changed = false;   // anything else in the document, or the page navigated
+  bool focus_moved = false;    // the focus left the element typed into (a code box moving to the next)
+  std::string date_value;      // a date-like input: its value now (ISO; empty when incomplete)
+  bool set_by_script = false;  // a date-like input the keys did not fill: its value was set as a script sets it
+};
+// `generation` is tab.page_generation() from before the keys: a page that navigated meanwhile has changed.
+Result<TypingEffect> finish_typing(browser::Tab& tab, const KeysTarget& target, std::uint64_t generation);
 
 // The text the viewport shows (--observe text), one line per block, at most `max_chars` characters; a cut
 // text ends with a line saying so. Field values are never included, so typed secrets cannot leak through it.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "common/text.h"
 #include "live/hub.h"
 
 namespace vimgpt::live {
@@ -42,11 +43,6 @@ struct Tally {
   }
 };
 
-std::size_t utf8_length(std::string_view text) {
-  return static_cast<std::size_t>(
-      std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
-}
-
 double fraction(const Json& input, const char* key) {
   const double value = input.value(key, 0.0);
   return std::clamp(value, 0.0, 1.0);
@@ -76,7 +72,8 @@ Status apply(browser::Tab& tab, const Json& input, Tally& tally) {
   if (kind == "text") {
     const std::string text = input.value("text", "");
     if (text.empty()) return ok();
-    VIMGPT_TRY_VOID(tab.type_text(text));
+    // A character the person typed is a key press, as theirs was; a paste is put in at once, as a paste is.
+    VIMGPT_TRY_VOID(tab.type_text(text, utf8_length(text) == 1 ? browser::Typing::Keys : browser::Typing::Insert));
     tally.characters += static_cast<int>(utf8_length(text));
     return ok();
   }

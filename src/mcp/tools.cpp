@@ -43,8 +43,10 @@ Json tool_list() {
       tool("click", "Click a label", "Click the element a label names, with a real (trusted) mouse click.",
            schema({{"label", kLabel}}, {"label"}), false, true),
       tool("type", "Type text",
-           "Type text into the field a label names (or the focused one), then press Enter unless the form still has "
-           "other empty fields or enter is false. On a drop-down it chooses the option the text names. "
+           "Type text into the field a label names (or the focused one, or the page), a key press a character as a "
+           "person types, then press Enter unless the form still has other empty fields or enter is false. A date "
+           "or time field takes 2011-12-15 or 13:45. On a drop-down it chooses the option the text names. The "
+           "result says what the keys changed, or that they changed nothing. "
            "<secret:NAME> types a secret the user configured without revealing it.",
            schema({{"text", {{"type", "string"}}},
                    {"label", kLabel},
@@ -78,7 +80,7 @@ Json tool_list() {
       tool("actions", "Several actions",
            "Do up to 5 actions in order, each as vimgpt's model writes one: {\"click\": \"A\", \"type\": \"ada\"}, "
            "{\"select\": \"B\", \"option\": \"Portugal\"}, {\"click\": \"C\"}, ... It stops at the first that fails "
-           "or when the page navigates, and says what happened to each.",
+           "or when the page navigates, and says what happened to each (past 5, that they were not done).",
            schema({{"actions", {{"type", "array"}, {"items", {{"type", "object"}}}}}}, {"actions"}), false, true),
       tool(
           "find", "Find labels",

@@ -24,9 +24,9 @@ class HintsRules : public HintsBrowserTest {
     EXPECT_TRUE(entry["trusted"].get<bool>()) << t;
   }
 
-  static HintMap hints_of(const std::string& page) {
+  static HintMap hints_of(const std::string& page, const FindOptions& options = {}) {
     open("/fx/hints/" + page);
-    auto map = find_hints(tab());
+    auto map = find_hints(tab(), options);
     EXPECT_TRUE(map) << map.error().describe();
     return map ? std::move(*map) : HintMap();
   }
@@ -40,15 +40,14 @@ const std::map<std::string, Reason> kRulePositives = {
     {"yes-ng-click", Reason::Rule},       {"yes-summary", Reason::Rule},          {"yes-tabindex", Reason::TabIndex},
     {"yes-btn-class", Reason::ClassName}, {"yes-wrapped-link", Reason::Rule},     {"yes-label", Reason::Rule},
     {"yes-labelled-box", Reason::Rule},   {"yes-scrollable", Reason::Scrollable}, {"yes-area-left", Reason::Rule},
-    {"yes-area-right", Reason::Rule},
+    {"yes-area-right", Reason::Rule},     {"yes-readonly-input", Reason::Opens},
 };
 
 TEST_F(HintsRules, VimiumRulesAndOurs) {
   const HintMap map = hints_of("rules.html");
   expect_hints(map, kRulePositives,
-               {"no-disabled-button", "no-aria-disabled", "no-hidden-input", "no-disabled-input", "no-readonly-input",
-                "no-jsaction-none", "no-plain-span", "no-plain-div", "no-negative-tabindex", "no-label-of-visible",
-                "no-overflow-hidden"});
+               {"no-disabled-button", "no-aria-disabled", "no-hidden-input", "no-disabled-input", "no-jsaction-none",
+                "no-plain-span", "no-plain-div", "no-negative-tabindex", "no-label-of-visible", "no-overflow-hidden"});
   // Labels follow Vimium's algorithm in document order.
   const auto labels = label_strings(map.size());
   ASSERT_EQ(labels.size(), map.size());
@@ -63,6 +62,21 @@ TEST_F(HintsRules, VimiumRulesAndOurs) {
   EXPECT_EQ(input.value, FieldValue::Filled);
   EXPECT_EQ(hint_for(map, "yes-link").role, "link");
   EXPECT_NE(hint_for(map, "yes-link").href.find("#a"), std::string::npos);
+}
+
+// --hints vimium: exactly Vimium's set. What ours adds on this page (a read-only field, roles Vimium does not list, a
+// "btn" class) has no label; everything else is as above (the summary's words label its <details>, as Vimium labels
+// it, where ours labels the <summary>).
+TEST_F(HintsRules, VimiumsRulesAlone) {
+  FindOptions vimium;
+  vimium.rules = HintRules::Vimium;
+  const HintMap map = hints_of("rules.html", vimium);
+  std::map<std::string, Reason> positives = kRulePositives;
+  for (const auto* ours : {"yes-readonly-input", "yes-role-textbox", "yes-btn-class", "yes-summary"})
+    positives.erase(ours);
+  positives["yes-summaryinside"] = Reason::Rule;  // the <details>, named by all its words
+  expect_hints(map, positives,
+               {"yes-readonly-input", "yes-role-textbox", "yes-btn-class", "no-disabled-button", "no-plain-span"});
 }
 
 TEST_F(HintsRules, ClickingEachRuleHintReachesItsElementTrusted) {

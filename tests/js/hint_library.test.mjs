@@ -8,11 +8,11 @@ import vm from 'node:vm';
 
 const source = readFileSync(process.env.VIMGPT_HINT_LIBRARY, 'utf8');
 const library = vm.runInNewContext(source, {document: {}, innerWidth: 1080, innerHeight: 720});
-const {classify, isSelectable, roleOf, nameOf, squash, choiceKind, pickOption} = library.internals;
+const {classify, opens, isSelectable, roleOf, nameOf, squash, choiceKind, pickOption, datePlan} = library.internals;
 
 // Reason codes (hints::Reason): a Vimium rule, a button-like class name, a tabindex; -1 not clickable,
 // -2 never (aria-disabled).
-const RULE = 0, CLASSNAME = 1, TABINDEX = 3;
+const RULE = 0, CLASSNAME = 1, TABINDEX = 3, OPENS = 6;
 
 function element(tag, attributes = {}, properties = {}) {
   const own = Object.fromEntries(Object.entries(attributes).map(([k, v]) => [k, String(v)]));
@@ -36,7 +36,7 @@ test('Vimium rules: links, form controls, roles, handlers', () => {
   assert.equal(classify(element('div', {contenteditable: ''}), 'div', false), RULE);
   assert.equal(classify(element('div', {contenteditable: 'false'}), 'div', false), -1);
   assert.equal(classify(element('input', {type: 'hidden'}, {type: 'hidden'}), 'input', false), -1);
-  assert.equal(classify(element('input', {}, {type: 'text', readOnly: true}), 'input', false), -1);
+  assert.equal(classify(element('input', {}, {type: 'text', readOnly: true}), 'input', false, true), -1);
   assert.equal(classify(element('input', {}, {type: 'checkbox', readOnly: true}), 'input', false), RULE);
   assert.equal(classify(element('textarea', {}, {readOnly: true}), 'textarea', false), -1);
 });
@@ -105,4 +105,63 @@ test('an option is chosen as typing its name would choose it', () => {
   assert.deepEqual(Array.from(pickOption(options, 'lu', value).candidates), ['Light blue', 'Blue']);
   assert.equal(pickOption(options, 'Purple', value).pick, undefined);
   assert.equal(pickOption(options, 'Purple', value).candidates, undefined);
+});
+
+test('beyond Vimium: what opens something, read-only pickers; --hints vimium keeps exactly Vimium\'s set', () => {
+  const vimium = true;
+  // Says it opens something: a pop-up, a state it toggles, a Bootstrap toggle.
+  assert.equal(classify(element('div', {'aria-haspopup': 'listbox'}), 'div', false), OPENS);
+  assert.equal(classify(element('div', {'aria-haspopup': 'false'}), 'div', false), -1);
+  assert.equal(classify(element('li', {'aria-expanded': 'false'}), 'li', false), OPENS);
+  assert.equal(classify(element('span', {'aria-pressed': 'true'}), 'span', false), OPENS);
+  assert.equal(classify(element('span', {'data-bs-toggle': 'dropdown'}), 'span', false), OPENS);
+  assert.ok(opens(element('a', {'data-toggle': 'modal'})));
+  assert.equal(classify(element('div', {'aria-haspopup': 'listbox'}), 'div', false, vimium), -1);
+  // A read-only field opens what fills it (a date picker): ours labels it, Vimium does not.
+  const picker = element('input', {readonly: ''}, {type: 'text', readOnly: true});
+  assert.equal(classify(picker, 'input', false), OPENS);
+  assert.equal(classify(picker, 'input', false, vimium), -1);
+  assert.equal(classify(element('input', {}, {type: 'text', readOnly: true, disabled: true}), 'input', false), -1);
+  // Vimium's own roles, contenteditable values and class names only.
+  assert.equal(classify(element('div', {role: 'switch'}), 'div', false), RULE);
+  assert.equal(classify(element('div', {role: 'switch'}), 'div', false, vimium), -1);
+  assert.equal(classify(element('div', {role: 'tab'}), 'div', false, vimium), RULE);
+  assert.equal(classify(element('div', {contenteditable: 'plaintext-only'}), 'div', false, vimium), -1);
+  assert.equal(classify(element('div', {class: 'btn'}), 'div', false), CLASSNAME);
+  assert.equal(classify(element('div', {class: 'btn'}), 'div', false, vimium), -1);
+  assert.equal(classify(element('div', {class: 'big-button'}), 'div', false, vimium), CLASSNAME);
+  // Vimium labels a <details> itself; ours its <summary>, where the click opens it.
+  const details = {...element('details'), querySelector: () => element('summary')};
+  assert.equal(classify(details, 'details', false), -1);
+  assert.equal(classify(details, 'details', false, vimium), RULE);
+  assert.equal(classify(element('summary'), 'summary', false), RULE);
+  assert.equal(classify(element('summary'), 'summary', false, vimium), -1);
+});
+
+test('a date or time is typed as the field shows it, segment by segment (this process\'s locale)', () => {
+  // The order the field shows its segments in, as the page's locale gives it.
+  const order = new Intl.DateTimeFormat(undefined, {year: 'numeric', month: '2-digit', day: '2-digit'})
+      .formatToParts(new Date(2011, 11, 15)).map((p) => p.type).filter((p) => p !== 'literal');
+  const keys = (plan) => plan.segments.map((s) => s.keys + (s.advance ? '>' : '')).join(' ');
+  const byPart = {year: '2011', month: '12', day: '15'};
+  const date = datePlan('date', '2011-12-15');
+  assert.equal(date.value, '2011-12-15');
+  assert.equal(date.segments.map((s) => s.keys).join(' '), order.map((p) => byPart[p]).join(' '));
+  // A year that is not last needs ArrowRight after it; the last segment never does.
+  assert.equal(date.segments.filter((s) => s.advance).length, order.indexOf('year') === 2 ? 0 : 1);
+  // As the field shows it: the same date.
+  const shown = order.map((p) => byPart[p]).join('/');
+  assert.equal(datePlan('date', shown).value, '2011-12-15');
+  assert.equal(datePlan('time', '1:45 PM').value, '13:45');
+  assert.equal(datePlan('time', '13:45').value, '13:45');
+  assert.equal(datePlan('time', '12:05 am').value, '00:05');
+  assert.equal(datePlan('month', '2027-04').value, '2027-04');
+  assert.equal(datePlan('week', '2011-W50').value, '2011-W50');
+  assert.equal(datePlan('datetime-local', '2012-01-02T09:30').value, '2012-01-02T09:30');
+  assert.equal(datePlan('datetime-local', '2012-01-02 9:30 PM').value, '2012-01-02T21:30');
+  assert.ok(keys(datePlan('datetime-local', '2012-01-02T09:30')).includes('2012>'));
+  // Not a date of the field's kind: typed as written.
+  assert.equal(datePlan('date', 'next friday'), null);
+  assert.equal(datePlan('date', '2011-13-01'), null);
+  assert.equal(datePlan('time', '25:00'), null);
 });

@@ -181,12 +181,18 @@ TEST(AgentActions, AnActionsListIsParsedWholeAndRefusesWhatCannotBeInIt) {
   EXPECT_NE(error(R"({"actions": [{"ask": "why?"}]})").find("ask and handoff alone"), std::string::npos);
   EXPECT_NE(error(R"({"actions": [{"done": true}, {"click": "A"}]})").find("before its end"), std::string::npos);
   EXPECT_NE(error(R"({"actions": [{"click": "A"}, {"click": ""}]})").find("action 2 of the list: "), std::string::npos);
-  EXPECT_NE(error(R"({"actions": [{"back": true}, {"back": true}, {"back": true}, {"back": true}, {"back": true},
-                                   {"back": true}]})")
-                .find("at most 5 actions in one reply, not 6"),
-            std::string::npos);
+  // Past the limit the first ones are taken and the rest kept aside, to be named as not done: the reply is not lost.
+  auto six = parse_action(Json::parse(R"({"actions": [{"back": true}, {"back": true}, {"back": true}, {"back": true},
+                                                       {"back": true}, {"scroll": "up"}]})"));
+  ASSERT_OK(six);
+  EXPECT_EQ(six->actions.size(), 5U);
+  ASSERT_EQ(six->over_limit.size(), 1U);
+  EXPECT_EQ(six->over_limit[0], Json::parse(R"({"scroll": "up"})"));
+  auto two = parse_action(Json::parse(R"({"actions": [{"back": true}, {"done": "yes"}]})"), 1);
+  ASSERT_OK(two);
+  EXPECT_EQ(two->actions.size(), 1U);
+  EXPECT_FALSE(ends_done(*two));  // the done past the limit was not taken: the run does not end on it
   EXPECT_TRUE(parse_action(Json::parse(R"({"actions": [{"back": true}, {"back": true}]})"), 2));
-  EXPECT_FALSE(parse_action(Json::parse(R"({"actions": [{"back": true}, {"back": true}]})"), 1));
 }
 
 TEST(AgentKeys, CombinationsAsAPersonPressesThem) {

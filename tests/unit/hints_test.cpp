@@ -21,9 +21,9 @@ TEST(HintLibrary, ReasonCodesAreTheReasonEnumsValues) {
   ASSERT_TRUE(
       std::regex_search(source, codes,
                         std::regex(R"(const RULE = (\d+), CLASSNAME = (\d+), SCROLL = (\d+), TABINDEX = (\d+), )"
-                                   R"(POINTER = (\d+), LISTENER = (\d+);)")));
-  const Reason order[] = {Reason::Rule,     Reason::ClassName,     Reason::Scrollable,
-                          Reason::TabIndex, Reason::CursorPointer, Reason::ClickListener};
+                                   R"(POINTER = (\d+), LISTENER = (\d+), OPENS = (\d+), DELEGATED = (\d+);)")));
+  const Reason order[] = {Reason::Rule,          Reason::ClassName,     Reason::Scrollable, Reason::TabIndex,
+                          Reason::CursorPointer, Reason::ClickListener, Reason::Opens,      Reason::Delegated};
   for (std::size_t i = 0; i < std::size(order); ++i) {
     EXPECT_EQ(std::stoi(codes[i + 1]), static_cast<int>(order[i])) << to_string(order[i]);
   }

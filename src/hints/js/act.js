@@ -1,4 +1,4 @@
-// The hint library, part 3 of 3 (see rules.js): secrets, the overlay, whether the page changed during a
+// The hint library, part 5 (see rules.js): secrets, the overlay, whether the page changed during a
 // capture, finding a pass's element again to act on it, drop-downs, and the focused field.
 
 // The field that has the focus (through open shadow roots and same-origin frames) holds a secret from now
@@ -460,5 +460,6 @@ function focusedField() {
 
 // The entry points vimgpt calls (as __vimgptHints.NAME(args), hint_script.cpp), and the parts that need no
 // page, for the Node tests.
-const library = {find, overlay, removeOverlay, finishCapture, locate, caretToEnd, options, choose, focusedField,
-  markSecret, visibleText, scrollState, uncovered, wordsAt, selection, internals: {classify, isSelectable, roleOf, nameOf, squash, choiceKind, pickOption}};
+const library = {find, adopt, overlay, removeOverlay, finishCapture, locate, caretToEnd, options, choose,
+  markSecret, visibleText, scrollState, uncovered, wordsAt, selection, typingStart, typingEnd, setTypedValue,
+  internals: {classify, opens, isSelectable, roleOf, nameOf, squash, choiceKind, pickOption, datePlan}};

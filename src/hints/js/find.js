@@ -1,4 +1,4 @@
-// The hint library, part 2 of 3 (see rules.js): visibility and occlusion, where to click an element, and
+// The hint library, part 2 (see rules.js): visibility and occlusion, where to click an element, and
 // find(), which walks the document (open shadow roots and same-origin frames included) and records this
 // pass's elements.
 
@@ -175,6 +175,7 @@ function find(P) {
   TOPF.clip = [0, 0, vw, vh];
   const ng = document.getElementsByClassName('ng-scope').length > 0;
   const bodyPointer = document.body ? getComputedStyle(document.body).cursor === 'pointer' : false;
+  const vimium = !!P.vimium;
   let order = 0;
 
   const add = (el, tag, v, reason, F) => {
@@ -212,7 +213,7 @@ function find(P) {
     for (let el = root.firstElementChild; el; el = el.nextElementSibling) {
       const tag = el.localName;
       if (SKIP.has(tag) || el === state.overlay) continue;
-      let reason = classify(el, tag, ng);
+      let reason = classify(el, tag, ng, vimium);
       let rec = null, fp = false;
       if (tag === 'img' && el.hasAttribute('usemap')) {
         // Vimium hints an image map's areas, not the image.
@@ -220,9 +221,9 @@ function find(P) {
       } else if (reason === RULE || reason === SCROLL) {
         const v = visibleRect(el, F);
         if (v) rec = add(el, tag, v, reason, F);
-      } else if (reason === CLASSNAME || reason === TABINDEX) {
+      } else if (reason === CLASSNAME || reason === TABINDEX || reason === OPENS) {
         fp = true;
-      } else if (reason === -1 && !covered && !inImage) {
+      } else if (reason === -1 && !covered && !inImage && !vimium) {
         // Ours: a cursor: pointer element with its own text or image, else a doubtful candidate whose
         // click listeners CDP is asked about.
         const text = ownText(el);
@@ -277,7 +278,8 @@ function find(P) {
           }
         }
       }
-      // Vimium's false positives: a "button"/"btn" class or a bare tabindex that wraps hinted things.
+      // Vimium's false positives: a "button"/"btn" class or a bare tabindex that wraps hinted things (and ours: what
+      // says it opens something, when something inside it is the target).
       if (fp && !sub) {
         const v = visibleRect(el, F);
         if (v) rec = add(el, tag, v, reason, F);
@@ -287,5 +289,63 @@ function find(P) {
     return any;
   };
   walk(document, TOPF, false, false, false);
-  return {pass: P.pass, vw, vh, hints: recs, doubts, redact: secretRects()};
+  return {pass: P.pass, vw, vh, hints: recs, doubts, redact: secretRects(), st: pageState(els)};
+}
+
+// A fingerprint of what the model can see change without the labels changing: where the page and each labelled
+// element are scrolled, what each field holds (hashed with the rest: no value leaves the page), what is checked,
+// expanded or open. Two steps with the same labels and the same state saw the same page.
+function pageState(els) {
+  let h = 2166136261;
+  const mix = (s) => {
+    for (let i = 0; i < s.length; i++) { h ^= s.charCodeAt(i); h = Math.imul(h, 16777619); }
+  };
+  mix(scrollX + ',' + scrollY);
+  els.forEach((el, i) => {
+    let s = '';
+    if (el.scrollTop || el.scrollLeft) s += 's' + Math.round(el.scrollTop) + ',' + Math.round(el.scrollLeft);
+    if (typeof el.value === 'string' && (el.localName === 'input' || el.localName === 'textarea' ||
+                                         el.localName === 'select')) s += 'v' + el.value;
+    if (el.checked) s += 'c';
+    if (el.open) s += 'o';
+    const expanded = el.getAttribute('aria-expanded');
+    if (expanded !== null) s += 'e' + expanded;
+    if (s) mix(i + s);
+  });
+  return (h >>> 0).toString(16);
+}
+
+// Doubtful candidates whose click listener is on an ancestor (P.picks: [the doubt's index, the ancestor's path, the
+// path of its child the candidate is in, the doubt's place in document order]): the ancestor acts for them. When that
+// child is one of several alike (the rows of a list, the buttons of a bar: a handler delegated from their parent),
+// the child is the target; otherwise the ancestor is one thing (a card, a custom select) and is the target. A target
+// that holds a link, a button or a field is left out (that is what a person clicks), and so is one larger than a
+// quarter of the viewport.
+function adopt(P) {
+  if (P.pass !== state.pass) return {hints: []};
+  const at = (path) => {
+    let n = document;
+    for (const k of path) {
+      if (!n) return null;
+      n = k === -1 ? n.shadowRoot : k === -2 ? n.contentDocument : (n.children ? n.children[k] : null);
+    }
+    return n && n.nodeType === 1 ? n : null;
+  };
+  const recs = [], taken = new Set(), vw = innerWidth, vh = innerHeight;
+  for (const [index, ancestorPath, childPath, order] of P.picks) {
+    const doubt = state.els[index], ancestor = at(ancestorPath), child = at(childPath);
+    if (!doubt || !ancestor || !child) continue;
+    const alike = [...ancestor.children].filter((c) => c.localName === child.localName &&
+                                                       c.className === child.className).length;
+    const target = alike >= 2 ? child : ancestor;
+    if (taken.has(target) || target.querySelector('a[href], button, input, select, textarea')) continue;
+    taken.add(target);
+    const F = frameOf(target);
+    const v = visibleRect(target, F);
+    if (!v || v[2] * v[3] > vw * vh / 4 || !unoccluded(target, v, F, null)) continue;
+    const rec = record(target, target.localName, v, DELEGATED, state.els.length, order);
+    state.els.push(target);
+    recs.push(rec);
+  }
+  return {hints: recs};
 }

@@ -1,18 +1,19 @@
-// The hint library, part 1 of 3 (rules.js, find.js, act.js). CMake joins the parts into the body of one
-// function whose value is the library (cmake/embed_js.cmake) and embeds it in vimgpt; it runs in an
-// isolated world of each frame, so page scripts can neither see nor change it. This part: what is clickable
-// by Vimium's rules and ours, roles and names. Nothing here needs layout, so tests/js/ runs it in Node.
+// The hint library, part 1 (of rules.js, find.js, text.js, typing.js and act.js, joined in that order). CMake joins
+// the parts into the body of one function whose value is the library (cmake/embed_js.cmake) and embeds it in vimgpt;
+// it runs in an isolated world of each frame, so page scripts can neither see nor change it. This part: what is
+// clickable by Vimium's rules and ours, roles and names. Nothing here needs layout, so tests/js/ runs it in Node.
 // Vimium: https://github.com/philc/vimium/blob/master/content_scripts/link_hints.js
 
-const ROLES = new Set(['button', 'tab', 'link', 'checkbox', 'menuitem', 'menuitemcheckbox', 'menuitemradio',
-  'radio', 'textbox', 'switch', 'option', 'treeitem', 'combobox', 'searchbox']);
+const VIMIUM_ROLES = new Set(['button', 'tab', 'link', 'checkbox', 'menuitem', 'menuitemcheckbox', 'menuitemradio',
+  'radio']);
+const ROLES = new Set([...VIMIUM_ROLES, 'textbox', 'switch', 'option', 'treeitem', 'combobox', 'searchbox']);
 const SKIP = new Set(['head', 'script', 'style', 'noscript', 'template', 'meta', 'link', 'title', 'br', 'wbr']);
 const UNSELECTABLE = new Set(['button', 'checkbox', 'color', 'file', 'hidden', 'image', 'radio', 'reset', 'submit']);
 const INPUT_ROLES = {button: 'button', submit: 'button', reset: 'button', image: 'button', file: 'button',
   checkbox: 'checkbox', radio: 'radio', range: 'slider', number: 'spinbutton', search: 'searchbox',
   email: 'textbox', tel: 'textbox', text: 'textbox', url: 'textbox', password: 'textbox'};
 // Reason codes: hints::Reason's values, in its order (tests/unit/hints_test.cpp checks that they agree).
-const RULE = 0, CLASSNAME = 1, SCROLL = 2, TABINDEX = 3, POINTER = 4, LISTENER = 5;
+const RULE = 0, CLASSNAME = 1, SCROLL = 2, TABINDEX = 3, POINTER = 4, LISTENER = 5, OPENS = 6, DELEGATED = 7;
 const NG = [];
 for (const p of ['', 'data-', 'x-']) for (const s of ['-', ':', '_']) NG.push(p + 'ng' + s + 'click');
 
@@ -21,8 +22,18 @@ function isSelectable(el) {
   return (tag === 'input' && !UNSELECTABLE.has(el.type)) || tag === 'textarea' || el.isContentEditable;
 }
 
-// Vimium's cheap rules. Returns a reason code, or -1 (not clickable), or -2 (aria-disabled: never).
-function classify(el, tag, ng) {
+// What says an element opens something when clicked (beyond Vimium): a pop-up it declares, a state it toggles, a
+// Bootstrap toggle.
+function opens(el) {
+  const popup = el.getAttribute('aria-haspopup');
+  if (popup !== null && popup.toLowerCase() !== 'false') return true;
+  return el.hasAttribute('aria-expanded') || el.hasAttribute('aria-pressed') || el.hasAttribute('data-toggle') ||
+      el.hasAttribute('data-bs-toggle');
+}
+
+// Vimium's cheap rules, and ours unless `vimium` (--hints vimium: exactly Vimium's set). Returns a reason code, or -1
+// (not clickable), or -2 (aria-disabled: never).
+function classify(el, tag, ng, vimium) {
   let clickable = false;
   // hasAttributes() allocates nothing (el.attributes would): this runs for every element of the page.
   const attributes = el.hasAttributes();
@@ -37,11 +48,11 @@ function classify(el, tag, ng) {
     if (el.hasAttribute('onclick')) clickable = true;
     else {
       const role = el.getAttribute('role');
-      if (role !== null && ROLES.has(role.toLowerCase())) clickable = true;
+      if (role !== null && (vimium ? VIMIUM_ROLES : ROLES).has(role.toLowerCase())) clickable = true;
       else {
         const ce = el.getAttribute('contenteditable');
         if (ce !== null && (ce === '' || ce.toLowerCase() === 'true' || ce.toLowerCase() === 'contenteditable' ||
-                            ce.toLowerCase() === 'plaintext-only')) clickable = true;
+                            (!vimium && ce.toLowerCase() === 'plaintext-only'))) clickable = true;
       }
     }
     if (!clickable) {
@@ -61,13 +72,19 @@ function classify(el, tag, ng) {
     case 'input':
       if (!((el.getAttribute('type') || '').toLowerCase() === 'hidden' || el.disabled ||
             (el.readOnly && isSelectable(el)))) return RULE;
+      // Ours: a read-only field is clicked to open what fills it (a date picker, a chooser), as a person would.
+      if (!vimium && el.readOnly && !el.disabled && (el.getAttribute('type') || '').toLowerCase() !== 'hidden') {
+        return OPENS;
+      }
       break;
     case 'button': case 'select': if (!el.disabled) return RULE; break;
-    case 'object': case 'embed': case 'summary': return RULE;
-    case 'details': if (!el.querySelector(':scope > summary')) return RULE; break;
+    case 'object': case 'embed': return RULE;
+    // Vimium labels every <details>; ours labels its <summary>, where a click opens it, or a <details> without one.
+    case 'summary': if (!vimium) return RULE; break;
+    case 'details': if (vimium || !el.querySelector(':scope > summary')) return RULE; break;
     case 'label': {
       const c = el.control;
-      if (c && !c.disabled && classify(c, c.localName, ng) !== RULE) return RULE;
+      if (c && !c.disabled && classify(c, c.localName, ng, vimium) !== RULE) return RULE;
       if (c && !c.disabled && !visibleRect(c, TOPF)) return RULE;
       break;
     }
@@ -81,8 +98,12 @@ function classify(el, tag, ng) {
   }
   if (clickable) return RULE;
   if (attributes) {
+    if (!vimium && opens(el)) return OPENS;
     const cls = el.getAttribute('class');
-    if (cls) { const c = cls.toLowerCase(); if (c.includes('button') || c.includes('btn')) return CLASSNAME; }
+    if (cls) {
+      const c = cls.toLowerCase();
+      if (c.includes('button') || (!vimium && c.includes('btn'))) return CLASSNAME;
+    }
     const ti = el.getAttribute('tabindex');
     if (ti !== null && ti !== '' && parseInt(ti, 10) >= 0) return TABINDEX;
   }

@@ -50,7 +50,7 @@ Result<std::string> objective_from_voice(const Options& o, const Config& config)
   voice::VoiceOptions listen;
   listen.stt = stt;
   listen.capture.device = o.mic;
-  listen.capture.vad.max_listen_seconds = o.max_listen;
+  listen.capture.vad.max_listen_seconds = std::chrono::duration<double>(o.max_listen).count();
   std::cerr << "listening… speak your objective\n";
   return voice::listen_and_transcribe(listen, [](const voice::ListenProgress& progress) {
     std::cerr << "\r" << voice::render_level_meter(progress) << std::flush;
@@ -355,9 +355,9 @@ int main(int argc, char** argv) {
   batch->add_option("--queue", batch_flags.queue,
                     "redis://HOST:PORT/NAME: take tasks from this shared queue and put results in it, until every "
                     "pushed task has one (vimgpt queue push / collect)");
-  batch->add_option("--claim-idle", batch_flags.claim_idle_seconds,
-                    "With --queue: take over another worker's task once it has been silent this many seconds "
-                    "(default 60; a live worker speaks every third of it)");
+  add_duration_option(*batch, "--claim-idle", batch_flags.claim_idle,
+                      "With --queue: take over another worker's task once it has been silent this long (default 60s, "
+                      "at least 3s; a live worker speaks every third of it)");
   batch->add_option("--shard", batch_flags.shard,
                     "Only this machine's part of TASKS: K/N (tasks whose id hashes to K mod N), auto (a Slurm array "
                     "task's), auto/N (a Kubernetes Indexed Job's JOB_COMPLETION_INDEX of N)");
@@ -370,8 +370,10 @@ int main(int argc, char** argv) {
   batch->add_option("--max-actions", options.max_actions, "The most actions one reply's list may hold (default 5)");
   batch->add_option("--output-schema", options.output_schema,
                     "FILE.json: the JSON Schema answers must fit, for tasks that give no \"output_schema\"");
-  batch->add_option("--timeout", options.timeout_seconds, "Time budget per task in seconds (default: none)");
-  batch->add_option("--settle-ms", options.settle_ms, "Longest wait for a page to settle (default 3000)");
+  add_duration_option(*batch, "--timeout", options.timeout,
+                      "Time budget per task: 90s, 5m (a plain number is seconds; default: none)");
+  add_duration_option(*batch, "--settle-ms", options.settle,
+                      "Longest wait for a page to settle (default 3000: a plain number is milliseconds)");
   batch->add_option("--upload-dir", options.upload_dir, "Files tasks may upload, only from this folder");
 
   QueueFlags queue_flags;
@@ -400,11 +402,12 @@ int main(int argc, char** argv) {
                 "With --http: every session shares one browser, one call at a time (default: each its own)");
   mcp->add_option("--max-sessions", mcp_flags.max_sessions,
                   "With --http: sessions at once, each with its own browser; one more is refused (default: any)");
-  mcp->add_option("--session-idle", mcp_flags.session_idle_seconds,
-                  "With --http: end a session (and close its browser) after this many seconds unused (default "
-                  "1800; 0: never)");
-  mcp->add_option("--exit-idle", mcp_flags.exit_idle_seconds,
-                  "With --http: stop serving after this many seconds with no request (default 0: never)");
+  add_duration_option(*mcp, "--session-idle", mcp_flags.session_idle,
+                      "With --http: end a session (and close its browser) after this long unused (default 30m; 0: "
+                      "never; a plain number is seconds)");
+  add_duration_option(*mcp, "--exit-idle", mcp_flags.exit_idle,
+                      "With --http: stop serving after this long with no request (default 0: never; a plain number is "
+                      "seconds)");
   add_browser_flags(*mcp, options);
   add_model_flags(*mcp, options);
   add_budget_flags(*mcp, options);
@@ -421,7 +424,7 @@ int main(int argc, char** argv) {
                   "What browse's model gets: vision, hybrid (plus the hint list) or text");
   mcp->add_option("--max-steps", options.max_steps, "Step budget of browse (default 30)");
   mcp->add_option("--max-actions", options.max_actions, "The most actions one list may hold (default 5)");
-  mcp->add_option("--settle-ms", options.settle_ms, "Longest wait for a page to settle (default 3000)");
+  add_duration_option(*mcp, "--settle-ms", options.settle, "Longest wait for a page to settle (default 3000)");
 
   ReplayFlags replay_flags;
   auto* replay = app.add_subcommand(
@@ -436,7 +439,7 @@ int main(int argc, char** argv) {
   replay->add_option("--secret", options.secrets, "NAME=VALUE: the value typed for <secret:NAME> (never recorded)");
   replay->add_option("--secrets-file", options.secrets_file, "File of NAME=VALUE lines");
   replay->add_option("--upload-dir", options.upload_dir, "The folder recorded uploads are taken from");
-  replay->add_option("--settle-ms", options.settle_ms, "Longest wait for a page to settle (default 3000)");
+  add_duration_option(*replay, "--settle-ms", options.settle, "Longest wait for a page to settle (default 3000)");
   replay->add_option("--hint-mode", options.hint_mode, "How labels are drawn: overlay, image, both-frames");
   replay->add_option("--observe", options.observe, "What a healing model gets: vision, hybrid or text");
   add_browser_flags(*replay, options);

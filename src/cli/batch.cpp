@@ -1,5 +1,6 @@
-// `vimgpt batch`: many tasks, N workers, each task in its own browser context, spread over remote browser
-// endpoints (or one local Chromium per worker), results appended as JSON Lines as each task ends.
+// `vimgpt batch`: many tasks, N workers, each task in its own browser context; worker i on --browser URL i mod N (a
+// DevTools endpoint shared, a WebDriver session of its own) or on a local browser of its own; results appended as
+// JSON Lines as each task ends.
 #include "cli/batch.h"
 
 #include <unistd.h>
@@ -21,20 +22,28 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "common/duration.h"
 #include "fleet/fleet.h"
 
 namespace vimgpt::cli {
 
 namespace {
 
-// A browser tasks run on, each in a context of its own: a DevTools endpoint the workers share, or one worker's
-// own local Chromium or WebDriver session, which is opened again when it dies (--max-restarts times).
+// A browser tasks run on, each task in a context of its own: a DevTools endpoint its workers share (one browser), or
+// one worker's own browser (a local Chromium or Firefox, a WebDriver session), which that worker opens itself, so a
+// request queued by a busy Grid holds up no other worker, and opens again when it dies (--max-restarts times).
 struct Endpoint {
   std::string name;
-  std::function<Result<std::shared_ptr<cdp::Connection>>()> open_again;  // empty: shared, never reopened
-  std::shared_ptr<cdp::Connection> connection;                           // under Batch::mutex
-  bool dead = false;                                                     // under Batch::mutex
+  std::function<Result<std::shared_ptr<cdp::Connection>>()> open;  // a worker's own: opens it; empty: shared
+  std::shared_ptr<cdp::Connection> connection;  // under Batch::mutex; null until opened, and once its worker left
+  bool dead = false;                            // under Batch::mutex
   int reopened = 0;
+};
+
+// Where one worker's tasks run: its own browser, else the shared endpoints, its URL's first.
+struct Seat {
+  Endpoint* own = nullptr;
+  std::size_t preferred = 0;  // into the shared endpoints
 };
 
 struct QueuedTask {
@@ -55,6 +64,18 @@ struct Batch {
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
   bool tty = false;
   int total = 0;
+  bool from_file = true;  // false with --queue, where what is left is the queue's to say
+  int browsers_opened = 0;
+
+  // A task file's batch is over once no task waits and none runs (a running one could come back): a worker still
+  // waiting for its browser then gives up the wait.
+  [[nodiscard]] bool over_locked() const { return from_file && queue.empty() && running == 0; }
+
+  // A line of news between results, clear of the progress line.
+  void say_locked(const std::string& text) const {
+    if (tty) std::cerr << "\r\033[K";
+    std::cerr << text << "\n";
+  }
 
   void progress_locked() {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -77,13 +98,61 @@ Result<std::shared_ptr<cdp::Connection>> connect_endpoint(const std::string& url
   return std::make_shared<cdp::Connection>(std::move(transport));
 }
 
-// Under Batch::mutex.
-Endpoint* pick_endpoint(std::vector<std::unique_ptr<Endpoint>>& endpoints, std::size_t preferred) {
-  for (std::size_t i = 0; i < endpoints.size(); ++i) {
-    auto& candidate = endpoints[(preferred + i) % endpoints.size()];
-    if (!candidate->dead && candidate->connection->alive()) return candidate.get();
+// A shared endpoint still alive, `preferred` first (under Batch::mutex).
+Endpoint* pick_shared(std::vector<std::unique_ptr<Endpoint>>& shared, std::size_t preferred) {
+  for (std::size_t i = 0; i < shared.size(); ++i) {
+    auto& candidate = shared[(preferred + i) % shared.size()];
+    if (!candidate->dead && candidate->connection && candidate->connection->alive()) return candidate.get();
   }
   return nullptr;
+}
+
+// The browser a worker runs its next task on: its own, opened now when it is not yet (outside the lock: a Grid may
+// queue the request for minutes while the other workers run tasks), else a shared endpoint still alive. Null when it
+// has none left, and the worker leaves.
+Endpoint* worker_browser(Batch& batch, std::vector<std::unique_ptr<Endpoint>>& shared, const Seat& seat,
+                         std::shared_ptr<cdp::Connection>& connection) {
+  if (seat.own == nullptr) {
+    std::scoped_lock lock(batch.mutex);
+    Endpoint* endpoint = pick_shared(shared, seat.preferred);
+    if (endpoint != nullptr) connection = endpoint->connection;
+    return endpoint;
+  }
+  Endpoint& own = *seat.own;
+  {
+    std::scoped_lock lock(batch.mutex);
+    if (own.dead || batch.over_locked()) return nullptr;
+    if (own.connection) {
+      connection = own.connection;
+      return &own;
+    }
+  }
+  auto opened = own.open();
+  std::scoped_lock lock(batch.mutex);
+  if (!opened) {
+    own.dead = true;
+    // A wait given up because the run stopped or the batch is over is no news.
+    if (opened.error().kind != ErrorKind::Cancelled) {
+      batch.say_locked("vimgpt: skipping browser " + own.name + ": " + opened.error().message);
+    }
+    return nullptr;
+  }
+  own.connection = std::move(*opened);
+  ++batch.browsers_opened;
+  connection = own.connection;
+  return &own;
+}
+
+// A worker that leaves closes its own browser at once: the WebDriver slot it frees may be the one another worker's
+// request waits for.
+void leave(Batch& batch, const Seat& seat) {
+  if (seat.own == nullptr) return;
+  std::shared_ptr<cdp::Connection> connection;
+  {
+    std::scoped_lock lock(batch.mutex);
+    connection.swap(seat.own->connection);
+  }
+  if (connection) connection->close();
 }
 
 // Whether a task's failure leaves its browser usable.
@@ -188,37 +257,35 @@ void count_result_locked(Batch& batch, const nlohmann::json& line) {
   batch.progress_locked();
 }
 
-// A browser that died: one of a worker's own is opened again (the run's --max-restarts times), any other is
-// left out from now on.
+// A browser that died: a worker's own is opened again (the run's --max-restarts times), a shared one is left out from
+// now on.
 void replace_or_drop(Batch& batch, Endpoint& endpoint, const std::shared_ptr<cdp::Connection>& dead, int max_restarts) {
   Result<std::shared_ptr<cdp::Connection>> fresh = fail(ErrorKind::BrowserExited, "it is not one vimgpt can reopen");
-  if (endpoint.open_again && endpoint.reopened < max_restarts) fresh = endpoint.open_again();
+  if (endpoint.open && endpoint.reopened < max_restarts) fresh = endpoint.open();
   dead->close();
   std::scoped_lock lock(batch.mutex);
   if (endpoint.connection != dead) return;  // replaced already
-  if (batch.tty) std::cerr << "\r\033[K";
   if (fresh) {
     endpoint.connection = std::move(*fresh);
     ++endpoint.reopened;
-    std::cerr << "browser " << endpoint.name << " died; opened a new one (" << endpoint.reopened << " of "
-              << max_restarts << ")\n";
+    batch.say_locked("browser " + endpoint.name + " died; opened a new one (" + std::to_string(endpoint.reopened) +
+                     " of " + std::to_string(max_restarts) + ")");
   } else {
     endpoint.dead = true;
-    std::cerr << "browser " << endpoint.name << " died and is left out: " << fresh.error().message << "\n";
+    batch.say_locked("browser " + endpoint.name + " died and is left out: " + fresh.error().message);
   }
 }
 
-void worker(const TaskSettings& settings, Batch& batch, std::vector<std::unique_ptr<Endpoint>>& endpoints,
-            std::size_t preferred) {
-  while (!handle_interrupts()) {
-    Endpoint* endpoint = nullptr;
+void worker(const TaskSettings& settings, Batch& batch, std::vector<std::unique_ptr<Endpoint>>& shared,
+            const Seat& seat) {
+  while (!stop_requested()) {
     std::shared_ptr<cdp::Connection> connection;
+    Endpoint* endpoint = worker_browser(batch, shared, seat, connection);
+    if (endpoint == nullptr) return;
     QueuedTask next;
     {
       std::scoped_lock lock(batch.mutex);
-      endpoint = pick_endpoint(endpoints, preferred);
-      if (endpoint == nullptr || batch.queue.empty()) return;
-      connection = endpoint->connection;
+      if (batch.queue.empty()) return;
       next = std::move(batch.queue.front());
       batch.queue.pop_front();
       ++batch.running;
@@ -237,9 +304,8 @@ void worker(const TaskSettings& settings, Batch& batch, std::vector<std::unique_
       ++next.attempts;
       ++batch.retried;
       batch.queue.push_back(std::move(next));
-      if (batch.tty) std::cerr << "\r\033[K";
-      std::cerr << "browser " << endpoint->name << " is gone; task " << line["id"].get<std::string>()
-                << " will run again elsewhere\n";
+      batch.say_locked("browser " + endpoint->name + " is gone; task " + line["id"].get<std::string>() +
+                       " will run again elsewhere");
       continue;
     }
     if (stopped) continue;
@@ -295,23 +361,19 @@ class Heartbeat {
 // result.
 constexpr std::chrono::milliseconds kQueueWait{250};
 
-void queue_worker(const TaskSettings& settings, Batch& batch, std::vector<std::unique_ptr<Endpoint>>& endpoints,
-                  std::size_t preferred, const QueueSettings& queue_settings, int number) {
+void queue_worker(const TaskSettings& settings, Batch& batch, std::vector<std::unique_ptr<Endpoint>>& shared,
+                  const Seat& seat, const QueueSettings& queue_settings, int number) {
   const std::string consumer = queue_settings.consumer + "-" + std::to_string(number);
   auto tasks = fleet::Queue::connect(queue_settings.url);
   if (!tasks) {
     std::cerr << "vimgpt: " << tasks.error().message << "\n";
     return;
   }
-  while (!handle_interrupts()) {
-    Endpoint* endpoint = nullptr;
+  while (!stop_requested()) {
+    // The browser first, then the task: a task is not held while a Grid queues this worker's session.
     std::shared_ptr<cdp::Connection> connection;
-    {
-      std::scoped_lock lock(batch.mutex);
-      endpoint = pick_endpoint(endpoints, preferred);
-      if (endpoint == nullptr) return;
-      connection = endpoint->connection;
-    }
+    Endpoint* endpoint = worker_browser(batch, shared, seat, connection);
+    if (endpoint == nullptr) return;
     // Without waiting first: an empty, drained queue ends the worker at once.
     auto taken = tasks->take(consumer, queue_settings.claim_idle, std::chrono::milliseconds(0));
     if (taken && !*taken) {
@@ -358,10 +420,9 @@ void queue_worker(const TaskSettings& settings, Batch& batch, std::vector<std::u
       --batch.running;
       --batch.total;
       if (!stopped) ++batch.retried;
-      if (batch.tty) std::cerr << "\r\033[K";
-      std::cerr << "task " << delivery.id << " "
-                << (back ? "is back in the queue" : "stays pending (" + back.error().message + ")")
-                << (stopped ? "" : ": browser " + endpoint->name + " is gone") << "\n";
+      batch.say_locked("task " + delivery.id + " " +
+                       (back ? "is back in the queue" : "stays pending (" + back.error().message + ")") +
+                       (stopped ? "" : ": browser " + endpoint->name + " is gone"));
       continue;
     }
     auto finished = tasks->finish(delivery, line);
@@ -419,6 +480,77 @@ std::optional<int> read_task_file(const BatchFlags& flags, Batch& batch) {
   return std::nullopt;
 }
 
+// The DevTools endpoints among the --browser URLs, each one browser its workers share, opened now (one that cannot
+// be is left out, and said so); a webdriver+ URL gets a null entry here: its sessions are the workers' own.
+std::vector<std::unique_ptr<Endpoint>> open_shared_endpoints(const std::vector<std::string>& urls,
+                                                             const fleet::BrowserOptions& remote) {
+  std::vector<std::unique_ptr<Endpoint>> shared;
+  for (const auto& url : urls) {
+    if (url.starts_with("webdriver+")) continue;
+    auto endpoint = std::make_unique<Endpoint>();
+    endpoint->name = url;
+    auto connection = connect_endpoint(url, remote);
+    if (connection) {
+      endpoint->connection = std::move(*connection);
+    } else {
+      endpoint->dead = true;
+      if (connection.error().kind != ErrorKind::Cancelled) {
+        std::cerr << "vimgpt: skipping browser " << url << ": " << connection.error().message << "\n";
+      }
+    }
+    shared.push_back(std::move(endpoint));
+  }
+  return shared;
+}
+
+// Worker i takes --browser URL i mod N: a webdriver+ URL or no URL at all (local browsers) gives it a browser of its
+// own, never more than one, which it opens when it starts; a DevTools URL gives it that shared endpoint.
+std::vector<Seat> seat_workers(int workers, const std::vector<std::string>& urls, const TaskSettings& settings,
+                               const fleet::BrowserOptions& remote, Batch& batch,
+                               std::vector<std::unique_ptr<Endpoint>>& own) {
+  cdp::LaunchOptions local = settings.run.launch;
+  local.window_width = settings.run.tab.viewport.width;
+  local.window_height = settings.run.tab.viewport.height;
+  std::vector<Seat> seats(static_cast<std::size_t>(workers));
+  for (int i = 0; i < workers; ++i) {
+    Seat& seat = seats[static_cast<std::size_t>(i)];
+    const std::string number = std::to_string(i + 1);
+    if (urls.empty()) {
+      // Tasks still get a fresh context each (Chromium's browser context, Firefox's user context).
+      own.push_back(std::make_unique<Endpoint>());
+      own.back()->name = "local-" + number;
+      own.back()->open = [local]() -> Result<std::shared_ptr<cdp::Connection>> {
+        VIMGPT_TRY(auto transport,
+                   local.engine == cdp::Engine::Firefox ? cdp::launch_firefox(local) : cdp::launch_chromium(local));
+        return std::make_shared<cdp::Connection>(std::move(transport));
+      };
+      seat.own = own.back().get();
+      continue;
+    }
+    const std::size_t which = static_cast<std::size_t>(i) % urls.size();
+    const std::string& url = urls[which];
+    if (!url.starts_with("webdriver+")) {
+      // Its place among the shared endpoints: the DevTools URLs before it.
+      seat.preferred = static_cast<std::size_t>(
+          std::count_if(urls.begin(), urls.begin() + static_cast<std::ptrdiff_t>(which),
+                        [](const std::string& other) { return !other.starts_with("webdriver+"); }));
+      continue;
+    }
+    own.push_back(std::make_unique<Endpoint>());
+    Endpoint& endpoint = *own.back();
+    endpoint.name = url + " #" + number;
+    fleet::BrowserOptions options = remote;
+    const std::string others = workers > 1 ? "; the other workers go on" : "";
+    options.on_queued = [&batch, name = endpoint.name, others](const std::string& message) {
+      std::scoped_lock lock(batch.mutex);
+      batch.say_locked("vimgpt: browser " + name + ": " + message + " (Ctrl-C stops" + others + ")");
+    };
+    endpoint.open = [url, options] { return connect_endpoint(url, options); };
+    seat.own = &endpoint;
+  }
+  return seats;
+}
+
 }  // namespace
 
 int batch_command(const Options& o, const BatchFlags& flags) {
@@ -433,11 +565,13 @@ int batch_command(const Options& o, const BatchFlags& flags) {
     }
     auto url = fleet::parse_queue_url(flags.queue);
     if (!url) return usage(url.error().message);
-    if (flags.claim_idle_seconds < 3) return usage("--claim-idle takes 3 seconds or more");
+    if (flags.claim_idle < std::chrono::seconds(3)) {
+      return usage("--claim-idle takes 3s or more (a worker speaks every third of it), not " +
+                   format_duration(flags.claim_idle));
+    }
     char host[256] = "host";
     ::gethostname(host, sizeof host - 1);
-    from_queue = QueueSettings{*url, std::chrono::seconds(flags.claim_idle_seconds),
-                               std::string(host) + "-" + std::to_string(::getpid())};
+    from_queue = QueueSettings{*url, flags.claim_idle, std::string(host) + "-" + std::to_string(::getpid())};
   } else {
     if (flags.tasks_file.empty()) return usage("batch needs a TASKS.jsonl file (or --queue URL)");
     if (flags.out.empty()) return usage("batch needs --out RESULTS.jsonl");
@@ -467,61 +601,49 @@ int batch_command(const Options& o, const BatchFlags& flags) {
 
   const std::atomic<bool>& interrupted = handle_interrupts();
   const int workers = from_queue ? flags.parallel : std::min(flags.parallel, batch.total);
-  std::vector<std::unique_ptr<Endpoint>> endpoints;
-  const auto add_endpoint = [&endpoints](std::string name, auto open_again, bool own) {
-    auto connection = open_again();
-    if (!connection) {
-      std::cerr << "vimgpt: skipping browser " << name << ": " << connection.error().message << "\n";
-      return;
-    }
-    auto endpoint = std::make_unique<Endpoint>();
-    endpoint->name = std::move(name);
-    if (own) endpoint->open_again = std::move(open_again);
-    endpoint->connection = std::move(*connection);
-    endpoints.push_back(std::move(endpoint));
-  };
-  const auto remote = remote_options(o);
+  batch.from_file = !from_queue;
+  batch.tty = ::isatty(STDERR_FILENO) != 0;
+  auto remote = remote_options(o);
   if (!remote) return usage(remote.error().message);
-  for (const auto& url : o.browsers) {
-    const auto open = [url, options = *remote] { return connect_endpoint(url, options); };
-    // A WebDriver server gives each worker a session (a browser) of its own; a DevTools endpoint is one browser.
-    const bool per_worker = url.starts_with("webdriver+");
-    for (int i = 0; i < (per_worker ? workers : 1); ++i) {
-      add_endpoint(per_worker ? url + " #" + std::to_string(i + 1) : url, open, per_worker);
-    }
+  // A wait on a remote browser ends when the person stops the run, or when a task file's batch is over (a worker whose
+  // session the Grid still queues then has nothing to run on it).
+  remote->stop = [&batch] {
+    if (stop_requested()) return true;
+    std::scoped_lock lock(batch.mutex);
+    return batch.over_locked();
+  };
+  auto shared = open_shared_endpoints(o.browsers, *remote);
+  std::vector<std::unique_ptr<Endpoint>> own;
+  const std::vector<Seat> seats = seat_workers(workers, o.browsers, settings, *remote, batch, own);
+  if (o.browsers.size() > static_cast<std::size_t>(workers)) {
+    std::cerr << "vimgpt: " << workers << " worker" << (workers == 1 ? "" : "s") << " for " << o.browsers.size()
+              << " --browser URLs: the first " << workers << " are used (worker i takes URL i mod N)\n";
   }
-  if (o.browsers.empty()) {
-    // One local browser per worker; tasks still get a fresh context each (Chromium's browser context, Firefox's user
-    // context), so nothing leaks between them.
-    cdp::LaunchOptions local = settings.run.launch;
-    local.window_width = settings.run.tab.viewport.width;
-    local.window_height = settings.run.tab.viewport.height;
-    const auto launch = [local]() -> Result<std::shared_ptr<cdp::Connection>> {
-      VIMGPT_TRY(auto transport,
-                 local.engine == cdp::Engine::Firefox ? cdp::launch_firefox(local) : cdp::launch_chromium(local));
-      return std::make_shared<cdp::Connection>(std::move(transport));
-    };
-    for (int i = 0; i < workers; ++i) add_endpoint("local-" + std::to_string(i + 1), launch, true);
-  }
-  if (endpoints.empty()) {
+  batch.browsers_opened = static_cast<int>(
+      std::count_if(shared.begin(), shared.end(), [](const auto& endpoint) { return !endpoint->dead; }));
+  if (own.empty() && batch.browsers_opened == 0) {
     std::cerr << "vimgpt: no browser to run the batch on\n";
     return 1;
   }
 
-  batch.tty = ::isatty(STDERR_FILENO) != 0;
   std::vector<std::thread> threads;
   threads.reserve(static_cast<std::size_t>(workers));
   for (int i = 0; i < workers; ++i) {
-    const std::size_t preferred = static_cast<std::size_t>(i) % endpoints.size();
-    if (from_queue) {
-      threads.emplace_back(queue_worker, std::cref(settings), std::ref(batch), std::ref(endpoints), preferred,
-                           std::cref(*from_queue), i + 1);
-    } else {
-      threads.emplace_back(worker, std::cref(settings), std::ref(batch), std::ref(endpoints), preferred);
-    }
+    threads.emplace_back([&, i] {
+      const Seat& seat = seats[static_cast<std::size_t>(i)];
+      if (from_queue) {
+        queue_worker(settings, batch, shared, seat, *from_queue, i + 1);
+      } else {
+        worker(settings, batch, shared, seat);
+      }
+      leave(batch, seat);
+    });
   }
   for (auto& thread : threads) thread.join();
-  for (auto& endpoint : endpoints) endpoint->connection->close();
+  for (auto& endpoint : shared) {
+    if (endpoint->connection) endpoint->connection->close();
+  }
+  if (batch.browsers_opened == 0 && !interrupted) std::cerr << "vimgpt: no browser to run the batch on\n";
 
   if (batch.tty) std::cerr << "\r\033[K";
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - batch.start).count();

@@ -117,6 +117,9 @@ Result<std::unique_ptr<browser::Tab>> open_browser_tab(const Options& options, c
                                                        const browser::TabOptions& tab) {
   if (options.browsers.empty()) return browser::Tab::launch(launch, tab);
   VIMGPT_TRY(auto remote, remote_options(options));
+  // Ctrl-C ends a wait for the browser (a Grid queueing the session) too, once the command handles it.
+  remote.stop = stop_requested;
+  remote.on_queued = [](const std::string& message) { std::cerr << "vimgpt: " << message << " (Ctrl-C stops)\n"; };
   VIMGPT_TRY(auto transport, fleet::connect_browser(options.browsers.front(), remote));
   // The tab holds the only reference: closing it disposes of its context and then drops the link.
   return browser::Tab::open(std::make_shared<cdp::Connection>(std::move(transport)), tab, remote.engine);

@@ -96,7 +96,7 @@ struct BatchFlags {
   bool no_cache = false;
   std::string shard;  // --shard K/N | auto | auto/N; empty: every task
   std::string queue;  // --queue redis://HOST:PORT/NAME: tasks from it, results to it (no tasks file, no --out)
-  int claim_idle_seconds = 60;
+  std::chrono::milliseconds claim_idle{60'000};  // --claim-idle
 };
 
 // vimgpt queue push | collect | status.
@@ -116,10 +116,10 @@ struct McpFlags {
   std::string token;                   // bearer token for --http
   std::string observe_after = "look";  // look | never
   int max_labels = static_cast<int>(mcp::kDefaultMaxLabels);
-  bool shared_browser = false;      // --http: every session one browser (today's single-person behaviour)
-  int max_sessions = 0;             // --http: sessions at once; 0: any
-  int session_idle_seconds = 1800;  // --http: a session unused this long ends; 0: never
-  int exit_idle_seconds = 0;        // --http: stop serving after this long with no request; 0: never
+  bool shared_browser = false;  // --http: every session one browser (today's single-person behaviour)
+  int max_sessions = 0;         // --http: sessions at once; 0: any
+  std::chrono::milliseconds session_idle{1'800'000};  // --http: a session unused this long ends; 0: never
+  std::chrono::milliseconds exit_idle{0};             // --http: stop serving after this long with no request; 0: never
 };
 int mcp_command(const Options& options, const McpFlags& flags);
 // A local Chromium, or with --browser a fresh context on the first remote endpoint.

@@ -50,11 +50,8 @@ int mcp_command(const Options& o, const McpFlags& flags) {
   if (!flags.token.empty() && flags.http.empty()) return usage("--token is for --http (stdio needs none)");
 
   if (flags.max_sessions < 0) return usage("--max-sessions takes 0 (no limit) or more");
-  if (flags.session_idle_seconds < 0 || flags.exit_idle_seconds < 0) {
-    return usage("--session-idle and --exit-idle take seconds: 0 (never) or more");
-  }
   if (flags.max_labels < 0) return usage("--max-labels takes 0 (no cap) or more");
-  if (flags.http.empty() && (flags.shared_browser || flags.max_sessions > 0 || flags.exit_idle_seconds > 0)) {
+  if (flags.http.empty() && (flags.shared_browser || flags.max_sessions > 0 || flags.exit_idle.count() > 0)) {
     return usage("--shared-browser, --max-sessions and --exit-idle are for --http (stdio is one session)");
   }
 
@@ -121,8 +118,8 @@ int mcp_command(const Options& o, const McpFlags& flags) {
   http.token = token;
   http.stop = &handle_interrupts();
   http.max_sessions = flags.max_sessions;
-  http.session_idle = std::chrono::seconds(flags.session_idle_seconds);
-  http.exit_idle = std::chrono::seconds(flags.exit_idle_seconds);
+  http.session_idle = flags.session_idle;
+  http.exit_idle = flags.exit_idle;
   http.ready = [&](int bound) {
     std::cerr << "vimgpt: MCP on http://" << (host.find(':') != std::string::npos ? "[" + host + "]" : host) << ":"
               << bound << "/mcp\n"

@@ -11,11 +11,17 @@
 #include <iostream>
 #include <regex>
 
+#include "common/duration.h"
 #include "common/file.h"
 #include "voice/voice.h"
 
 namespace vimgpt::cli {
 namespace {
+
+using namespace std::chrono_literals;
+
+// Set by the first SIGINT or SIGTERM once handle_interrupts() has installed the handlers.
+std::atomic<bool> g_interrupted{false};
 
 Failure usage_error(const std::string& message) {
   return fail(ErrorKind::InvalidArgument, message);
@@ -94,8 +100,9 @@ void add_model_flags(CLI::App& app, Options& o) {
   app.add_option("--formalize-model", o.formalize_model,
                  "Two calls: the vision model answers in words, this model writes the action");
   app.add_option("--max-retries", o.max_retries, "Retries on 429/5xx/connection errors (default 4)");
-  app.add_option("--connect-timeout", o.connect_timeout, "Seconds to connect to the model server (default 10)");
-  app.add_option("--request-timeout", o.request_timeout, "Seconds for one model request (default 120)");
+  add_duration_option(app, "--connect-timeout", o.connect_timeout,
+                      "Longest wait to connect to the model server (default 10s)");
+  add_duration_option(app, "--request-timeout", o.request_timeout, "Longest wait for one model request (default 2m)");
   app.add_option("--price-in", o.price_in, "USD per million prompt tokens (overrides the built-in table)");
   app.add_option("--price-out", o.price_out, "USD per million completion tokens");
   app.add_option(
@@ -125,8 +132,10 @@ void add_run_flags(CLI::App& app, Options& o) {
   app.add_option("--output-schema", o.output_schema,
                  "FILE.json: the answer must be JSON valid against this JSON Schema (draft 4, 6 or 7); one that is "
                  "not is sent back to the model twice, then the run ends answer_invalid (exit 6)");
-  app.add_option("--timeout", o.timeout_seconds, "Time budget in seconds (default: none)");
-  app.add_option("--settle-ms", o.settle_ms, "Longest wait for a page to settle after an action (default 3000)");
+  add_duration_option(app, "--timeout", o.timeout, "Time budget: 90s, 5m (a plain number is seconds; default: none)");
+  add_duration_option(
+      app, "--settle-ms", o.settle,
+      "Longest wait for a page to settle after an action (default 3000: a plain number is milliseconds)");
   app.add_option("--actions", o.actions_file, "Run a scripted list of actions (JSON array or JSONL) with no model");
   app.add_option("--record", o.record, "Record the run into DIR (or 'auto' for runs/<timestamp>/)");
   app.add_option("--cache", o.cache,
@@ -159,7 +168,7 @@ void add_run_flags(CLI::App& app, Options& o) {
   app.add_flag("--voice", o.voice, "Speak the objective (default microphone)");
   app.add_option("--voice-file", o.voice_file, "Transcribe the objective from an audio file");
   app.add_option("--mic", o.mic, "Microphone by name or index (see `vimgpt devices`)");
-  app.add_option("--max-listen", o.max_listen, "Longest listening time in seconds (default 15)");
+  add_duration_option(app, "--max-listen", o.max_listen, "Longest listening time (default 15s)");
   app.add_option("--stt", o.stt, "Speech to text: local (offline PocketSphinx) or openai");
   app.add_option("--stt-model", o.stt_model, "Transcription model for --stt openai (default whisper-1)");
   app.add_flag("-y,--yes", o.yes, "Do not ask to confirm a spoken objective");
@@ -178,6 +187,21 @@ Result<Viewport> parse_viewport(const std::string& text) {
     return usage_error("--viewport must be between 100x100 and 7680x4320, not " + text);
   }
   return viewport;
+}
+
+void add_duration_option(CLI::App& app, const std::string& name, std::chrono::milliseconds& value,
+                         const std::string& help) {
+  const PlainUnit plain = name.ends_with("-ms") ? PlainUnit::Milliseconds : PlainUnit::Seconds;
+  app.add_option_function<std::string>(
+         name,
+         [&value, name, plain](const std::string& text) {
+           auto parsed = parse_duration(text, plain);
+           // CLI11 prints it as "NAME: MESSAGE" and the command ends with the usage exit code.
+           if (!parsed) throw CLI::ValidationError(name, parsed.error().message);
+           value = *parsed;
+         },
+         help)
+      ->type_name("DURATION");
 }
 
 void add_live_flag(CLI::App& app, Options& o) {
@@ -319,9 +343,10 @@ Result<vision::ClientOptions> client_options(const Options& o, const Config& con
   client.image = {*width, *format, o.jpeg_quality};
   if (o.max_retries < 0 || o.max_retries > 20) return usage_error("--max-retries takes 0 to 20");
   client.retry.max_retries = o.max_retries;
-  if (o.connect_timeout <= 0 || o.request_timeout <= 0) return usage_error("timeouts must be positive seconds");
-  client.connect_timeout = std::chrono::milliseconds(static_cast<long>(o.connect_timeout * 1000));
-  client.total_timeout = std::chrono::milliseconds(static_cast<long>(o.request_timeout * 1000));
+  if (o.connect_timeout <= 0ms) return usage_error("--connect-timeout takes a duration above 0, e.g. 10s");
+  if (o.request_timeout <= 0ms) return usage_error("--request-timeout takes a duration above 0, e.g. 2m");
+  client.connect_timeout = o.connect_timeout;
+  client.total_timeout = o.request_timeout;
   if (o.price_in >= 0) client.price_in = o.price_in;
   if (o.price_out >= 0) client.price_out = o.price_out;
   if (o.price_cached >= 0) client.price_cached = o.price_cached;
@@ -420,9 +445,8 @@ Result<RunSettings> run_settings(const Options& o, const Config& config, ModelUs
   if (o.max_cost < 0) return usage_error("--max-cost takes an amount in USD (0: no limit)");
   if (o.max_tokens_total < 0) return usage_error("--max-tokens-total takes a number of tokens (0: no limit)");
   if (o.max_steps < 1 || o.max_steps > 1000) return usage_error("--max-steps takes 1 to 1000");
-  if (o.timeout_seconds < 0) return usage_error("--timeout takes a number of seconds (0: none)");
-  if (o.settle_ms < 0 || o.settle_ms > 60000) return usage_error("--settle-ms takes 0 to 60000");
-  if (o.max_listen <= 0 || o.max_listen > 120) return usage_error("--max-listen takes 1 to 120 seconds");
+  if (o.settle > 60s) return usage_error("--settle-ms takes up to 60000 (60s)");
+  if (o.max_listen < 1s || o.max_listen > 120s) return usage_error("--max-listen takes 1s to 120s");
   if (o.max_restarts < 0 || o.max_restarts > 10) return usage_error("--max-restarts takes 0 to 10");
   if (!voice::parse_stt_backend(o.stt)) return usage_error("--stt takes local or openai");
   std::error_code error;
@@ -453,8 +477,8 @@ agent::AgentOptions agent_options(const Options& o, const RunSettings& settings)
   options.objective = o.objective;
   options.start_url = o.start_url;
   options.max_steps = o.max_steps;
-  options.timeout = std::chrono::milliseconds(static_cast<long>(o.timeout_seconds * 1000));
-  options.settle_cap = std::chrono::milliseconds(o.settle_ms);
+  options.timeout = o.timeout;
+  options.settle_cap = o.settle;
   options.capture = settings.capture;
   options.secrets = settings.secrets;
   options.max_restarts = o.max_restarts;
@@ -467,8 +491,6 @@ agent::AgentOptions agent_options(const Options& o, const RunSettings& settings)
 }
 
 namespace {
-
-std::atomic<bool> g_interrupted{false};
 
 void on_interrupt(int) {
   if (g_interrupted.exchange(true)) ::_exit(130);
@@ -484,6 +506,10 @@ const std::atomic<bool>& handle_interrupts() {
   }();
   (void)installed;
   return g_interrupted;
+}
+
+bool stop_requested() {
+  return g_interrupted.load();
 }
 
 }  // namespace vimgpt::cli

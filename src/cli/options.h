@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <optional>
 #include <string>
@@ -25,9 +26,9 @@ struct Options {
   std::string start_url = "https://www.google.com";
   int max_steps = 30;
   int max_actions = static_cast<int>(agent::kDefaultMaxActions);
-  std::string output_schema;  // --output-schema FILE.json
-  double timeout_seconds = 0;
-  int settle_ms = 3000;
+  std::string output_schema;               // --output-schema FILE.json
+  std::chrono::milliseconds timeout{0};    // --timeout: the run's budget; 0: none
+  std::chrono::milliseconds settle{3000};  // --settle-ms
   std::string actions_file;
   std::string record;
   bool json = false;
@@ -76,8 +77,8 @@ struct Options {
   std::string repair_model;
   std::string formalize_model;
   int max_retries = 4;
-  double connect_timeout = 10;
-  double request_timeout = 120;
+  std::chrono::milliseconds connect_timeout{10'000};
+  std::chrono::milliseconds request_timeout{120'000};
   double price_in = -1;
   double price_out = -1;
   double price_cached = -1;
@@ -91,7 +92,7 @@ struct Options {
   bool voice = false;
   std::string voice_file;
   std::string mic;
-  double max_listen = 15;
+  std::chrono::milliseconds max_listen{15'000};
   std::string stt = "local";
   std::string stt_model = "whisper-1";
   bool yes = false;
@@ -104,6 +105,10 @@ void add_model_flags(CLI::App& app, Options& options);
 void add_run_flags(CLI::App& app, Options& options);
 void add_budget_flags(CLI::App& app, Options& options);  // --max-cost, --max-tokens-total (run, batch, mcp)
 void add_live_flag(CLI::App& app, Options& options);     // --live (run, batch, mcp)
+// A flag that takes a duration: 500ms, 3s, 2m, 1h, 1m30s, or a plain number in the flag's own unit (milliseconds for
+// a flag named *-ms, else seconds); anything else is a usage error saying what to write.
+void add_duration_option(CLI::App& app, const std::string& name, std::chrono::milliseconds& value,
+                         const std::string& help);
 
 struct Viewport {
   int width = 0;
@@ -147,5 +152,8 @@ agent::AgentOptions agent_options(const Options& options, const RunSettings& set
 // Ctrl-C (and SIGTERM): the first sets the flag the returned reference reads, so the running step finishes,
 // the browser closes and the records are complete; a second leaves at once (exit 130).
 const std::atomic<bool>& handle_interrupts();
+// Whether the person stopped the run (false until handle_interrupts() has been called and a signal came): what every
+// wait on a remote server checks.
+bool stop_requested();
 
 }  // namespace vimgpt::cli

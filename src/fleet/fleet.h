@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -32,7 +33,21 @@ struct BrowserOptions {
   // webdriver+ only: the browser the session asks for. Chromium is driven over the session's CDP socket ("se:cdp"),
   // Firefox over its WebDriver BiDi socket ("webSocketUrl": the session is the BiDi session).
   cdp::Engine engine = cdp::Engine::Chromium;
+  // Asked about once a second while a WebDriver server makes us wait (a Grid queueing a new session for minutes):
+  // true ends the wait at once, as ErrorKind::Cancelled, and a session the server answered with all the same is
+  // deleted. A DevTools endpoint is not asked once it is true; its connect is bounded by `timeout` a phase instead.
+  // Empty: every wait runs to its answer or its timeout.
+  std::function<bool()> stop;
+  // webdriver+ only: told once, in words for a person, when a new session has not been answered after
+  // queued_notice_after (a Grid queues requests while every slot is busy, up to its --session-request-timeout).
+  std::function<void(const std::string& message)> on_queued;
+  // Starting a browser on a node takes a second or two; a request unanswered for longer is most likely queued.
+  milliseconds queued_notice_after{5000};
 };
+
+// The longest wait for a new session (Grid's own --session-request-timeout is 300 s by default): a connect timeout
+// would give up on a busy Grid that would have answered.
+inline constexpr milliseconds kNewSessionTimeout{300000};
 
 // What a WebDriver session asks for unless told otherwise: Chromium headless with vimgpt's disabled features, or
 // Firefox headless with its WebDriver BiDi socket and the prefs vimgpt's own Firefox gets.
@@ -41,7 +56,7 @@ Json default_webdriver_capabilities(cdp::Engine engine = cdp::Engine::Chromium);
 // ws(s):// and http(s):// as cdp::connect_browser; webdriver+http(s)://HOST:PORT[/PATH] (a Selenium Grid, or any
 // W3C WebDriver server: Chromium sessions that announce "se:cdp", Firefox sessions with a "webSocketUrl"): a new
 // session, its socket driven like any remote browser, the session deleted when the transport closes (or at once when
-// it cannot be used).
+// it cannot be used). Cancelled when options.stop ended a wait.
 // USER:PASSWORD@ in a webdriver URL becomes Basic authorisation, as Selenium's own clients take it.
 Result<std::unique_ptr<cdp::Transport>> connect_browser(std::string_view url, const BrowserOptions& options = {});
 

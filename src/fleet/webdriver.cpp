@@ -5,10 +5,14 @@
 // WebDriver BiDi socket a session asked with "webSocketUrl": true announces (https://w3c.github.io/webdriver-bidi/,
 // "Establishing a Connection"; Grid proxies it at /session/ID/se/bidi), on which the session already exists.
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <functional>
+#include <memory>
 #include <mutex>
 
 #include "common/base64.h"
+#include "common/duration.h"
 #include "fleet/fleet.h"
 #include "http/http.h"
 
@@ -16,9 +20,6 @@ namespace vimgpt::fleet {
 namespace {
 
 constexpr std::string_view kWebDriverScheme = "webdriver+";
-// Grid queues a new session until a node is free (its --session-request-timeout is 300 s by default); a
-// connect timeout would give up on a busy Grid that would have answered.
-constexpr milliseconds kNewSessionTimeout{300000};
 
 // scheme://[USER:PASSWORD@]HOST[:PORT]/REST, split; an IPv6 host keeps its brackets.
 struct UrlParts {
@@ -117,7 +118,7 @@ struct Server {
 };
 
 Result<http::HttpResponse> ask(const Server& server, http::Method method, const std::string& path,
-                               const std::string& body, milliseconds timeout) {
+                               const std::string& body, milliseconds timeout, std::function<bool()> stop = {}) {
   http::HttpRequest request;
   request.method = method;
   request.url = server.base + path;
@@ -127,10 +128,12 @@ Result<http::HttpResponse> ask(const Server& server, http::Method method, const 
   request.body = body;
   request.connect_timeout = server.timeout;
   request.total_timeout = timeout;
+  request.stop = std::move(stop);
   return http::perform(request);
 }
 
-// Deletes a session. Nothing to do about a failure but say so: the Grid ends an idle session itself.
+// Deletes a session. Nothing to do about a failure but say so: the Grid ends an idle session itself. Never stopped
+// early: it is what a stopping run must still do, and it is bounded by the connect timeout.
 void end_session(const Server& server, const std::string& session) {
   auto reply = ask(server, http::Method::Delete, session, "", server.timeout);
   if (!reply || !reply->ok()) {
@@ -167,6 +170,26 @@ class WebDriverTransport final : public cdp::Transport {
   std::once_flag deleted_;
 };
 
+bool stopping(const BrowserOptions& options) {
+  return options.stop && options.stop();
+}
+
+// The New Session request's stop check, which libcurl calls about once a second while the server holds the request:
+// also where a person is told, once, that the wait is the server's queue rather than a hang.
+std::function<bool()> new_session_wait(const BrowserOptions& options, const std::string& where, milliseconds limit) {
+  const auto asked_at = std::chrono::steady_clock::now();
+  auto told = std::make_shared<bool>(false);
+  return [&options, where, limit, asked_at, told] {
+    if (!*told && options.on_queued && std::chrono::steady_clock::now() - asked_at >= options.queued_notice_after) {
+      *told = true;
+      options.on_queued("no session yet from " + where + " after " + format_duration(options.queued_notice_after) +
+                        ": it queues new sessions while all its slots are busy; waiting up to " +
+                        format_duration(limit) + " for one");
+    }
+    return stopping(options);
+  };
+}
+
 Result<std::unique_ptr<cdp::Transport>> open_webdriver_session(std::string_view webdriver_url,
                                                                const BrowserOptions& options) {
   VIMGPT_TRY(UrlParts parts, split_url(webdriver_url.substr(kWebDriverScheme.size())));
@@ -188,9 +211,10 @@ Result<std::unique_ptr<cdp::Transport>> open_webdriver_session(std::string_view 
 
   const Json request = {
       {"capabilities", {{"alwaysMatch", session_capabilities(options.webdriver_capabilities, options.engine)}}}};
-  VIMGPT_TRY(http::HttpResponse reply, ask(server, http::Method::Post, "/session", request.dump(),
-                                           std::max(options.timeout, kNewSessionTimeout)));
+  const milliseconds limit = std::max(options.timeout, kNewSessionTimeout);
   const std::string where = "the WebDriver server at " + server.base;
+  VIMGPT_TRY(http::HttpResponse reply, ask(server, http::Method::Post, "/session", request.dump(), limit,
+                                           new_session_wait(options, where, limit)));
   if (!reply.ok()) return fail(ErrorKind::Protocol, where + " did not start a session: " + webdriver_error(reply));
   const Json body = Json::parse(reply.body, nullptr, false);
   const Json value = body.is_object() ? body.value("value", Json()) : Json();
@@ -198,6 +222,11 @@ Result<std::unique_ptr<cdp::Transport>> open_webdriver_session(std::string_view 
     return fail(ErrorKind::Protocol, where + " answered a new session without a sessionId");
   }
   const std::string session = "/session/" + value["sessionId"].get<std::string>();
+  if (stopping(options)) {
+    // Answered as the run was stopping: nobody will use it, so it must not hold a slot until the Grid's idle timeout.
+    end_session(server, session);
+    return fail(ErrorKind::Cancelled, where + " answered a new session as the run stopped; it was deleted");
+  }
   const Json capabilities = value.value("capabilities", Json::object());
   const bool firefox = options.engine == cdp::Engine::Firefox;
   const std::string socket_key = firefox ? "webSocketUrl" : "se:cdp";
@@ -215,8 +244,9 @@ Result<std::unique_ptr<cdp::Transport>> open_webdriver_session(std::string_view 
     for (const auto& header : server.headers.entries()) handshake.emplace_back(header.name, header.value);
     return cdp::connect_websocket(cdp_url, options.timeout, handshake);
   }();
-  if (!socket) {
+  if (!socket || stopping(options)) {
     end_session(server, session);
+    if (socket) return fail(ErrorKind::Cancelled, where + " started a session as the run stopped; it was deleted");
     return fail(socket.error().kind,
                 where + " started a session whose DevTools socket failed: " + socket.error().message);
   }
@@ -252,6 +282,8 @@ Json default_webdriver_capabilities(cdp::Engine engine) {
 }
 
 Result<std::unique_ptr<cdp::Transport>> connect_browser(std::string_view url, const BrowserOptions& options) {
+  if (stopping(options))
+    return fail(ErrorKind::Cancelled, "the run stopped before " + std::string(url) + " was reached");
   if (url.starts_with(kWebDriverScheme)) return open_webdriver_session(url, options);
   return cdp::connect_browser(url, options.timeout, options.headers);
 }

@@ -57,6 +57,12 @@ std::size_t on_header(char* data, std::size_t size, std::size_t count, void* use
   return bytes;
 }
 
+// libcurl's progress callback: non-zero aborts the transfer (CURLE_ABORTED_BY_CALLBACK).
+int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  const auto* stop = static_cast<const std::function<bool()>*>(user);
+  return (*stop)() ? 1 : 0;
+}
+
 Failure transport_error(CURLcode code, const char* detail, const HttpRequest& request, bool overflowed) {
   if (overflowed) {
     return fail(ErrorKind::Http, "the reply from " + redact(request.url, request) + " exceeded the " +
@@ -79,6 +85,8 @@ Failure transport_error(CURLcode code, const char* detail, const HttpRequest& re
       return fail(ErrorKind::InvalidArgument, "malformed or unsupported URL " + where + " (" + why + ")");
     case CURLE_PEER_FAILED_VERIFICATION:
     case CURLE_SSL_CONNECT_ERROR: return fail(ErrorKind::Network, "TLS failure talking to " + where + " (" + why + ")");
+    case CURLE_ABORTED_BY_CALLBACK:
+      return fail(ErrorKind::Cancelled, "the request to " + where + " was stopped before its reply");
     case CURLE_GOT_NOTHING:
       return fail(ErrorKind::Network, "the server at " + where + " closed the connection without replying");
     default: return fail(ErrorKind::Network, "transport failure talking to " + where + " (" + why + ")");
@@ -170,6 +178,10 @@ Result<HttpResponse> Client::perform(const HttpRequest& request) {
   // Reset clears options but keeps the connection cache, which is the point of reusing the handle.
   curl_easy_reset(easy);
 
+  if (request.stop && request.stop()) {
+    return fail(ErrorKind::Cancelled,
+                "the request to " + redact(request.url, request) + " was stopped before it began");
+  }
   HttpResponse response;
   ReceiveState state{&response, request.max_response_bytes, false};
   char error_buffer[CURL_ERROR_SIZE] = {};
@@ -186,6 +198,11 @@ Result<HttpResponse> Client::perform(const HttpRequest& request) {
   curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "");  // whatever curl can decode
   curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 0L);   // an API redirect is a configuration error to show
   curl_easy_setopt(easy, CURLOPT_USERAGENT, "vimgpt/" VIMGPT_VERSION);
+  if (request.stop) {
+    curl_easy_setopt(easy, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl_easy_setopt(easy, CURLOPT_XFERINFODATA, &request.stop);
+    curl_easy_setopt(easy, CURLOPT_NOPROGRESS, 0L);
+  }
 
   SList header_list;
   bool headers_ok = true;

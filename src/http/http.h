@@ -70,6 +70,10 @@ struct HttpRequest {
   Milliseconds total_timeout{120'000};
   // A reply larger than this is cut off and reported, so a misbehaving server cannot exhaust memory.
   std::size_t max_response_bytes = std::size_t{32} * 1024 * 1024;
+  // Asked about once a second while the request waits (more often while data moves): true ends it at once as
+  // ErrorKind::Cancelled, so a user's Ctrl-C does not wait out a server that holds a request for minutes (a Grid
+  // queueing a new session). Empty: the request runs to its reply or its timeout.
+  std::function<bool()> stop;
 };
 
 struct HttpResponse {
@@ -92,7 +96,7 @@ class Client {
   Client& operator=(const Client&) = delete;
 
   // One attempt. Errors: Network (refused, reset, DNS, TLS, closed without reply), Timeout, Http (reply
-  // larger than max_response_bytes), InvalidArgument (malformed URL).
+  // larger than max_response_bytes), InvalidArgument (malformed URL), Cancelled (request.stop said so).
   Result<HttpResponse> perform(const HttpRequest& request);
 
  private:

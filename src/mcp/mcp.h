@@ -119,13 +119,13 @@ using MakeServer = std::function<std::unique_ptr<Server>(int number)>;
 
 struct HttpOptions {
   std::string host = "127.0.0.1";
-  int port = 0;                             // 0: any free port
-  std::string token;                        // non-empty: every request needs "Authorization: Bearer TOKEN"
-  std::function<void(int port)> ready;      // called once listening, with the port
-  const std::atomic<bool>* stop = nullptr;  // set (e.g. by Ctrl-C) to stop serving
-  int max_sessions = 0;                     // at once; one more initialize is refused (TooManySessions). 0: any
-  std::chrono::seconds session_idle{0};     // a session with no request for this long is ended. 0: never
-  std::chrono::seconds exit_idle{0};        // the server stops after this long with no request at all. 0: never
+  int port = 0;                               // 0: any free port
+  std::string token;                          // non-empty: every request needs "Authorization: Bearer TOKEN"
+  std::function<void(int port)> ready;        // called once listening, with the port
+  const std::atomic<bool>* stop = nullptr;    // set (e.g. by Ctrl-C) to stop serving
+  int max_sessions = 0;                       // at once; one more initialize is refused (TooManySessions). 0: any
+  std::chrono::milliseconds session_idle{0};  // a session with no request for this long is ended. 0: never
+  std::chrono::milliseconds exit_idle{0};     // the server stops after this long with no request at all. 0: never
 };
 
 // Streamable HTTP on one /mcp endpoint: POST a message (answered as JSON, or as an event stream when the

@@ -18,9 +18,10 @@ namespace {
 
 using namespace std::chrono_literals;
 
+// --claim-idle as people write it ("3s"; a plain 3 is seconds too), --settle-ms as it always was (milliseconds).
 std::vector<std::string> worker_args(const std::string& queue, const test::FakeModelServer& model, int parallel) {
   return {"batch", "--queue",    queue,       "--parallel", std::to_string(parallel),           "--claim-idle",
-          "3",     "--base-url", model.url(), "--model",    std::string(vision::kDefaultModel), "--settle-ms",
+          "3s",    "--base-url", model.url(), "--model",    std::string(vision::kDefaultModel), "--settle-ms",
           "500"};
 }
 
@@ -65,7 +66,7 @@ TEST(Queue, AKilledWorkersTaskIsDoneByAnotherAndEveryIdComesBackOnce) {
   const auto status = test::run_vimgpt({"queue", "status", "--queue", queue});
   EXPECT_NE(status.out.find("pushed 8  waiting 7  running 1  done 0  failed 0"), std::string::npos) << status.out;
 
-  // Worker B takes the seven, then the one A held once A has been silent for 3 s.
+  // Worker B takes the seven, then the one A held once A has been silent for 3 s (--claim-idle 3s).
   const auto rest = test::run_vimgpt(worker_args(queue, model, 2));
   ASSERT_EQ(rest.exit_code, 0) << rest.err;
 
@@ -103,6 +104,42 @@ TEST(Queue, TlsAndAWrongFlagMixAreUsageErrors) {
                                       "http://127.0.0.1:1/v1", "--api-key", "sk-test"});
   EXPECT_EQ(both.exit_code, 64);
   EXPECT_NE(both.err.find("give no TASKS file"), std::string::npos) << both.err;
+}
+
+// Every duration flag takes units (500ms, 3s, 2m), a plain number in the flag's own unit, and refuses anything else
+// with what to write instead, before anything starts.
+TEST(Queue, DurationFlagsTakeUnitsAndABadOneSaysWhatToWrite) {
+  const std::vector<std::string> queue_worker = {
+      "batch", "--queue", "redis://127.0.0.1:1/q", "--base-url", "http://127.0.0.1:1/v1", "--api-key", "sk-test"};
+  const auto with = [&](std::vector<std::string> more) {
+    std::vector<std::string> args = queue_worker;
+    args.insert(args.end(), more.begin(), more.end());
+    return test::run_vimgpt(args);
+  };
+  const auto words = with({"--claim-idle", "soon"});
+  EXPECT_EQ(words.exit_code, 64);
+  EXPECT_NE(words.err.find("--claim-idle: takes a duration such as 500ms, 3s, 2m or 1h (a plain number is seconds), "
+                           "not 'soon'"),
+            std::string::npos)
+      << words.err;
+  const auto short_claim = with({"--claim-idle", "2500ms"});
+  EXPECT_EQ(short_claim.exit_code, 64);
+  EXPECT_NE(short_claim.err.find("--claim-idle takes 3s or more"), std::string::npos) << short_claim.err;
+  const auto settle = with({"--settle-ms", "fast"});
+  EXPECT_EQ(settle.exit_code, 64);
+  EXPECT_NE(settle.err.find("(a plain number is milliseconds)"), std::string::npos) << settle.err;
+  const auto long_settle = with({"--settle-ms", "2m"});
+  EXPECT_EQ(long_settle.exit_code, 64);
+  EXPECT_NE(long_settle.err.find("--settle-ms takes up to 60000 (60s)"), std::string::npos) << long_settle.err;
+  const auto timeout = with({"--timeout=-5"});
+  EXPECT_EQ(timeout.exit_code, 64);
+  EXPECT_NE(timeout.err.find("--timeout: takes a duration"), std::string::npos) << timeout.err;
+  // Taken: units everywhere (the queue's address is refused next, so nothing runs).
+  const auto taken = with({"--claim-idle", "1m30s", "--settle-ms", "1.5s", "--timeout", "2m", "--request-timeout",
+                           "90s", "--connect-timeout", "500ms"});
+  EXPECT_EQ(taken.exit_code, 1) << taken.err;
+  EXPECT_EQ(taken.err.find("takes a duration"), std::string::npos) << taken.err;
+  EXPECT_NE(taken.err.find("127.0.0.1:1"), std::string::npos) << taken.err;
 }
 
 }  // namespace

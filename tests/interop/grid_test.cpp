@@ -1,6 +1,7 @@
 // A real Selenium Grid 4 (the standalone jar pinned by tests/interop/package-lock.json, Java 17, Debian's
 // chromium-driver and Chromium), started here on loopback: vimgpt batch runs its tasks through Grid sessions,
-// one per worker, and leaves no session behind, after a whole batch and after Ctrl-C.
+// at most one per worker, spread over its --browser URLs, and leaves no session behind, after a whole batch and after
+// Ctrl-C or SIGTERM, also while the Grid queues a worker's session.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -13,6 +14,7 @@
 #include <condition_variable>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <mutex>
 #include <set>
 
@@ -121,6 +123,40 @@ class Grid {
     }
     return count;
   }
+  // New session requests the Grid's queue holds now (-1: it did not say).
+  [[nodiscard]] int queued() const {
+    httplib::Client client("127.0.0.1", port_);
+    client.set_connection_timeout(2s);
+    client.set_read_timeout(5s);
+    const auto reply = client.Get("/se/grid/newsessionqueue/queue");
+    const Json body = reply && reply->status == 200 ? Json::parse(reply->body, nullptr, false) : Json();
+    return body.is_object() && body["value"].is_array() ? static_cast<int>(body["value"].size()) : -1;
+  }
+  // A session of the test's own (taking one of the two slots), as any WebDriver client asks: its id, or "".
+  [[nodiscard]] std::string new_session(const Json& chrome_args) const {
+    httplib::Client client("127.0.0.1", port_);
+    client.set_read_timeout(60s);
+    const Json asked = {
+        {"capabilities",
+         {{"alwaysMatch", {{"browserName", "chrome"}, {"goog:chromeOptions", {{"args", chrome_args}}}}}}}};
+    const auto reply = client.Post("/session", asked.dump(), "application/json; charset=utf-8");
+    const Json body = reply ? Json::parse(reply->body, nullptr, false) : Json();
+    return body.is_object() && body["value"].is_object() ? body["value"].value("sessionId", "") : "";
+  }
+  void delete_session(const std::string& id) const {
+    httplib::Client client("127.0.0.1", port_);
+    client.set_read_timeout(30s);
+    (void)client.Delete("/session/" + id);
+  }
+  // Waits, bounded, until `condition` holds of the Grid.
+  [[nodiscard]] static bool wait_until(const std::function<bool()>& condition, std::chrono::milliseconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (!condition()) {
+      if (std::chrono::steady_clock::now() >= deadline) return false;
+      ::poll(nullptr, 0, 50);  // Grid tells its state only when asked
+    }
+    return true;
+  }
   // The sessions the Grid's slots hold now.
   [[nodiscard]] int sessions() const {
     int count = 0;
@@ -154,11 +190,15 @@ class GridInterop : public ::testing::Test {
   }
 
   // The Grid's Chromium as a test's browser must be: on loopback only, and able to start as root.
+  static Json chrome_args() {
+    Json args = {"--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run"};
+    if (::geteuid() == 0) args.push_back("--no-sandbox");
+    return args;
+  }
   static std::vector<std::string> grid_args(std::vector<std::string> args) {
-    Json chrome_args = {"--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1", "--disable-background-networking",
-                        "--disable-component-update", "--no-first-run"};
-    if (::geteuid() == 0) chrome_args.push_back("--no-sandbox");
-    args.insert(args.end(), {"--webdriver-capabilities", Json{{"goog:chromeOptions", {{"args", chrome_args}}}}.dump()});
+    args.insert(args.end(),
+                {"--webdriver-capabilities", Json{{"goog:chromeOptions", {{"args", chrome_args()}}}}.dump()});
     return args;
   }
 };
@@ -213,6 +253,116 @@ TEST_F(GridInterop, CtrlCMidTaskStillDeletesTheSessions) {
   EXPECT_EQ(run.exit_code, 130) << run.err;
   EXPECT_EQ(sessions_while_running, 2);
   EXPECT_EQ(grid->sessions_settled(), 0) << run.err << grid->status().dump(2);
+}
+
+// The same Grid named twice (`--browser G --browser G`, as a person listing two Grid URLs does) with --parallel 2: each
+// worker asks for one session, on its URL (worker i takes URL i mod 2), so the two slots are enough and nothing waits
+// in the Grid's queue. Before, every URL gave every worker a session: four were asked for, one after another, the third
+// queued behind the first two, no worker started, and the batch ended "0 done, 4 not run" after 330 s.
+TEST_F(GridInterop, TwoUrlsOfOneGridGiveEachWorkerOneSession) {
+  test::Site site;
+  test::FakeModelServer model;
+  std::atomic<int> most_sessions{0};
+  std::atomic<int> most_queued{0};
+  test::script_model(model, site.base(), 0ms, [&] {
+    most_sessions = std::max(most_sessions.load(), grid->sessions());
+    most_queued = std::max(most_queued.load(), grid->queued());
+  });
+  test::BatchDir dir;
+  const auto start = std::chrono::steady_clock::now();
+  const auto run = test::run_vimgpt(
+      grid_args(test::batch_args(dir.tasks(site.base(), 4), dir.out(), model, 2, {grid->url(), grid->url()})));
+  const auto took = std::chrono::steady_clock::now() - start;
+  ASSERT_EQ(run.exit_code, 0) << run.err << grid->log();
+  const auto results = test::read_results(dir.out());
+  ASSERT_EQ(results.size(), 4U) << run.err;
+  std::set<std::string> browsers;
+  for (const auto& line : results) {
+    EXPECT_EQ(line["status"], "done") << line.dump();
+    browsers.insert(line["browser"].get<std::string>());
+  }
+  EXPECT_EQ(browsers, (std::set<std::string>{grid->url() + " #1", grid->url() + " #2"}));
+  EXPECT_EQ(most_sessions, 2);
+  EXPECT_EQ(most_queued, 0);
+  EXPECT_LT(took, 120s) << run.err;  // a functional bound (it took 330 s when a worker waited behind the queue)
+  EXPECT_EQ(grid->sessions_settled(), 0) << run.err << grid->status().dump(2);
+}
+
+// Three workers, two slots: the third worker's session waits in the Grid's queue, which the terminal says, while the
+// two others run every task; once they are done its request is given up, and nothing is left in the queue or a slot.
+TEST_F(GridInterop, AWorkerWhoseSessionIsQueuedWaitsWhileTheOthersRunTheTasks) {
+  test::Site site;
+  test::FakeModelServer model;
+  std::mutex mutex;
+  std::condition_variable changed;
+  bool released = false;
+  test::script_model(model, site.base(), 0ms, [&] {
+    std::unique_lock lock(mutex);
+    changed.wait_for(lock, 90s, [&] { return released; });
+  });
+  test::BatchDir dir;
+  bool queued_seen = false;
+  bool notice_seen = false;
+  const auto run = test::run_vimgpt(
+      grid_args(test::batch_args(dir.tasks(site.base(), 6), dir.out(), model, 3, {grid->url()})), [&](pid_t) {
+        queued_seen = Grid::wait_until([&] { return grid->queued() == 1; }, 60s);
+        notice_seen = test::wait_for_stderr("no session yet from the WebDriver server", 60s);
+        {
+          std::scoped_lock lock(mutex);
+          released = true;
+        }
+        changed.notify_all();
+      });
+  ASSERT_EQ(run.exit_code, 0) << run.err << grid->log();
+  EXPECT_TRUE(queued_seen) << run.err;
+  EXPECT_TRUE(notice_seen) << run.err;
+  EXPECT_NE(run.err.find("queues new sessions while all its slots are busy"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("the other workers go on"), std::string::npos) << run.err;
+  const auto results = test::read_results(dir.out());
+  ASSERT_EQ(results.size(), 6U) << run.err;
+  std::set<std::string> browsers;
+  for (const auto& line : results) {
+    EXPECT_EQ(line["status"], "done") << line.dump();
+    browsers.insert(line["browser"].get<std::string>());
+  }
+  // Two workers ran them all (whichever two the Grid answered first); the queued one never had a session while a task
+  // was left.
+  EXPECT_EQ(browsers.size(), 2U) << run.err;
+  EXPECT_TRUE(Grid::wait_until([&] { return grid->queued() == 0; }, 10s));
+  EXPECT_EQ(grid->sessions_settled(), 0) << run.err << grid->status().dump(2);
+}
+
+// SIGTERM (as `timeout` sends) while the Grid queues the only worker's session: vimgpt ends at once instead of after
+// curl's 300 s, and the Grid is left with nothing of it: the queued request gone, and no session made for it later.
+TEST_F(GridInterop, SigtermWhileTheGridQueuesTheSessionEndsAtOnceAndLeavesNothing) {
+  Json headless = chrome_args();
+  headless.push_back("--headless=new");  // what vimgpt's sessions ask for by default; this test's own are plain
+  const std::string first = grid->new_session(headless);
+  const std::string second = grid->new_session(headless);
+  ASSERT_FALSE(first.empty() || second.empty()) << grid->log();
+  test::Site site;
+  test::FakeModelServer model;
+  test::script_model(model, site.base(), 0ms);
+  test::BatchDir dir;
+  bool queued_seen = false;
+  std::chrono::steady_clock::time_point signalled;
+  const auto run = test::run_vimgpt(
+      grid_args(test::batch_args(dir.tasks(site.base(), 2), dir.out(), model, 1, {grid->url()})), [&](pid_t pid) {
+        queued_seen = Grid::wait_until([&] { return grid->queued() == 1; }, 60s);
+        signalled = std::chrono::steady_clock::now();
+        ::kill(pid, SIGTERM);
+      });
+  const auto stopping = std::chrono::steady_clock::now() - signalled;
+  EXPECT_TRUE(queued_seen) << run.err;
+  EXPECT_EQ(run.exit_code, 130) << run.err;
+  EXPECT_LT(stopping, 20s) << run.err;  // a functional bound: curl's own limit was 300 s
+  EXPECT_NE(run.err.find("2 not run"), std::string::npos) << run.err;
+  EXPECT_TRUE(Grid::wait_until([&] { return grid->queued() == 0; }, 10s)) << grid->queued();
+  // The slots free again: a request still queued would now be given one.
+  grid->delete_session(first);
+  grid->delete_session(second);
+  EXPECT_EQ(grid->sessions_settled(), 0) << grid->status().dump(2);
+  EXPECT_EQ(grid->queued(), 0);
 }
 
 // Firefox through Grid: the run's session is made by the Firefox node's WebDriver server, its BiDi socket is the one

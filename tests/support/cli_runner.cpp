@@ -11,6 +11,7 @@
 #include <csignal>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "support/browser_options.h"
@@ -53,6 +54,20 @@ pid_t run_browser_pid() {
     if (chromium || firefox) return pid;
   }
   return 0;
+}
+
+std::string run_stderr() {
+  std::ifstream in(run_dir() / "err");
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+bool wait_for_stderr(std::string_view text, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (run_stderr().find(text) == std::string::npos) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    ::poll(nullptr, 0, 50);  // a file has no event to wait on; the bound above fails the test
+  }
+  return true;
 }
 
 std::vector<pid_t> run_browser_helpers(std::string_view type) {

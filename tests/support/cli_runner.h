@@ -3,6 +3,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -47,6 +48,10 @@ CliRun run_vimgpt(const std::vector<std::string>& args, const RunPlace& place);
 // The browser process of the run_vimgpt() in progress, Chromium's or Firefox's (found by the run's own TMPDIR in its
 // command line), or 0.
 pid_t run_browser_pid();
+// The standard error of the run_vimgpt() in progress, so far.
+std::string run_stderr();
+// Waits, bounded, until that standard error holds `text`; false when it did not within `timeout`.
+bool wait_for_stderr(std::string_view text, std::chrono::milliseconds timeout);
 // Its helper processes of one kind: Chromium's descendants with that --type ("renderer", "gpu-process"), Firefox's
 // content processes of that kind ("tab", "rdd").
 std::vector<pid_t> run_browser_helpers(std::string_view type);

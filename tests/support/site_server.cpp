@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 
+#include <chrono>
 #include <regex>
 #include <stdexcept>
 #include <thread>
@@ -23,6 +24,10 @@ SiteServer::SiteServer(const Routes& routes) : server_(std::make_unique<httplib:
 }
 
 SiteServer::~SiteServer() {
+  // httplib's stop() does nothing until listen_after_bind() has begun, which would then listen for good: a server that
+  // ends before its thread got going (no request ever came) must wait for it first.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (!server_->is_running() && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
   server_->stop();
   thread_->join();
 }

@@ -5,6 +5,8 @@
 #include <httplib.h>
 
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
 #include <mutex>
 
 #include "common/base64.h"
@@ -27,9 +29,17 @@ struct FakeGrid {
   std::vector<std::string> deleted;
   Json session_reply;  // "value" of a new session's reply
   int status = 200;
+  // As a Grid whose slots are all busy: a new session is held (bounded) until released.
+  bool queue_new_sessions = false;
+  bool released = false;
+  int new_sessions_asked = 0;
+  std::condition_variable changed;
   test::SiteServer server{[this](httplib::Server& s) {
     s.Post("/wd/hub/session", [this](const httplib::Request& req, httplib::Response& res) {
-      std::scoped_lock lock(mutex);
+      std::unique_lock lock(mutex);
+      ++new_sessions_asked;
+      changed.notify_all();
+      if (queue_new_sessions) changed.wait_for(lock, 30s, [this] { return released; });
       asked = Json::parse(req.body, nullptr, false);
       content_type = req.get_header_value("Content-Type");
       authorization = req.get_header_value("Authorization");
@@ -43,6 +53,17 @@ struct FakeGrid {
       res.set_content(R"({"value": null})", "application/json; charset=utf-8");
     });
   }};
+
+  ~FakeGrid() {
+    {
+      std::scoped_lock lock(mutex);
+      released = true;
+    }
+    changed.notify_all();
+  }
+  FakeGrid() = default;
+  FakeGrid(const FakeGrid&) = delete;
+  FakeGrid& operator=(const FakeGrid&) = delete;
 
   [[nodiscard]] std::string url() const {
     return "webdriver+http://127.0.0.1:" + std::to_string(server.port()) + "/wd/hub";
@@ -100,6 +121,48 @@ TEST(WebDriver, ASessionWithoutADevToolsSocketIsDeletedAndNamed) {
   EXPECT_NE(transport.error().message.find("firefox"), std::string::npos) << transport.error().message;
   std::scoped_lock lock(grid.mutex);
   EXPECT_EQ(grid.deleted, std::vector<std::string>{"f1ef0c"});
+}
+
+// A Grid with every slot busy holds the new session for minutes: the person is told once that it is queued, and
+// stopping the run ends the wait within about a second, not at the 5-minute limit, with no session to delete.
+TEST(WebDriver, AQueuedSessionIsSaidSoAndAStopEndsItsWait) {
+  FakeGrid grid;
+  grid.queue_new_sessions = true;
+  std::atomic<bool> stopping{false};
+  std::vector<std::string> notices;
+  fleet::BrowserOptions options;
+  options.queued_notice_after = 100ms;
+  options.on_queued = [&](const std::string& message) {
+    notices.push_back(message);
+    stopping = true;  // the person, told it waits, stops the run
+  };
+  options.stop = [&] { return stopping.load(); };
+  const auto start = std::chrono::steady_clock::now();
+  auto transport = fleet::connect_browser(grid.url(), options);
+  const auto took = std::chrono::steady_clock::now() - start;
+  ASSERT_FALSE(transport);
+  EXPECT_EQ(transport.error().kind, ErrorKind::Cancelled) << transport.error().message;
+  EXPECT_LT(took, 20s);  // promptness, not a benchmark: the limit was 5 minutes
+  ASSERT_EQ(notices.size(), 1U);
+  EXPECT_NE(notices[0].find("no session yet from the WebDriver server at http://127.0.0.1:"), std::string::npos)
+      << notices[0];
+  EXPECT_NE(notices[0].find("queues new sessions while all its slots are busy; waiting up to 5m"), std::string::npos)
+      << notices[0];
+  std::scoped_lock lock(grid.mutex);
+  EXPECT_EQ(grid.new_sessions_asked, 1);
+  EXPECT_TRUE(grid.deleted.empty());
+}
+
+// A run already stopping asks for nothing.
+TEST(WebDriver, NoSessionIsAskedForOnceStopped) {
+  FakeGrid grid;
+  fleet::BrowserOptions options;
+  options.stop = [] { return true; };
+  auto transport = fleet::connect_browser(grid.url(), options);
+  ASSERT_FALSE(transport);
+  EXPECT_EQ(transport.error().kind, ErrorKind::Cancelled);
+  std::scoped_lock lock(grid.mutex);
+  EXPECT_EQ(grid.new_sessions_asked, 0);
 }
 
 TEST(WebDriver, ARefusedSessionGivesTheServersReasonWithoutItsBuildInfo) {

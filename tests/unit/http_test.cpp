@@ -348,6 +348,42 @@ TEST(PerformWithRetry, ASlowReplyTimesOutAndIsRetried) {
   EXPECT_EQ(sleeps.waits.size(), 1U);
 }
 
+// A server that holds the request for minutes (a Grid queueing a new session) does not hold the caller past its
+// stop: the request ends Cancelled about a second after stop() turns true, not at its 5-minute timeout.
+TEST(Perform, StopEndsARequestTheServerHolds) {
+  Loopback server([](httplib::Server& s, Loopback& self) {
+    s.Post("/held", [&self](const httplib::Request&, httplib::Response& response) {
+      ++self.hits;
+      self.hold();
+      response.set_content("too late", "text/plain");
+    });
+  });
+  std::atomic<bool> stopping{false};
+  HttpRequest request = post(server.url("/held"));
+  request.total_timeout = 300s;
+  request.stop = [&] { return stopping.load(); };
+  std::thread stopper([&] {
+    const auto deadline = std::chrono::steady_clock::now() + 10s;
+    while (server.hits == 0 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+    stopping = true;  // the server holds the request now
+  });
+  const auto start = std::chrono::steady_clock::now();
+  auto response = perform(request);
+  const auto took = std::chrono::steady_clock::now() - start;
+  stopper.join();
+  ASSERT_FALSE(response);
+  EXPECT_EQ(response.error().kind, ErrorKind::Cancelled) << response.error().message;
+  EXPECT_NE(response.error().message.find("was stopped"), std::string::npos) << response.error().message;
+  EXPECT_LT(took, 20s);  // promptness, not a benchmark: the timeout was 300 s
+
+  // Already stopped: the request is not sent at all.
+  const int hits_before = server.hits;
+  auto never = perform(request);
+  ASSERT_FALSE(never);
+  EXPECT_EQ(never.error().kind, ErrorKind::Cancelled);
+  EXPECT_EQ(server.hits, hits_before);
+}
+
 TEST(PerformWithRetry, RefusedConnectionIsANetworkErrorAndRetried) {
   const test::RefusedPort refused;
   const std::string url = refused.url("/v1?key=sk-in-url");

@@ -238,6 +238,10 @@ int run_command(Options o) {
   }
   if (script && !o.cache.empty()) return usage("--cache keeps model runs; a --actions script needs none");
   if (o.no_cache && o.cache.empty()) return usage("--no-cache goes with --cache DIR");
+  // A build without espeak-ng (the MIT-licensed default) cannot speak: say so now, not after the run.
+  if (o.speak || !o.speak_to.empty()) {
+    if (auto speech = voice::speech_available(); !speech) return report_error(speech.error());
+  }
   auto settings = run_settings(o, config, script ? ModelUse::ScriptInstead : ModelUse::Required);
   if (!settings) return usage(settings.error().message);
   if (auto failed = objective_from_person(o, config)) {

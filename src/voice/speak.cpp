@@ -1,5 +1,9 @@
 // Text to speech with the espeak-ng library (offline), and playback on the default output device.
+// espeak-ng is GPL-3.0-or-later, so it is linked only in a build with -DVIMGPT_WITH_ESPEAK=ON (THIRD-PARTY-NOTICES.md);
+// without it synthesis is Unsupported, with a message that says how to get a build that speaks.
+#if VIMGPT_WITH_ESPEAK
 #include <espeak-ng/speak_lib.h>
+#endif
 
 #include <algorithm>
 #include <cctype>
@@ -14,6 +18,7 @@
 namespace vimgpt::voice {
 namespace {
 
+#if VIMGPT_WITH_ESPEAK
 // espeak-ng keeps global state and is not re-entrant: one synthesis at a time, one initialisation per process.
 std::mutex espeak_mutex;
 int espeak_rate = 0;  // guarded by espeak_mutex; 0 = not initialised yet
@@ -35,6 +40,7 @@ int collect_samples(short* wav, int count, espeak_EVENT* events) {
   }
   return 0;  // 0 = keep synthesizing
 }
+#endif
 
 struct Playback {
   const AudioBuffer* audio = nullptr;
@@ -80,6 +86,11 @@ std::string no_output_message() {
 
 }  // namespace
 
+#if VIMGPT_WITH_ESPEAK
+Status speech_available() {
+  return ok();
+}
+
 Result<AudioBuffer> synthesize(std::string_view text, const SpeakOptions& options) {
   if (std::none_of(text.begin(), text.end(), [](unsigned char c) { return std::isalnum(c) || c >= 0x80; }))
     return fail(ErrorKind::InvalidArgument, "nothing to say: the text has no words");
@@ -99,6 +110,18 @@ Result<AudioBuffer> synthesize(std::string_view text, const SpeakOptions& option
   if (audio.samples.empty()) return fail(ErrorKind::InvalidArgument, "nothing to say: the text has no speakable words");
   return audio;
 }
+#else
+Status speech_available() {
+  return fail(ErrorKind::Unsupported,
+              "spoken replies need a vimgpt built with -DVIMGPT_WITH_ESPEAK=ON, which links espeak-ng and makes the "
+              "binary GPL-3.0-or-later; this one was built without it (the MIT-licensed default). Run without "
+              "--speak and --speak-to, or rebuild: cmake -S . -B build -DVIMGPT_WITH_ESPEAK=ON && cmake --build build");
+}
+
+Result<AudioBuffer> synthesize(std::string_view, const SpeakOptions&) {
+  return speech_available().failure();
+}
+#endif
 
 Status speak_to_file(std::string_view text, const std::filesystem::path& path, const SpeakOptions& options) {
   VIMGPT_TRY(AudioBuffer audio, synthesize(text, options));

@@ -3,7 +3,7 @@
 // Audio in (microphone through PortAudio, or a file through libsndfile) is mixed to mono and resampled to
 // 16 kHz; voice activity detection cuts the utterance; a speech-to-text backend turns it into text (offline
 // PocketSphinx by default, or an OpenAI-compatible /audio/transcriptions endpoint). Text-to-speech goes through
-// the espeak-ng library, to the default output device or to a WAV file.
+// the espeak-ng library, to the default output device or to a WAV file, in a build with -DVIMGPT_WITH_ESPEAK=ON.
 //
 // Third-party headers (PortAudio, PocketSphinx, libsndfile, libsamplerate, espeak-ng) stay in the .cpp files.
 #pragma once
@@ -229,6 +229,10 @@ struct SpeakOptions {
   int words_per_minute = 175;
 };
 
+// ok() when this build can speak: it links espeak-ng (-DVIMGPT_WITH_ESPEAK=ON, which makes a distributed binary
+// GPL-3.0-or-later). Otherwise Unsupported, saying how to get such a build; synthesize, speak and speak_to_file then
+// fail with the same error.
+Status speech_available();
 // Synthesizes with the espeak-ng library (offline), at its native rate (22050 Hz), mono.
 Result<AudioBuffer> synthesize(std::string_view text, const SpeakOptions& options = {});
 // --speak: plays on the default output device; Unsupported when there is none.

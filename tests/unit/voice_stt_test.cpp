@@ -1,5 +1,6 @@
-// The offline path end to end: espeak-ng (the Debian command) speaks objectives into WAV files, the local
-// PocketSphinx backend transcribes them; and our own espeak-ng synthesis round-trips through the recognizer.
+// The offline path end to end: espeak-ng (the Debian command, run as a tool: it is not linked) speaks objectives into
+// WAV files, the local PocketSphinx backend transcribes them; and our own espeak-ng synthesis (a build with
+// -DVIMGPT_WITH_ESPEAK=ON) round-trips through the recognizer.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -132,8 +133,34 @@ TEST(VoiceLocalStt, TranscribesSpokenObjectivesWithinFortyPercentWordErrorRate) 
   }
 }
 
+// Our own synthesis links espeak-ng only in a build with -DVIMGPT_WITH_ESPEAK=ON (scripts/test.sh builds so); the
+// MIT-licensed default build checks instead that every way to speak says how to get a build that can.
+class VoiceSpeak : public testing::Test {
+ protected:
+  void SetUp() override {
+    if (!speech_available()) GTEST_SKIP() << "built without -DVIMGPT_WITH_ESPEAK=ON: no espeak-ng synthesis to test";
+  }
+};
+
+TEST(VoiceSpeakWithoutEspeak, EveryWayToSpeakIsUnsupportedAndSaysHowToBuildOneThatSpeaks) {
+  if (speech_available()) GTEST_SKIP() << "built with -DVIMGPT_WITH_ESPEAK=ON: this build speaks";
+  TempDir dir;
+  const fs::path wav = dir.path() / "answer.wav";
+  const Status available = speech_available();
+  const Result<AudioBuffer> audio = synthesize("open the news website");
+  const Status to_file = speak_to_file("open the news website", wav);
+  const Status aloud = speak("done");
+  ASSERT_FALSE(available || audio || to_file || aloud);
+  for (const Error& error : {available.error(), audio.error(), to_file.error(), aloud.error()}) {
+    EXPECT_EQ(error.kind, ErrorKind::Unsupported) << error.describe();
+    EXPECT_NE(error.message.find("-DVIMGPT_WITH_ESPEAK=ON"), std::string::npos) << error.message;
+    EXPECT_NE(error.message.find("GPL-3.0-or-later"), std::string::npos) << error.message;
+  }
+  EXPECT_FALSE(fs::exists(wav));
+}
+
 // --speak-to: what we write must be speech the recognizer understands, at the file's own rate and length.
-TEST(VoiceSpeak, SpeakToFileWritesSpeechTheLocalBackendUnderstands) {
+TEST_F(VoiceSpeak, SpeakToFileWritesSpeechTheLocalBackendUnderstands) {
   TempDir dir;
   const std::string answer = "the weather in new york is sunny and warm";
   const fs::path wav = dir.path() / "answer.wav";
@@ -158,7 +185,7 @@ TEST(VoiceSpeak, SpeakToFileWritesSpeechTheLocalBackendUnderstands) {
     EXPECT_NE(std::find(heard.begin(), heard.end(), w), heard.end()) << w << " missing from: " << *transcript;
 }
 
-TEST(VoiceSpeak, SlowerSpeechIsLonger) {
+TEST_F(VoiceSpeak, SlowerSpeechIsLonger) {
   SpeakOptions slow;
   slow.words_per_minute = 100;
   Result<AudioBuffer> fast = synthesize("open the news website", SpeakOptions{});
@@ -167,7 +194,7 @@ TEST(VoiceSpeak, SlowerSpeechIsLonger) {
   EXPECT_GT(slower->duration_seconds(), fast->duration_seconds() * 1.3);
 }
 
-TEST(VoiceSpeak, UnknownVoiceAndEmptyTextAreErrors) {
+TEST_F(VoiceSpeak, UnknownVoiceAndEmptyTextAreErrors) {
   SpeakOptions klingon;
   klingon.voice = "no-such-voice";
   Result<AudioBuffer> unknown = synthesize("hello", klingon);

@@ -213,8 +213,12 @@ std::vector<KeyPress> keys_for_text(std::string_view text) {
     const bool shifted = length == 1 && (std::isupper(static_cast<unsigned char>(c)) != 0 ||
                                          std::any_of(kPunctuation.begin(), kPunctuation.end(),
                                                      [c](const Punctuation& p) { return p.shifted == c; }));
-    auto key = length == 1 && c != ' ' ? key_named(character, shifted ? kShift : 0) : Result<KeyPress>(KeyPress{});
-    if (length == 1 && c == ' ') key = KeyPress{0, " ", "Space", 32, " ", ""};
+    Result<KeyPress> key = KeyPress{};
+    if (c == ' ') {
+      key = KeyPress{0, " ", "Space", 32, " ", ""};
+    } else if (length == 1) {
+      key = key_named(character, shifted ? unsigned{kShift} : 0U);
+    }
     if (!key || key->key.empty()) {
       key = KeyPress{0, std::string(character), "", 0, std::string(character), ""};  // é, ü, 中, an emoji
     }

@@ -341,7 +341,8 @@ ActResult Actor::type_into_focus(const std::string& text, Enter enter) {
 }
 
 // What the keys did, for the model: said plainly when they changed nothing, or did not fill a date-like field.
-ActResult Actor::typed_result(const hints::KeysTarget& target, const hints::TypingEffect& effect, std::string message) {
+ActResult Actor::typed_result(const hints::KeysTarget& target, const hints::TypingEffect& effect,
+                              const std::string& message) {
   if (!target.input_type.empty()) {
     if (effect.set_by_script) {
       return {true,

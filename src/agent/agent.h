@@ -400,7 +400,7 @@ class Actor {
   ActResult select(const hints::HintMap& map, const std::string& label, const std::string& option);
   ActResult type_into_focus(const std::string& text, Enter enter);
   static ActResult typed_result(const hints::KeysTarget& target, const hints::TypingEffect& effect,
-                                std::string message);
+                                const std::string& message);
   ActResult wait(const Action& action);
   ActResult drag(const Action& action, const hints::Capture& capture);
   ActResult act_all(const Action& list, const hints::Capture& capture);

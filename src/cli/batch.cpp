@@ -538,12 +538,15 @@ std::vector<Seat> seat_workers(int workers, const std::vector<std::string>& urls
     }
     own.push_back(std::make_unique<Endpoint>());
     Endpoint& endpoint = *own.back();
-    endpoint.name = url + " #" + number;
+    endpoint.name = url;
+    endpoint.name.append(" #").append(number);
     fleet::BrowserOptions options = remote;
     const std::string others = workers > 1 ? "; the other workers go on" : "";
     options.on_queued = [&batch, name = endpoint.name, others](const std::string& message) {
       std::scoped_lock lock(batch.mutex);
-      batch.say_locked("vimgpt: browser " + name + ": " + message + " (Ctrl-C stops" + others + ")");
+      std::string line = "vimgpt: browser ";
+      line.append(name).append(": ").append(message).append(" (Ctrl-C stops").append(others).append(")");
+      batch.say_locked(line);
     };
     endpoint.open = [url, options] { return connect_endpoint(url, options); };
     seat.own = &endpoint;

@@ -21,18 +21,6 @@ std::string key_value(std::string_view key) {
   return found != kNamed.end() ? std::string(found->second) : std::string(key);
 }
 
-// One UTF-8 code point at a time, as keys are pressed.
-std::vector<std::string> code_points(std::string_view text) {
-  std::vector<std::string> points;
-  for (std::size_t i = 0; i < text.size();) {
-    const auto lead = static_cast<unsigned char>(text[i]);
-    const std::size_t length = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
-    points.emplace_back(text.substr(i, length));
-    i += length;
-  }
-  return points;
-}
-
 Json pointer(Json actions) {
   return {{"type", "pointer"}, {"id", "mouse"}, {"parameters", {{"pointerType", "mouse"}}}, {"actions", actions}};
 }

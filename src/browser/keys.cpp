@@ -196,13 +196,21 @@ Result<KeyPress> parse_keys(std::string_view combo) {
   return key_named(rest, modifiers);
 }
 
-std::vector<KeyPress> keys_for_text(std::string_view text) {
-  std::vector<KeyPress> keys;
+std::vector<std::string> code_points(std::string_view text) {
+  std::vector<std::string> points;
   for (std::size_t i = 0; i < text.size();) {
     const auto lead = static_cast<unsigned char>(text[i]);
     const std::size_t length = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
-    const std::string_view character = text.substr(i, length);
+    points.emplace_back(text.substr(i, length));
     i += length;
+  }
+  return points;
+}
+
+std::vector<KeyPress> keys_for_text(std::string_view text) {
+  std::vector<KeyPress> keys;
+  for (const std::string& character : code_points(text)) {
+    const std::size_t length = character.size();
     if (character == "\r") continue;  // of a CRLF: the newline is the Enter
     if (character == "\n" || character == "\t") {
       const KeyInfo& k = info(character == "\n" ? Key::Enter : Key::Tab);
@@ -220,7 +228,7 @@ std::vector<KeyPress> keys_for_text(std::string_view text) {
       key = key_named(character, shifted ? unsigned{kShift} : 0U);
     }
     if (!key || key->key.empty()) {
-      key = KeyPress{0, std::string(character), "", 0, std::string(character), ""};  // é, ü, 中, an emoji
+      key = KeyPress{0, character, "", 0, character, ""};  // é, ü, 中, an emoji
     }
     keys.push_back(std::move(*key));
   }

@@ -30,6 +30,8 @@ Status inside(Point point, const Viewport& viewport);
 // What settle() runs in the isolated world after an action with no navigation, on every engine: a promise that is
 // true once the DOM has had no mutation for `quiet`, false when `cap` comes first (a page that keeps changing).
 std::string dom_quiet_script(milliseconds quiet, milliseconds cap);
+// One UTF-8 code point at a time, as keys are pressed.
+std::vector<std::string> code_points(std::string_view text);
 // Each character of `text` as the key a person presses for it on a US layout (Shift noted for capitals and
 // shifted marks, never pressed on its own: a box that moves on keyup must not see it); a character that layout has
 // no key for is typed with its own text, a newline is Enter, a tab Tab, a carriage return nothing.

@@ -17,13 +17,15 @@ function typedValue(el) {
 // click put the caret.
 function typingStart(P) {
   if (state.typing) state.typing.observer.disconnect();
+  state.typing = null;
+  const out = focusedField();
+  if (out.kind === 'choice') return out;  // an option is chosen, not typed: nothing to watch
   const el = deepActive();
   const typing = {el, value: typedValue(el), mutated: false};
   // Records reach the callback a microtask after each change: kept there, and what is still queued taken at the end.
   typing.observer = new MutationObserver((records) => { typing.mutated = typing.mutated || foreign(records); });
   typing.observer.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
   state.typing = typing;
-  const out = focusedField();
   if (!el) return out;
   if (el.readOnly || el.disabled) out.readOnly = true;
   out.path = pathOf(el);

@@ -1,4 +1,4 @@
-// The README's library example, built in CI so it stays true.
+// The library example of docs/development.md, built in CI so it stays true.
 #include "agent/agent.h"
 #include "browser/browser.h"
 

@@ -28,7 +28,7 @@ class RemoteChromium {
     dir_ = pattern;
     const char* env = std::getenv("CHROME_PATH");
     const std::string chrome = env != nullptr && *env != '\0' ? env : "/usr/lib/chromium/chromium";
-    // The disabled features are what the README asks of a browser started for the agent.
+    // The disabled features are what docs/usage.md asks of a browser started for the agent.
     std::vector<std::string> args = {chrome,
                                      "--remote-debugging-port=0",
                                      "--headless=new",

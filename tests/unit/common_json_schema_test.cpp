@@ -1,5 +1,5 @@
 // JsonSchema against the official JSON-Schema-Test-Suite (Debian's json-schema-test-suite, installed by
-// scripts/setup.sh) and the cases --output-schema meets: what the README says of the drafts is what
+// scripts/setup.sh) and the cases --output-schema meets: what docs/actions.md says of the drafts is what
 // this test finds.
 #include <gtest/gtest.h>
 

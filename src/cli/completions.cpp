@@ -26,7 +26,7 @@ void collect(const CLI::App& app, const std::string& path, std::vector<Command>&
     for (const auto& name : option->get_snames()) flag.names.push_back("-" + name);
     for (const auto& name : option->get_lnames()) flag.names.push_back("--" + name);
     flag.help = option->get_description();
-    flag.takes_value = option->get_type_size_max() > 0;
+    flag.takes_value = option->get_items_expected_max() > 0;  // a flag expects no items
     command.flags.push_back(std::move(flag));
   }
   const auto children = app.get_subcommands([](const CLI::App* child) { return visible(*child); });
@@ -88,7 +88,8 @@ std::string bash_script(const std::vector<Command>& commands) {
   std::string flags;
   std::string valued;
   for (const auto& command : commands) {
-    const std::string key = "[" + single_quoted(command.path) + "]=";
+    // Keyed by the words typed: bash's associative arrays take no empty key, so vimgpt itself is "vimgpt".
+    const std::string key = "[" + single_quoted(command.path.empty() ? "vimgpt" : "vimgpt " + command.path) + "]=";
     subs += "    " + key + single_quoted(joined(command.subcommands)) + "\n";
     flags += "    " + key + single_quoted(joined(flag_names(command, false))) + "\n";
     valued += "    " + key + single_quoted(" " + joined(flag_names(command, true)) + " ") + "\n";
@@ -104,7 +105,7 @@ std::string bash_script(const std::vector<Command>& commands) {
          "  local -A valued=(\n" +
          valued +
          "  )\n"
-         "  local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} at='' word skip=0 i\n"
+         "  local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} at=vimgpt word skip=0 i\n"
          "  for ((i = 1; i < COMP_CWORD; i++)); do\n"
          "    word=${COMP_WORDS[i]}\n"
          "    if ((skip)); then skip=0; continue; fi\n"
@@ -113,7 +114,7 @@ std::string bash_script(const std::vector<Command>& commands) {
          "      [[ ${valued[$at]} == *\" $word \"* ]] && skip=1\n"
          "      continue\n"
          "    fi\n"
-         "    [[ \" ${subs[$at]} \" == *\" $word \"* ]] && at=${at:+$at }$word\n"
+         "    [[ \" ${subs[$at]} \" == *\" $word \"* ]] && at=\"$at $word\"\n"
          "  done\n"
          "  # An option's value: files (complete -o default), or whatever the user types.\n"
          "  ((COMP_CWORD > 1)) && [[ $prev == -* && ${valued[$at]} == *\" $prev \"* ]] && return 0\n"
@@ -132,7 +133,7 @@ std::string zsh_script(const std::vector<Command>& commands) {
   for (std::size_t n = 0; n < commands.size(); ++n) {
     const auto& command = commands[n];
     const std::string id = std::to_string(n);
-    index += " " + single_quoted(command.path) + " " + id;
+    index += " " + single_quoted(command.path.empty() ? "vimgpt" : "vimgpt " + command.path) + " " + id;
     arrays += "  local -a names_" + id + "=(";
     for (const auto& sub : command.subcommands) arrays += " " + single_quoted(sub);
     arrays += " )\n  local -a subs_" + id + "=(";
@@ -152,7 +153,7 @@ std::string zsh_script(const std::vector<Command>& commands) {
          "_vimgpt() {\n"
          "  local -A index=(" +
          index + " )\n" + arrays +
-         "  local at='' word n skip=0 i\n"
+         "  local at=vimgpt word n skip=0 i\n"
          "  local -a list\n"
          "  for ((i = 2; i < CURRENT; i++)); do\n"
          "    word=${words[i]}\n"
@@ -165,7 +166,7 @@ std::string zsh_script(const std::vector<Command>& commands) {
          "      continue\n"
          "    fi\n"
          "    list=(\"${(@P)${:-names_$n}}\")\n"
-         "    ((${list[(Ie)$word]})) && at=${at:+$at }$word\n"
+         "    ((${list[(Ie)$word]})) && at=\"$at $word\"\n"
          "  done\n"
          "  n=${index[$at]}\n"
          "  list=(\"${(@P)${:-valued_$n}}\")\n"

@@ -173,7 +173,7 @@ TEST(Completions, EveryShellNamesEveryCommandAndEachCommandsFlags) {
   const std::string zsh = completions("zsh");
   const std::string fish = completions("fish");
   for (const auto& command : commands) {
-    EXPECT_NE(bash.find("['" + command + "']="), std::string::npos) << command;
+    EXPECT_NE(bash.find("['vimgpt " + command + "']="), std::string::npos) << command;
     EXPECT_NE(zsh.find("'" + command + ":"), std::string::npos) << command;
     EXPECT_NE(fish.find("__vimgpt_at ''\" -a '" + command + "'"), std::string::npos) << command;
     const auto own = run_vimgpt({command, "--help"});
@@ -181,7 +181,7 @@ TEST(Completions, EveryShellNamesEveryCommandAndEachCommandsFlags) {
     const auto flags = long_flags_in_help(own.out);
     EXPECT_FALSE(flags.empty()) << command;
     // bash: the command's line of flags holds each; fish: a -l line under the command's condition.
-    const auto line_start = bash.find("['" + command + "']=", bash.find("local -A flags"));
+    const auto line_start = bash.find("['vimgpt " + command + "']=", bash.find("local -A flags"));
     const auto line = bash.substr(line_start, bash.find('\n', line_start) - line_start);
     for (const auto& flag : flags) {
       EXPECT_NE((line + " ").find(" " + flag + " "), std::string::npos) << command << " " << flag << "\n" << line;
@@ -193,7 +193,7 @@ TEST(Completions, EveryShellNamesEveryCommandAndEachCommandsFlags) {
   for (const auto& nested : {std::string("queue"), std::string("session")}) {
     const auto own = run_vimgpt({nested, "--help"});
     for (const auto& sub : subcommands_in_help(own.out)) {
-      EXPECT_NE(bash.find("['" + nested + " " + sub + "']="), std::string::npos) << nested << " " << sub;
+      EXPECT_NE(bash.find("['vimgpt " + nested + " " + sub + "']="), std::string::npos) << nested << " " << sub;
       EXPECT_NE(fish.find("__vimgpt_at '" + nested + "'\" -a '" + sub + "'"), std::string::npos)
           << nested << " " << sub;
     }

@@ -95,6 +95,14 @@ chroot "$root" dpkg-query -W -f='${Package} ${Version}\n' vimgpt chromium-headle
 echo "root: $(du -sh --one-file-system "$root" | cut -f1) with vimgpt and what it depends on"
 
 say "Checks in the root, against servers on 127.0.0.1"
+# A command in the root; it never holds the servers' pipes (a browser left holding their input would keep them up).
+in_root() {
+  if [[ -n ${servers_in:-} ]]; then
+    chroot "$root" "$@" {servers_in}>&- {servers_out}<&-
+  else
+    chroot "$root" "$@"
+  fi
+}
 fail=0
 check() {  # check NAME COMMAND...: runs it, prints its output, and counts a failure
   local name=$1
@@ -107,34 +115,37 @@ check() {  # check NAME COMMAND...: runs it, prints its output, and counts a fai
 expected_version="vimgpt $(sed -n 's/^project(vimgpt VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)"
 commit=$(git describe --tags --always --dirty 2>/dev/null || true)
 [[ -n $commit ]] && expected_version+=" ($commit)"
-version=$(chroot "$root" vimgpt --version)
+version=$(in_root vimgpt --version)
 echo "vimgpt --version: $version"
 check "--version is '$expected_version'" test "$version" = "$expected_version"
 check "the man page is installed" test -s "$root/usr/share/man/man1/vimgpt.1.gz"
-check "bash completes 'vimgpt sh' to shot" chroot "$root" bash -c \
+check "bash completes 'vimgpt sh' to shot" in_root bash -c \
   'source /usr/share/bash-completion/completions/vimgpt; COMP_WORDS=(vimgpt sh); COMP_CWORD=1; _vimgpt; [[ ${COMPREPLY[*]} == shot ]]'
 
-# The servers, a coprocess: their first line says they listen; closing their input ends them, and they then say what
-# they received.
-coproc SERVERS { exec "$build/tests/loopback_servers" 2>&1; }
-servers_pid=$SERVERS_PID
-read -r -t 30 ready <&"${SERVERS[0]}" || die "the loopback servers did not start"
+# The servers, on two pipes: their first line says they listen; closing their input ends them, and they then say
+# what they received. (Opening the pipes waits for the other end, in the same order on both sides.)
+pipes=$(mktemp -d)
+mkfifo "$pipes/in" "$pipes/out"
+"$build/tests/loopback_servers" <"$pipes/in" >"$pipes/out" 2>&1 &
+servers_pid=$!
+exec {servers_in}>"$pipes/in" {servers_out}<"$pipes/out"
+rm -r "$pipes"
+read -r -t 30 ready <&"$servers_out" || die "the loopback servers did not start"
 [[ $ready == ready* ]] || die "the loopback servers said '$ready' instead of 'ready ...'"
 read -r _ model_url site_url <<<"$ready"
 echo "model $model_url, site $site_url"
 
 rm -f "$root/tmp/page.png"
-check "shot of $site_url/index.html" chroot "$root" vimgpt shot "$site_url/index.html" -o /tmp/page.png
+check "shot of $site_url/index.html" in_root vimgpt shot "$site_url/index.html" -o /tmp/page.png
 check "the shot is a 1080x720 PNG" test "$(od -An -tx1 -j16 -N8 "$root/tmp/page.png" 2>/dev/null | tr -d ' \n')" = \
   "00000438000002d0"
-doctor=$(chroot "$root" vimgpt doctor --base-url "$model_url" --api-key k --model gpt-6.1-terra 2>&1) && status=0 ||
+doctor=$(in_root vimgpt doctor --base-url "$model_url" --api-key k --model gpt-6.1-terra 2>&1) && status=0 ||
   status=$?
 echo "$doctor"
 check "doctor passes against the fake model (exit $status)" test "$status" = 0
 check "doctor saw the right label clicked" grep -q 'ok   right action' <<<"$doctor"
 
-servers_out=${SERVERS[0]}
-exec {SERVERS[1]}>&-  # their end of input: they report and exit
+exec {servers_in}>&-  # their end of input: they report and exit
 received=$(cat <&"$servers_out")
 servers_status=0
 wait "$servers_pid" || servers_status=$?

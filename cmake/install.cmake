@@ -22,6 +22,8 @@ add_custom_command(
 add_custom_target(vimgpt_shell_files ALL DEPENDS ${VIMGPT_SHELL_FILES})
 
 install(TARGETS vimgpt RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# What lintian reports of the package and is meant so, each with its reason (packaging/lintian-overrides).
+install(FILES packaging/lintian-overrides DESTINATION ${CMAKE_INSTALL_DATADIR}/lintian/overrides RENAME vimgpt)
 install(FILES ${VIMGPT_SHELL_DIR}/vimgpt.1.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 install(FILES ${VIMGPT_SHELL_DIR}/vimgpt.bash DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions
         RENAME vimgpt)
@@ -56,14 +58,17 @@ set(CPACK_PACKAGE_NAME vimgpt)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_CONTACT "${VIMGPT_PACKAGE_MAINTAINER}")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "web-browsing agent that sees pages through link hints")
-# The long description: CPack puts the summary above it and indents it as Debian's control file wants.
+# The long description, in lines that fit Debian's 80 columns (CPack indents them and puts the summary above).
 set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
-    "vimgpt does an objective in a real Chromium the way a person does: it takes a screenshot on which every \
-clickable element carries a short yellow label, in the manner of Vimium's link hints, asks a vision language model \
-(OpenAI, Anthropic, or any OpenAI-compatible server) what to do next, and does it.
+    "vimgpt does an objective in a real Chromium the way a person does: it
+takes a screenshot on which every clickable element carries a short yellow
+label, in the manner of Vimium's link hints, asks a vision language model
+(OpenAI, Anthropic, or any OpenAI-compatible server) what to do next, and
+does it.
 
-It also screenshots pages, prints their hint maps, serves the Model Context Protocol, gives coding agents browser \
-verbs from the shell, runs batches of tasks, and replays recorded runs without a model.")
+It also screenshots pages, prints their hint maps, serves the Model Context
+Protocol, gives coding agents browser verbs from the shell, runs batches of
+tasks, and replays recorded runs without a model.")
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # vimgpt_<version>_<arch>.deb
 set(CPACK_DEBIAN_PACKAGE_SECTION web)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)

@@ -75,10 +75,11 @@ for m in $(findmnt -rn -o TARGET | grep -F "$PWD/$root/" | sort -r); do umount "
 rm -rf --one-file-system "$root"
 cp -a "$cache/base" "$root"
 mkdir -p "$cache/archives/partial"
-for spec in "proc proc" "tmpfs dev/shm" "bind var/cache/apt/archives"; do
+for spec in "proc proc" "devpts dev/pts" "tmpfs dev/shm" "bind var/cache/apt/archives"; do
   read -r kind where <<<"$spec"
   case $kind in
     proc) mount -t proc proc "$root/$where" ;;
+    devpts) mount -t devpts -o newinstance,ptmxmode=0666 devpts "$root/$where" ;;  # the root's own, for dpkg's log
     tmpfs) mkdir -p "$root/$where" && mount -t tmpfs -o mode=1777 tmpfs "$root/$where" ;;
     bind) mount --bind "$cache/archives" "$root/$where" ;;  # downloaded packages kept between runs
   esac

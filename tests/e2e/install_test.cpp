@@ -84,7 +84,7 @@ TEST(Version, TheBuildFollowsCommitsAndChangesAndNamesNothingOutsideGit) {
     text << in.rdbuf();
     std::smatch match;
     const std::string source = text.str();
-    return std::regex_search(source, match, std::regex(R"(return "([^"]*)";)")) ? match[1].str() : "(no return)";
+    return std::regex_search(source, match, std::regex(R"re(return "([^"]*)";)re")) ? match[1].str() : "(no return)";
   };
   EXPECT_EQ(build_info(), "");  // not a repository
 

@@ -5,8 +5,10 @@
 #include <ctime>
 #include <iostream>
 
+#include "cli/command_tree.h"
 #include "cli/commands.h"
 #include "cli/session.h"
+#include "cli/version.h"
 #include "common/text.h"
 #include "voice/voice.h"
 
@@ -303,7 +305,7 @@ int main(int argc, char** argv) {
       "asked a question, or handed the page over, and nobody was there), 5 diverged (a replay met a changed page and "
       "had no model to heal it), 6 answer "
       "invalid (it did not fit --output-schema after two corrections), 130 interrupted, 64 usage."};
-  app.set_version_flag("--version", VIMGPT_VERSION);
+  app.set_version_flag("--version", version_text());
   Options options;
   add_run_flags(app, options);
   add_browser_flags(app, options);
@@ -469,6 +471,8 @@ int main(int argc, char** argv) {
   add_model_flags(*doctor, options);
   SessionFlags session_flags;
   add_session_commands(app, session_flags);
+  GenerateFlags generate_flags;
+  add_generate_command(app, generate_flags);
   app.require_subcommand(0, 1);
 
   try {
@@ -484,6 +488,7 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   if (session_flags.given()) return session_command(session_flags);
+  if (*generate_flags.command) return generate_command(app, generate_flags);
   if (*shot) return shot_command(options, url, output);
   if (*hints_cmd) return hints_command(options, url, json, png, mode);
   if (*ask) return ask_command(options, image, objective);

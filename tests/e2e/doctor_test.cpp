@@ -2,52 +2,19 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
-#include "common/base64.h"
 #include "support/cli_runner.h"
 #include "support/fake_model_server.h"
 #include "support/refused_port.h"
+#include "support/vision_model.h"
 #include "vision/vision.h"
 
 namespace vimgpt {
 namespace {
 
+using test::answer_like_a_vision_model;
 using test::FakeModelServer;
 using test::run_vimgpt;
 using test::ScriptedReply;
-
-// The colour at a point of the request's image: the fake's stand-in for a model that looks at the picture.
-std::array<int, 3> pixel_at(const test::ReceivedRequest& request, int x, int y) {
-  std::string data;
-  for (const auto& message : request.body.value("messages", nlohmann::json::array())) {
-    const auto& content = message.value("content", nlohmann::json());
-    if (!content.is_array()) continue;
-    for (const auto& part : content) {
-      if (part.value("type", "") == "image_url") {
-        const std::string url = part["image_url"]["url"];
-        data = url.substr(url.find(',') + 1);
-      }
-      if (part.value("type", "") == "image") data = part["source"]["data"].get<std::string>();
-    }
-  }
-  auto bytes = base64_decode(data);
-  if (!bytes) return {-1, -1, -1};
-  auto image = inspect_image(std::move(*bytes));
-  if (!image) return {-1, -1, -1};
-  auto pixels = vision::decode_image(*image);
-  if (!pixels) return {-1, -1, -1};
-  const auto at = (static_cast<std::size_t>(y) * pixels->width + x) * pixels->channels;
-  return {pixels->data[at], pixels->data[at + 1], pixels->data[at + 2]};
-}
-
-// Answers what the doctor's frame asks when the frame is as the doctor draws it: the blue square on the right.
-void answer_like_a_vision_model(FakeModelServer& model) {
-  model.set_responder([](const test::ReceivedRequest& request) {
-    const auto right = pixel_at(request, 534, 300);
-    const auto left = pixel_at(request, 234, 300);
-    const bool drawn = right[2] > 150 && right[0] < 100 && left[0] > 150 && left[2] < 100;
-    return ScriptedReply::text(drawn ? R"({"click": "D"})" : R"({"click": "S"})");
-  });
-}
 
 test::Expectations playing(test::Service service) {
   test::Expectations want;

@@ -338,7 +338,10 @@ int main(int argc, char** argv) {
   add_budget_flags(app, options);
 
   add_live_flag(app, options);
-  auto* run = app.add_subcommand("run", "Do OBJECTIVE in the browser (the default command)");
+  auto* run = app.add_subcommand(
+      "run",
+      "Do OBJECTIVE in the browser (the default command). On a terminal one line shows the step, the time, tokens and "
+      "cost used of their budgets; on a log, a line per step");
   add_run_flags(*run, options);
   add_live_flag(*run, options);
   add_browser_flags(*run, options);
@@ -374,7 +377,10 @@ int main(int argc, char** argv) {
   report->add_option("dir", dir, "The --record folder")->required();
 
   BatchFlags batch_flags;
-  auto* batch = app.add_subcommand("batch", "Run the tasks of a JSON Lines file in parallel, resumably");
+  auto* batch = app.add_subcommand(
+      "batch",
+      "Run the tasks of a JSON Lines file in parallel, resumably. On a terminal one line shows tasks done, failed and "
+      "left, the rate and the time to go; on a log, a line per finished task with the counts");
   batch->add_option("tasks", batch_flags.tasks_file,
                     "TASKS.jsonl: {\"id\", \"objective\", \"start_url\"?, ...} (none with --queue)");
   batch->add_option("--parallel", batch_flags.parallel, "Tasks at once (default 1)");

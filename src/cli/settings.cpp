@@ -367,15 +367,16 @@ Result<ConfigFile> read_config_file(const fs::path& path, Layer layer) {
                             "shown): remove the line and set the key in the environment (OPENAI_API_KEY, "
                             "ANTHROPIC_API_KEY, or .env), or put it alone in a file and write api-key-file = \"PATH\"");
     }
+    // Before the key: [browser] is a table, not the --browser list.
+    if (node.is_table()) {
+      return file_error(path, line,
+                        "[" + key +
+                            "]: a config file takes no tables; write each setting at the top, by its flag's name "
+                            "(engine = \"firefox\", max-actions = 20; vimgpt config lists them)");
+    }
     const Key* known = find_key(key);
     if (known == nullptr) {
       const std::string near = nearest_key(key);
-      if (node.is_table()) {
-        return file_error(path, line,
-                          "[" + key +
-                              "]: a config file takes no tables; write each setting at the top, by its flag's "
-                              "name (engine = \"firefox\", max-actions = 20; vimgpt config lists them)");
-      }
       return file_error(path, line,
                         "unknown key '" + key + "'" + (near.empty() ? "" : ": did you mean '" + near + "'?") +
                             " (the keys are the long flags' names; vimgpt config lists them)");

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pty.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
@@ -74,20 +75,32 @@ FolderRun run_vimgpt_in(const std::vector<std::string>& args, const fs::path& fo
       ::dup2(out, 1);
       exec_in(args, folder, environment);
     }
-    // Read until the terminal's other end is closed by the child's exit (EIO); each read waits on the terminal.
+    // Read what arrives until vimgpt exits (its pidfd becomes readable), then what is still buffered: a browser
+    // process that outlives it a moment may hold the terminal open, so its closing is not the event to wait for.
+    const int exited = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
     char buffer[4096];
-    while (true) {
-      pollfd ready{terminal, POLLIN, 0};
-      if (::poll(&ready, 1, 120'000) <= 0) break;  // the test's own timeout is the bound
-      const ssize_t got = ::read(terminal, buffer, sizeof buffer);
-      if (got > 0) {
-        run.err.append(buffer, static_cast<std::size_t>(got));
-      } else if (got < 0 && errno == EINTR) {
-        continue;
-      } else {
-        break;
+    bool running = true;
+    while (running) {
+      pollfd ready[2] = {{terminal, POLLIN, 0}, {exited, POLLIN, 0}};
+      if (::poll(ready, exited >= 0 ? 2 : 1, 120'000) <= 0) break;  // the test's own timeout is the bound
+      if ((ready[1].revents & POLLIN) != 0) {
+        running = false;
+        ::fcntl(terminal, F_SETFL, ::fcntl(terminal, F_GETFL) | O_NONBLOCK);
+      }
+      while (true) {
+        const ssize_t got = ::read(terminal, buffer, sizeof buffer);
+        if (got > 0) {
+          run.err.append(buffer, static_cast<std::size_t>(got));
+          if (running) break;  // back to waiting on both
+        } else if (got < 0 && errno == EINTR) {
+          continue;
+        } else {
+          if (got <= 0 && running && errno != EAGAIN) running = false;  // EIO: every end of the terminal closed
+          break;
+        }
       }
     }
+    if (exited >= 0) ::close(exited);
     ::close(terminal);
     ::waitpid(pid, &status, 0);
   }

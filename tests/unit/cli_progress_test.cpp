@@ -51,10 +51,11 @@ TEST(ProgressText, ABatchShowsCountsRateAndTimeLeft) {
   counts.left = 15;
   counts.running = 2;
   counts.elapsed = 93s;
-  EXPECT_EQ(batch_status(counts), "4 done  1 failed  15 left  2 running  3.2/min  ~4m39s to go  1m33s  0 tok");
+  EXPECT_EQ(batch_status(counts), "4 done  1 failed  15 left  2 running  3.2/min  ~4m39s to go  1m33s  0 tok  $0.0000");
   counts.done = 0;
   counts.failed = 0;
-  counts.left.reset();  // a queue's other workers: nothing is known of what is left
+  counts.left.reset();              // a queue's other workers: nothing is known of what is left
+  counts.usage.cost_known = false;  // a model with no known price: no cost shown
   EXPECT_EQ(batch_status(counts), "0 done  0 failed  2 running  1m33s  0 tok");
 }
 
@@ -65,6 +66,7 @@ TEST(ProgressText, ARunShowsEachBudgetItHas) {
   counts.elapsed = 12s;
   counts.usage.prompt_tokens = 4000;
   counts.usage.completion_tokens = 210;
+  counts.usage.cost_known = false;
   EXPECT_EQ(run_status(counts), "step 4/30  12s  4210 tok");
   counts.timeout = 5min;
   counts.max_tokens_total = 100000;

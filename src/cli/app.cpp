@@ -328,8 +328,8 @@ int main(int argc, char** argv) {
       "invalid (it did not fit --output-schema after two corrections), 130 interrupted, 64 usage.\n"
       "Settings: flags > environment (and ./.env) > vimgpt.toml (this folder or one above it) > "
       "$XDG_CONFIG_HOME/vimgpt/config.toml (~/.config/vimgpt/config.toml) > defaults; a file's keys are the long "
-      "flags' "
-      "names (max-actions = 20). `vimgpt config` shows each setting and where it came from; docs/configuration.md."};
+      "flags' names (max-actions = 20). `vimgpt config` shows each setting and where it came from; "
+      "docs/configuration.md."};
   app.set_version_flag("--version", VIMGPT_VERSION);
   Options options;
   add_run_flags(app, options);

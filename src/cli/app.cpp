@@ -190,7 +190,10 @@ agent::RunResult execute(const Options& o, const agent::AgentOptions& options, b
                    " tokens (raise --max-tokens to keep it so)");
       }
     }
-    if (step.step < step.max_steps) show(step.step + 1, step.max_steps, step.usage_so_far);
+    // The next step's line, unless this one ended the run.
+    if (step.step < step.max_steps && !step.action.contains("done")) {
+      show(step.step + 1, step.max_steps, step.usage_so_far);
+    }
     if (o.speak) [[maybe_unused]]
       auto spoken = voice::speak(step.ok ? step.result.substr(0, 60) : "that failed");
   });

@@ -17,6 +17,8 @@ run_packages=(
   libvalijson-dev
   # the shared task queue's client library (batch --queue)
   libhiredis-dev
+  # the config files' TOML parser (toml++, compiled in header-only)
+  libtomlplusplus-dev
   # the browser: the headless shell for headless runs, the full one for --headed and --extension
   chromium chromium-headless-shell
 )

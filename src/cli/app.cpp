@@ -7,6 +7,7 @@
 
 #include "cli/command_tree.h"
 #include "cli/commands.h"
+#include "cli/progress.h"
 #include "cli/session.h"
 #include "cli/version.h"
 #include "common/text.h"
@@ -25,6 +26,15 @@ std::string format_usage(const vision::Usage& step, const vision::Usage& run) {
   std::string text = std::to_string(step.total_tokens()) + " tok";
   if (step.cached_tokens > 0) text += " (" + std::to_string(step.cached_tokens) + " cached)";
   return text + cost(step) + ", run " + std::to_string(run.total_tokens()) + " tok" + cost(run);
+}
+
+// The flags given on the command line, the subcommand's included, by long name.
+void collect_given_flags(const CLI::App& app, GivenFlags& given) {
+  for (const CLI::Option* option : app.get_options()) {
+    if (option->count() == 0) continue;
+    for (const auto& name : option->get_lnames()) given.insert(name);
+  }
+  for (const CLI::App* command : app.get_subcommands()) collect_given_flags(*command, given);
 }
 
 }  // namespace
@@ -90,6 +100,7 @@ agent::AskPerson person_to_ask(const Options& o, const Config& config) {
   if (o.no_ask || (o.json && !terminal)) return {};
   if (o.voice && o.voice_file.empty()) {
     return [o, config](const std::string& question) -> std::optional<std::string> {
+      hide_status_line();
       std::cerr << "the agent asks: " << question << "\n";
       [[maybe_unused]] auto spoken = voice::speak(question);
       auto heard = objective_from_voice(o, config);
@@ -103,6 +114,7 @@ agent::AskPerson person_to_ask(const Options& o, const Config& config) {
     };
   }
   return [](const std::string& question) -> std::optional<std::string> {
+    hide_status_line();
     std::string line;
     do {
       std::cerr << "the agent asks: " << question << "\n  your answer: " << std::flush;
@@ -137,7 +149,16 @@ std::optional<std::string> objective_from_person(Options& o, const Config& confi
 agent::RunResult execute(const Options& o, const agent::AgentOptions& options, browser::Tab& tab,
                          std::unique_ptr<agent::Planner> planner) {
   agent::Agent agent(options, tab, std::move(planner));
-  return agent.run([&](const agent::StepRecord& step) {
+  // On a terminal: the step under way and the budgets used, on one line under the steps' lines. Not with -q, and not
+  // with --confirm, whose question is asked on that line.
+  StatusLine status(std::cerr, o.verbosity >= 0 && !o.confirm && ::isatty(STDERR_FILENO) != 0);
+  const auto start = std::chrono::steady_clock::now();
+  const auto show = [&](int step, int max_steps, const vision::Usage& usage) {
+    status.show(run_status({step, max_steps, std::chrono::steady_clock::now() - start, options.timeout, usage,
+                            options.max_tokens_total, options.max_cost_usd}));
+  };
+  show(1, options.max_steps, {});
+  auto result = agent.run([&](const agent::StepRecord& step) {
     if (o.json) {
       nlohmann::json event{{"event", "step"},
                            {"step", step.step},
@@ -156,25 +177,30 @@ agent::RunResult execute(const Options& o, const agent::AgentOptions& options, b
     if (o.verbosity >= 0) {
       char seconds[16];
       std::snprintf(seconds, sizeof seconds, "%.1fs", static_cast<double>(step.timings.total.count()) / 1000.0);
-      if (!step.recovered.empty()) std::cerr << "recovered: " << step.recovered << "\n";
+      if (!step.recovered.empty()) status.say("recovered: " + step.recovered);
       const std::string mark = step.replay.is_object() ? step.replay.value("mark", "") : "";
-      std::cerr << "step " << step.step << "/" << step.max_steps << "  " << step.action.dump() << "  "
-                << (step.ok ? "ok" : "error") << ": " << step.result << "  " << seconds << "  "
-                << (mark.empty() ? "" : mark + ", ") << format_usage(step.usage, step.usage_so_far) << "\n";
-      if (!mark.empty() && mark != "replayed")
-        std::cerr << "  " << mark << ": " << step.replay.value("why", "") << "\n";
+      status.say("step " + std::to_string(step.step) + "/" + std::to_string(step.max_steps) + "  " +
+                 step.action.dump() + "  " + (step.ok ? "ok" : "error") + ": " + step.result + "  " + seconds + "  " +
+                 (mark.empty() ? "" : mark + ", ") + format_usage(step.usage, step.usage_so_far));
+      if (!mark.empty() && mark != "replayed") status.say("  " + mark + ": " + step.replay.value("why", ""));
       // The model's server refused a field by name (left out from now on), or reasoning filled the cap.
       if (const auto refused = step.request.find("refused_fields"); refused != step.request.end()) {
-        std::cerr << "  note: the server refused " << refused->dump() << ": left out from now on\n";
+        status.say("  note: the server refused " + refused->dump() + ": left out from now on");
       }
       if (step.request.contains("widened_cap")) {
-        std::cerr << "  note: the model reasoned past its cap; asked again with " << step.request["widened_cap"]
-                  << " tokens (raise --max-tokens to keep it so)\n";
+        status.say("  note: the model reasoned past its cap; asked again with " + step.request["widened_cap"].dump() +
+                   " tokens (raise --max-tokens to keep it so)");
       }
+    }
+    // The next step's line, unless this one ended the run.
+    if (step.step < step.max_steps && !step.action.contains("done")) {
+      show(step.step + 1, step.max_steps, step.usage_so_far);
     }
     if (o.speak) [[maybe_unused]]
       auto spoken = voice::speak(step.ok ? step.result.substr(0, 60) : "that failed");
   });
+  status.clear();
+  return result;
 }
 
 int finish_run(const Options& o, const agent::RunResult& result, std::string_view cache) {
@@ -304,7 +330,11 @@ int main(int argc, char** argv) {
       "Exit codes: 0 done, 1 error, 2 step, time, cost or token budget exhausted, 3 stuck, 4 needs input (the model "
       "asked a question, or handed the page over, and nobody was there), 5 diverged (a replay met a changed page and "
       "had no model to heal it), 6 answer "
-      "invalid (it did not fit --output-schema after two corrections), 130 interrupted, 64 usage."};
+      "invalid (it did not fit --output-schema after two corrections), 130 interrupted, 64 usage.\n"
+      "Settings: flags > environment (and ./.env) > vimgpt.toml (this folder or one above it) > "
+      "$XDG_CONFIG_HOME/vimgpt/config.toml (~/.config/vimgpt/config.toml) > defaults; a file's keys are the long "
+      "flags' names (max-actions = 20). `vimgpt config` shows each setting and where it came from; "
+      "docs/configuration.md."};
   app.set_version_flag("--version", version_text());
   Options options;
   add_run_flags(app, options);
@@ -313,7 +343,10 @@ int main(int argc, char** argv) {
   add_budget_flags(app, options);
 
   add_live_flag(app, options);
-  auto* run = app.add_subcommand("run", "Do OBJECTIVE in the browser (the default command)");
+  auto* run = app.add_subcommand(
+      "run",
+      "Do OBJECTIVE in the browser (the default command). On a terminal one line shows the step, the time, tokens and "
+      "cost used of their budgets; on a log, a line per step");
   add_run_flags(*run, options);
   add_live_flag(*run, options);
   add_browser_flags(*run, options);
@@ -349,7 +382,10 @@ int main(int argc, char** argv) {
   report->add_option("dir", dir, "The --record folder")->required();
 
   BatchFlags batch_flags;
-  auto* batch = app.add_subcommand("batch", "Run the tasks of a JSON Lines file in parallel, resumably");
+  auto* batch = app.add_subcommand(
+      "batch",
+      "Run the tasks of a JSON Lines file in parallel, resumably. On a terminal one line shows tasks done, failed and "
+      "left, the rate and the time to go; on a log, a line per finished task with the counts");
   batch->add_option("tasks", batch_flags.tasks_file,
                     "TASKS.jsonl: {\"id\", \"objective\", \"start_url\"?, ...} (none with --queue)");
   batch->add_option("--parallel", batch_flags.parallel, "Tasks at once (default 1)");
@@ -469,6 +505,17 @@ int main(int argc, char** argv) {
   auto* doctor = app.add_subcommand(
       "doctor", "Check the configured model with one small request: reached, key, image, structured output, reply");
   add_model_flags(*doctor, options);
+  auto* config_cmd = app.add_subcommand(
+      "config",
+      "Show each effective setting, its value and where it came from: a flag, the environment, the project file "
+      "(vimgpt.toml), the user file ($XDG_CONFIG_HOME/vimgpt/config.toml) or the default; secrets only as set or not");
+  // A run's flags (its --json: one JSON object here), so `vimgpt config --max-steps 5` shows what a run given them
+  // would take.
+  add_run_flags(*config_cmd, options);
+  add_browser_flags(*config_cmd, options);
+  add_model_flags(*config_cmd, options);
+  add_budget_flags(*config_cmd, options);
+  add_live_flag(*config_cmd, options);
   SessionFlags session_flags;
   add_session_commands(app, session_flags);
   GenerateFlags generate_flags;
@@ -489,6 +536,14 @@ int main(int argc, char** argv) {
   }
   if (session_flags.given()) return session_command(session_flags);
   if (*generate_flags.command) return generate_command(app, generate_flags);
+  // The commands that take settings read the config files now: a broken one stops them before anything starts.
+  if (!(*report || *devices || *models || *queue_push || *queue_collect || *queue_status || *export_cmd)) {
+    GivenFlags given;
+    collect_given_flags(app, given);
+    auto configured = configure(options, given);
+    if (!configured) return usage(configured.error().message);
+    if (*config_cmd) return config_command(options, *configured);
+  }
   if (*shot) return shot_command(options, url, output);
   if (*hints_cmd) return hints_command(options, url, json, png, mode);
   if (*ask) return ask_command(options, image, objective);

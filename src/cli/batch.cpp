@@ -7,91 +7,22 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cctype>
-#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
-#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iostream>
 #include <mutex>
 #include <optional>
-#include <sstream>
 #include <thread>
 
-#include "cli/commands.h"
+#include "cli/batch_pool.h"
 #include "common/duration.h"
-#include "fleet/fleet.h"
 
-namespace vimgpt::cli {
+namespace vimgpt::cli::batch_pool {
 
 namespace {
-
-// A browser tasks run on, each task in a context of its own: a DevTools endpoint its workers share (one browser), or
-// one worker's own browser (a local Chromium or Firefox, a WebDriver session), which that worker opens itself, so a
-// request queued by a busy Grid holds up no other worker, and opens again when it dies (--max-restarts times).
-struct Endpoint {
-  std::string name;
-  std::function<Result<std::shared_ptr<cdp::Connection>>()> open;  // a worker's own: opens it; empty: shared
-  std::shared_ptr<cdp::Connection> connection;  // under Batch::mutex; null until opened, and once its worker left
-  bool dead = false;                            // under Batch::mutex
-  int reopened = 0;
-};
-
-// Where one worker's tasks run: its own browser, else the shared endpoints, its URL's first.
-struct Seat {
-  Endpoint* own = nullptr;
-  std::size_t preferred = 0;  // into the shared endpoints
-};
-
-struct QueuedTask {
-  BatchTask task;
-  int attempts = 0;
-};
-
-// Everything the workers share, under one mutex.
-struct Batch {
-  std::mutex mutex;
-  std::deque<QueuedTask> queue;
-  std::ofstream out;
-  int done = 0;
-  int failed = 0;
-  int running = 0;
-  int retried = 0;
-  vision::Usage usage;
-  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
-  bool tty = false;
-  int total = 0;
-  bool from_file = true;  // false with --queue, where what is left is the queue's to say
-  int browsers_opened = 0;
-
-  // A task file's batch is over once no task waits and none runs (a running one could come back): a worker still
-  // waiting for its browser then gives up the wait.
-  [[nodiscard]] bool over_locked() const { return from_file && queue.empty() && running == 0; }
-
-  // A line of news between results, clear of the progress line.
-  void say_locked(const std::string& text) const {
-    if (tty) std::cerr << "\r\033[K";
-    std::cerr << text << "\n";
-  }
-
-  void progress_locked() {
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    char line[200];
-    std::snprintf(line, sizeof line, "[%d/%d] done %d  failed %d  running %d  %.0fs  %lld tok", done + failed, total,
-                  done, failed, running, seconds,
-                  static_cast<long long>(usage.prompt_tokens) + static_cast<long long>(usage.completion_tokens));
-    std::string text = line;
-    if (usage.cost_known) {
-      std::snprintf(line, sizeof line, "  $%.4f", usage.cost_usd);
-      text += line;
-    }
-    // A terminal gets one line redrawn in place; a log gets nothing here (each result is its own line).
-    if (tty) std::cerr << "\r\033[K" << text << std::flush;
-  }
-};
 
 Result<std::shared_ptr<cdp::Connection>> connect_endpoint(const std::string& url, const fleet::BrowserOptions& remote) {
   VIMGPT_TRY(auto transport, fleet::connect_browser(url, remote));
@@ -106,6 +37,8 @@ Endpoint* pick_shared(std::vector<std::unique_ptr<Endpoint>>& shared, std::size_
   }
   return nullptr;
 }
+
+}  // namespace
 
 // The browser a worker runs its next task on: its own, opened now when it is not yet (outside the lock: a Grid may
 // queue the request for minutes while the other workers run tasks), else a shared endpoint still alive. Null when it
@@ -143,6 +76,8 @@ Endpoint* worker_browser(Batch& batch, std::vector<std::unique_ptr<Endpoint>>& s
   return &own;
 }
 
+namespace {
+
 // A worker that leaves closes its own browser at once: the WebDriver slot it frees may be the one another worker's
 // request waits for.
 void leave(Batch& batch, const Seat& seat) {
@@ -160,14 +95,7 @@ bool browser_answers(cdp::Connection& connection) {
   return connection.answers(std::chrono::seconds(5));
 }
 
-// The run's settings (every flag checked once) and where task records go.
-struct TaskSettings {
-  const Options* options;
-  RunSettings run;
-  std::string record_root;
-  CacheSettings cache;           // dir empty: no cache
-  live::Server* live = nullptr;  // --live: a tile per task under way
-};
+}  // namespace
 
 nlohmann::json run_task(const TaskSettings& s, const BatchTask& task, const std::string& browser_name,
                         const std::shared_ptr<cdp::Connection>& connection, bool& endpoint_died) {
@@ -248,12 +176,18 @@ void count_result_locked(Batch& batch, const nlohmann::json& line) {
     usage.cost_usd = line["cost_usd"].is_null() ? 0.0 : line["cost_usd"].get<double>();
     batch.usage += usage;
   }
-  if (batch.tty) std::cerr << "\r\033[K";
   char seconds[32];
   std::snprintf(seconds, sizeof seconds, "%.1fs", line["seconds"].get<double>());
-  std::cerr << "task " << line["id"].get<std::string>() << ": " << line["status"].get<std::string>() << " ("
-            << line.value("steps", 0) << " steps, " << seconds << ")"
-            << (line.contains("match") ? "  match " + line["match"].get<std::string>() : "") << "\n";
+  std::string text = "task " + line["id"].get<std::string>() + ": " + line["status"].get<std::string>() + " (" +
+                     std::to_string(line.value("steps", 0)) + " steps, " + seconds + ")" +
+                     (line.contains("match") ? "  match " + line["match"].get<std::string>() : "");
+  if (!batch.status.terminal()) {
+    // No status line on a log: each result's line carries the counts instead.
+    const auto left = batch.left_locked();
+    text += "  [" + std::to_string(batch.done) + " done, " + std::to_string(batch.failed) + " failed" +
+            (left ? ", " + std::to_string(*left) + " left" : "") + "]";
+  }
+  batch.say_locked(text);
   batch.progress_locked();
 }
 
@@ -275,6 +209,8 @@ void replace_or_drop(Batch& batch, Endpoint& endpoint, const std::shared_ptr<cdp
     batch.say_locked("browser " + endpoint.name + " died and is left out: " + fresh.error().message);
   }
 }
+
+namespace {
 
 void worker(const TaskSettings& settings, Batch& batch, std::vector<std::unique_ptr<Endpoint>>& shared,
             const Seat& seat) {
@@ -310,130 +246,6 @@ void worker(const TaskSettings& settings, Batch& batch, std::vector<std::unique_
     }
     if (stopped) continue;
     batch.out << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n" << std::flush;
-    count_result_locked(batch, line);
-  }
-}
-
-// ---- Tasks from a shared queue (--queue) ----
-
-struct QueueSettings {
-  fleet::QueueUrl url;
-  std::chrono::milliseconds claim_idle{60000};
-  std::string consumer;  // this process's name in the consumer group: host and pid
-};
-
-// While a task runs: tells the queue every claim_idle / 3 that it is still ours, on a connection of its own.
-class Heartbeat {
- public:
-  Heartbeat(const QueueSettings& settings, const std::string& consumer, const fleet::Delivery& delivery)
-      : thread_([this, &settings, consumer, delivery] {
-          auto beat = fleet::Queue::connect(settings.url);
-          std::unique_lock lock(mutex_);
-          while (!stop_) {
-            if (beat) {
-              if (auto sent = beat->heartbeat(consumer, delivery); !sent) {
-                std::cerr << "vimgpt: heartbeat for task " << delivery.id << ": " << sent.error().message << "\n";
-              }
-            }
-            wake_.wait_for(lock, settings.claim_idle / 3, [this] { return stop_; });
-          }
-        }) {}
-  ~Heartbeat() {
-    {
-      std::scoped_lock lock(mutex_);
-      stop_ = true;
-    }
-    wake_.notify_all();
-    thread_.join();
-  }
-  Heartbeat(const Heartbeat&) = delete;
-  Heartbeat& operator=(const Heartbeat&) = delete;
-
- private:
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  bool stop_ = false;
-  std::thread thread_;  // last: starts once the rest is built
-};
-
-// How long a worker with nothing to take, while others still run tasks, waits on the stream before it asks
-// again (a task put back or a silent worker's to claim): short, so the last worker leaves soon after the last
-// result.
-constexpr std::chrono::milliseconds kQueueWait{250};
-
-void queue_worker(const TaskSettings& settings, Batch& batch, std::vector<std::unique_ptr<Endpoint>>& shared,
-                  const Seat& seat, const QueueSettings& queue_settings, int number) {
-  const std::string consumer = queue_settings.consumer + "-" + std::to_string(number);
-  auto tasks = fleet::Queue::connect(queue_settings.url);
-  if (!tasks) {
-    std::cerr << "vimgpt: " << tasks.error().message << "\n";
-    return;
-  }
-  while (!stop_requested()) {
-    // The browser first, then the task: a task is not held while a Grid queues this worker's session.
-    std::shared_ptr<cdp::Connection> connection;
-    Endpoint* endpoint = worker_browser(batch, shared, seat, connection);
-    if (endpoint == nullptr) return;
-    // Without waiting first: an empty, drained queue ends the worker at once.
-    auto taken = tasks->take(consumer, queue_settings.claim_idle, std::chrono::milliseconds(0));
-    if (taken && !*taken) {
-      auto drained = tasks->drained();
-      if (drained && *drained) return;
-      // Others still run tasks: one of them may die, or put its task back.
-      taken = drained ? tasks->take(consumer, queue_settings.claim_idle, kQueueWait)
-                      : Result<std::optional<fleet::Delivery>>(drained.failure());
-    }
-    if (!taken) {
-      // The tasks this worker holds stay pending: another worker takes them after --claim-idle.
-      std::cerr << "vimgpt: the queue: " << taken.error().message << "\n";
-      return;
-    }
-    if (!*taken) continue;
-    const fleet::Delivery delivery = std::move(**taken);
-    std::istringstream line_in(delivery.task.dump());
-    auto parsed = parse_tasks(line_in);
-    if (!parsed || parsed->size() != 1) {
-      const std::string why = parsed ? "not one task" : parsed.error().message;
-      (void)tasks->finish(delivery, {{"id", delivery.id}, {"status", "error"}, {"message", "bad task: " + why}});
-      continue;
-    }
-    {
-      std::scoped_lock lock(batch.mutex);
-      ++batch.running;
-      ++batch.total;
-      batch.progress_locked();
-    }
-    bool died = false;
-    nlohmann::json line;
-    {
-      Heartbeat beat(queue_settings, consumer, delivery);
-      line = run_task(settings, parsed->front(), endpoint->name, connection, died);
-    }
-    if (died) replace_or_drop(batch, *endpoint, connection, settings.options->max_restarts);
-    line["attempts"] = delivery.delivery;
-    line["worker"] = consumer;
-    const bool stopped = line["status"] == "interrupted";
-    // A task cut short by its browser dying or by Ctrl-C goes back at once, for any worker.
-    if ((died && line["status"] != "done") || stopped) {
-      auto back = tasks->put_back(delivery);
-      std::scoped_lock lock(batch.mutex);
-      --batch.running;
-      --batch.total;
-      if (!stopped) ++batch.retried;
-      batch.say_locked("task " + delivery.id + " " +
-                       (back ? "is back in the queue" : "stays pending (" + back.error().message + ")") +
-                       (stopped ? "" : ": browser " + endpoint->name + " is gone"));
-      continue;
-    }
-    auto finished = tasks->finish(delivery, line);
-    std::scoped_lock lock(batch.mutex);
-    --batch.running;
-    if (!finished) {
-      std::cerr << "vimgpt: task " << delivery.id << ": its result could not be written (" << finished.error().message
-                << "); it stays pending for another worker\n";
-      --batch.total;
-      continue;
-    }
     count_result_locked(batch, line);
   }
 }
@@ -556,7 +368,22 @@ std::vector<Seat> seat_workers(int workers, const std::vector<std::string>& urls
 
 }  // namespace
 
-int batch_command(const Options& o, const BatchFlags& flags) {
+Batch::Batch(bool terminal) : status(std::cerr, terminal) {}
+
+std::optional<std::int64_t> Batch::left_locked() const {
+  if (from_file) return total - done - failed;
+  return queue_left;
+}
+
+void Batch::progress_locked() {
+  const BatchCounts counts{done, failed, left_locked(), running, std::chrono::steady_clock::now() - start, usage};
+  status.show((from_file ? "[" + std::to_string(done + failed) + "/" + std::to_string(total) + "] " : "") +
+              batch_status(counts));
+}
+
+// Each task's settings, every flag checked, then the workers (from the file or the queue) until the tasks are done:
+// the exit code.
+int run_batch(const Options& o, const BatchFlags& flags) {
   const Config config = Config::load();
   if (flags.parallel < 1 || flags.parallel > 64) return usage("--parallel takes 1 to 64");
   std::optional<QueueSettings> from_queue;
@@ -590,7 +417,7 @@ int batch_command(const Options& o, const BatchFlags& flags) {
                               {flags.cache, !flags.no_cache, run->tab.viewport.width, run->tab.viewport.height},
                               live_view->get()};
 
-  Batch batch;
+  Batch batch(::isatty(STDERR_FILENO) != 0);
   if (from_queue) {
     // Reached now, so a wrong address is an error before any browser starts.
     auto reached = fleet::Queue::connect(from_queue->url);
@@ -605,7 +432,6 @@ int batch_command(const Options& o, const BatchFlags& flags) {
   const std::atomic<bool>& interrupted = handle_interrupts();
   const int workers = from_queue ? flags.parallel : std::min(flags.parallel, batch.total);
   batch.from_file = !from_queue;
-  batch.tty = ::isatty(STDERR_FILENO) != 0;
   auto remote = remote_options(o);
   if (!remote) return usage(remote.error().message);
   // A wait on a remote browser ends when the person stops the run, or when a task file's batch is over (a worker whose
@@ -646,9 +472,8 @@ int batch_command(const Options& o, const BatchFlags& flags) {
   for (auto& endpoint : shared) {
     if (endpoint->connection) endpoint->connection->close();
   }
+  batch.status.clear();
   if (batch.browsers_opened == 0 && !interrupted) std::cerr << "vimgpt: no browser to run the batch on\n";
-
-  if (batch.tty) std::cerr << "\r\033[K";
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - batch.start).count();
   const int left = static_cast<int>(batch.queue.size());
   std::fprintf(stderr, "batch: %d done, %d failed, %d retried, %d not run, %.1fs\n", batch.done, batch.failed,
@@ -661,6 +486,14 @@ int batch_command(const Options& o, const BatchFlags& flags) {
     return drained && *drained ? 0 : 1;
   }
   return left == 0 && batch.done + batch.failed == batch.total ? 0 : 1;
+}
+
+}  // namespace vimgpt::cli::batch_pool
+
+namespace vimgpt::cli {
+
+int batch_command(const Options& options, const BatchFlags& flags) {
+  return batch_pool::run_batch(options, flags);
 }
 
 }  // namespace vimgpt::cli

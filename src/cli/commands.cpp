@@ -5,17 +5,19 @@
 #include <fstream>
 #include <iostream>
 
+#include "cli/settings.h"
 #include "voice/voice.h"
 
 namespace vimgpt::cli {
 
 int usage(const std::string& message) {
-  std::cerr << "vimgpt: " << message << "\n";
+  std::cerr << "vimgpt: " << with_setting_source(message) << "\n";
   return kExitUsage;
 }
 
 int report_error(const Error& error) {
-  std::cerr << "vimgpt: " << error.message << "\n";
+  std::cerr << "vimgpt: "
+            << (error.kind == ErrorKind::InvalidArgument ? with_setting_source(error.message) : error.message) << "\n";
   return error.kind == ErrorKind::InvalidArgument ? kExitUsage : 1;
 }
 

@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "cli/settings.h"
 #include "live/live.h"
 #include "mcp/mcp.h"
 
@@ -86,6 +87,8 @@ int models_command(const std::string& model, bool json);
 // One checked request to the configured model with a labelled frame: what works, what to change.
 int doctor_command(const Options& options);
 int devices_command();
+// Each effective setting, its value and where it came from (--json: one object).
+int config_command(const Options& options, const Configured& configured);
 
 struct BatchFlags {
   std::string tasks_file;

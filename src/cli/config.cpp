@@ -27,8 +27,13 @@ Config Config::load() {
 }
 
 std::optional<std::string> Config::get(const std::string& name) const {
-  if (const char* value = std::getenv(name.c_str()); value != nullptr && *value != '\0') return std::string(value);
-  if (auto it = dotenv_.find(name); it != dotenv_.end() && !it->second.empty()) return it->second;
+  if (auto found = find(name)) return found->value;
+  return std::nullopt;
+}
+
+std::optional<Config::Found> Config::find(const std::string& name) const {
+  if (const char* value = std::getenv(name.c_str()); value != nullptr && *value != '\0') return Found{value, false};
+  if (auto it = dotenv_.find(name); it != dotenv_.end() && !it->second.empty()) return Found{it->second, true};
   return std::nullopt;
 }
 

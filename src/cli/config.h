@@ -13,6 +13,12 @@ class Config {
   static Config load();
   // The environment first, then .env.
   [[nodiscard]] std::optional<std::string> get(const std::string& name) const;
+  // The same, and whether it came from .env (for `vimgpt config`, which says where each setting came from).
+  struct Found {
+    std::string value;
+    bool from_dotenv = false;
+  };
+  [[nodiscard]] std::optional<Found> find(const std::string& name) const;
 
  private:
   std::map<std::string, std::string> dotenv_;

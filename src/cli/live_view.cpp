@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/progress.h"
 #include "common/text.h"
 
 namespace vimgpt::cli {
@@ -45,6 +46,7 @@ std::unique_ptr<live::Watch> watch_run(live::Server* live, std::string title, br
 agent::AskPerson person_to_hand_off(const Options& o) {
   if (!o.headed || o.no_ask || ::isatty(STDIN_FILENO) == 0) return {};
   return [](const std::string& message) -> std::optional<std::string> {
+    hide_status_line();
     std::cerr << "the agent hands you the browser window: " << message
               << "\n  press Enter when you are done (or type a note for the agent first): " << std::flush;
     std::string line;

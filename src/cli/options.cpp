@@ -82,6 +82,8 @@ void add_model_flags(CLI::App& app, Options& o) {
   app.add_option("--base-url", o.base_url,
                  "API base URL, e.g. http://127.0.0.1:11434/v1 for Ollama ($OPENAI_BASE_URL, $ANTHROPIC_BASE_URL)");
   app.add_option("--api-key", o.api_key, "API key ($OPENAI_API_KEY / $ANTHROPIC_API_KEY, or .env)");
+  app.add_option("--api-key-file", o.api_key_file,
+                 "A file holding only the API key (a config file's api-key-file; the key itself is never in one)");
   app.add_option("--max-tokens", o.max_tokens,
                  "Most tokens of a reply's answer (default 300; a model that reasons gets room for it on top)");
   app.add_option("--effort", o.effort,
@@ -308,6 +310,21 @@ Result<vision::ClientOptions> model_endpoint(const Options& o, const Config& con
   return client;
 }
 
+}  // namespace
+
+bool model_uses_anthropic(const Options& o, const Config& config) {
+  auto client = model_endpoint(o, config);
+  auto provider = vision::parse_provider(o.provider);
+  return client && provider && vision::resolve_provider(*provider, client->model) == vision::Provider::Anthropic;
+}
+
+std::string effective_model(const Options& o, const Config& config) {
+  auto client = model_endpoint(o, config);
+  return client ? client->model : o.model;
+}
+
+namespace {
+
 bool model_configured(const Options& o, const Config& config) {
   auto client = model_endpoint(o, config);
   return client && (!client->api_key.empty() || !client->base_url.empty());
@@ -320,8 +337,8 @@ Result<vision::ClientOptions> client_options(const Options& o, const Config& con
   if (client.api_key.empty() && client.base_url.empty()) {
     return usage_error(
         "no model is configured. Set one of: OPENAI_API_KEY (OpenAI, in the environment or a .env file), "
-        "ANTHROPIC_API_KEY (Anthropic, with --model claude-...), or --base-url URL for a local OpenAI-compatible "
-        "server (Ollama, vLLM, llama.cpp)");
+        "ANTHROPIC_API_KEY (Anthropic, with --model claude-...), api-key-file = \"PATH\" in a config file "
+        "(docs/configuration.md), or --base-url URL for a local OpenAI-compatible server (Ollama, vLLM, llama.cpp)");
   }
   if (o.max_tokens < 16 || o.max_tokens > 32768) return usage_error("--max-tokens takes 16 to 32768");
   client.max_tokens = o.max_tokens;

@@ -505,7 +505,7 @@ TEST(Usage, OpenAIsCacheWritesAndReasoningAreReadAndPriced) {
   p.server.set_default_reply(R"({"scroll": "down"})");
   auto client = p.client();
   StepRequest request = step();
-  request.history.push_back({Json{{"scroll", "down"}}, std::string(3000, 'x'), "https://museum.test/", ""});
+  request.history.push_back({Json{{"scroll", "down"}}, std::string(3000, 'x'), "https://museum.test/", "", ""});
   auto decision = client->decide(request);
   ASSERT_TRUE(decision) << decision.error().describe();
   const auto cache = p.server.requests()[0].cache;

@@ -125,6 +125,11 @@ Result<Action> parse_action(const Json& reply, std::size_t max_actions) {
                                                 (reply.is_array() ? "an array" : reply.type_name()));
   }
   Action action;
+  // An open family's action vimgpt cannot do, said by the vision module in words the model reads next step.
+  if (has(reply, "unsupported")) {
+    const auto& why = reply.at("unsupported");
+    return fail(ErrorKind::InvalidArgument, why.is_string() ? why.get<std::string>() : why.dump());
+  }
   if (is_done(reply)) {
     action.kind = ActionKind::Done;
     action.answer = reply.at("done");
@@ -271,6 +276,12 @@ Result<Action> parse_action(const Json& reply, std::size_t max_actions) {
         std::pair{"right_click", ActionKind::RightClick}}) {
     if (!has(reply, key)) continue;
     action.kind = kind;
+    // A label, or [x, y] in pixels of the frame (an open family's point, converted by the vision module).
+    if (reply.at(key).is_array()) {
+      VIMGPT_TRY(auto point, point_field(reply.at(key), key));
+      std::tie(action.x, action.y) = point;
+      return action;
+    }
     VIMGPT_TRY(action.label, label_field(reply, key));
     return action;
   }
@@ -334,9 +345,11 @@ Json to_json(const Action& action) {
     case ActionKind::Back: return {{"back", true}};
     case ActionKind::Key: return {{"key", action.text}};
     case ActionKind::Wait: return {{"wait", action.seconds}};
-    case ActionKind::Hover: return {{"hover", action.label}};
-    case ActionKind::DoubleClick: return {{"double_click", action.label}};
-    case ActionKind::RightClick: return {{"right_click", action.label}};
+    case ActionKind::Hover:
+    case ActionKind::DoubleClick:
+    case ActionKind::RightClick:
+      return {
+          {std::string(to_string(action.kind)), action.label.empty() ? Json{action.x, action.y} : Json(action.label)}};
     case ActionKind::Drag:
       return {{"drag", action.label.empty() ? Json{action.x, action.y} : Json(action.label)},
               {"to", action.to_label.empty() ? Json{action.to_x, action.to_y} : Json(action.to_label)}};
@@ -413,9 +426,17 @@ std::string describe(const Action& action) {
     case ActionKind::Back: return "go back";
     case ActionKind::Key: return "press " + action.text;
     case ActionKind::Wait: return "wait " + std::to_string(action.seconds).substr(0, 4) + " s";
-    case ActionKind::Hover: return "hover over " + action.label;
-    case ActionKind::DoubleClick: return "double-click " + action.label;
-    case ActionKind::RightClick: return "right-click " + action.label;
+    case ActionKind::Hover:
+    case ActionKind::DoubleClick:
+    case ActionKind::RightClick: {
+      const std::string target = action.label.empty() ? "(" + std::to_string(static_cast<int>(action.x)) + ", " +
+                                                            std::to_string(static_cast<int>(action.y)) + ")"
+                                                      : action.label;
+      return std::string(action.kind == ActionKind::Hover         ? "hover over "
+                         : action.kind == ActionKind::DoubleClick ? "double-click "
+                                                                  : "right-click ") +
+             target;
+    }
     case ActionKind::Drag: {
       const auto point = [](double x, double y) {
         return "(" + std::to_string(static_cast<int>(x)) + ", " + std::to_string(static_cast<int>(y)) + ")";

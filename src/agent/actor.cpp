@@ -153,6 +153,15 @@ ActResult Actor::act(const Action& action, const hints::Capture& capture) {
     }
     case ActionKind::Wait: return wait(action);
     case ActionKind::Hover: {
+      if (action.label.empty()) {
+        auto point = frame_point(action.x, action.y, capture);
+        if (!point) return failed(point.error());
+        if (auto moved = tab_.move_mouse(*point); !moved) return failed(moved.error());
+        return {true,
+                "the pointer rests at (" + std::to_string(static_cast<int>(action.x)) + ", " +
+                    std::to_string(static_cast<int>(action.y)) + ")",
+                hints::Rect{point->x - 8, point->y - 8, 16, 16}};
+      }
       auto at = hints::hover_label(tab_, capture.map, action.label);
       if (!at) return failed(at.error());
       return {true, "the pointer rests on " + at->hint.role + " \"" + at->hint.text + "\"", at->hint.rect};
@@ -160,6 +169,17 @@ ActResult Actor::act(const Action& action, const hints::Capture& capture) {
     case ActionKind::DoubleClick:
     case ActionKind::RightClick: {
       const bool twice = action.kind == ActionKind::DoubleClick;
+      if (action.label.empty()) {
+        auto point = frame_point(action.x, action.y, capture);
+        if (!point) return failed(point.error());
+        const auto button = twice ? browser::MouseButton::Left : browser::MouseButton::Right;
+        if (auto clicked = tab_.click(*point, button, twice ? 2 : 1); !clicked) return failed(clicked.error());
+        return {true,
+                std::string(twice ? "double-clicked at (" : "right-clicked at (") +
+                    std::to_string(static_cast<int>(action.x)) + ", " + std::to_string(static_cast<int>(action.y)) +
+                    ")",
+                hints::Rect{point->x - 8, point->y - 8, 16, 16}};
+      }
       auto at =
           hints::click_label_with(tab_, capture.map, action.label,
                                   twice ? browser::MouseButton::Left : browser::MouseButton::Right, twice ? 2 : 1);

@@ -437,6 +437,10 @@ class Recorder {
 // What a replay finds the step's elements by: the signature of each label `action` names (StepRecord::signature,
 // and StepRecord::signatures when it names several).
 void record_signatures(StepRecord& record, const Action& action, const hints::HintMap& map);
+// A point action (an open family's click_at, or a hover, double or right click at a point) that lands on a
+// labelled element: that element's signature, as a labelled action's, so the run cache and replay know what was
+// clicked. `frame_width` is the frame's the point is in. Nothing when no element is under it.
+void record_point_signature(StepRecord& record, const Action& action, const hints::HintMap& map, int frame_width);
 
 // Rebuilds report.html from steps.jsonl (a torn last line, from a crash, is skipped).
 Status write_report(const std::string& record_dir);

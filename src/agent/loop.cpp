@@ -127,7 +127,7 @@ struct Agent::Impl {
     if (!paused) return end_of_wait(paused.error(), record.step - 1);
     if (*paused) {
       note_takeover(record, **paused);
-      history.push_back({Json(), describe(**paused), (*paused)->url, ""});
+      history.push_back({Json(), describe(**paused), (*paused)->url, "", ""});
     }
     return std::nullopt;
   }
@@ -157,7 +157,7 @@ struct Agent::Impl {
     if (options.start_url.empty()) return std::nullopt;
     if (auto loaded = tab.navigate(options.start_url); !loaded) {
       if (loaded.error().kind == ErrorKind::BrowserExited) return end(Outcome::Error, loaded.error().message, 0);
-      history.push_back({Json{{"navigate", options.start_url}}, "", options.start_url, loaded.error().message});
+      history.push_back({Json{{"navigate", options.start_url}}, "", options.start_url, loaded.error().message, ""});
     }
     return std::nullopt;
   }
@@ -179,7 +179,7 @@ struct Agent::Impl {
       VIMGPT_TRY(std::string recovered, recover(last_url));
       if (!recovered.empty()) {
         record.recovered += (record.recovered.empty() ? "" : "; ") + recovered;
-        history.push_back({Json(), "", last_url, recovered});
+        history.push_back({Json(), "", last_url, recovered, ""});
       }
       capture = hints::capture(tab, options.capture);
       if (capture || (tab.alive() && !tab.crashed())) break;
@@ -263,6 +263,7 @@ struct Agent::Impl {
   void note_target(StepRecord& record, const Action& action, const hints::Capture& capture,
                    const Observation& observation) {
     record_signatures(record, action, capture.map);
+    record_point_signature(record, action, capture.map, capture.labelled.width);
     if (ends_done(action)) {
       const std::string text = !observation.page_text.empty() ? observation.page_text
                                                               : hints::visible_text(tab, kPageTextLimit).value_or("");
@@ -436,7 +437,8 @@ struct Agent::Impl {
       }
       return end(Outcome::Done, "done", number, std::move(*answer));
     }
-    history.push_back({planned->action, acted.ok ? acted.message : "", record.url, acted.ok ? "" : acted.message});
+    history.push_back({planned->action, acted.ok ? acted.message : "", record.url, acted.ok ? "" : acted.message,
+                       planned->raw_reply});
     return std::nullopt;
   }
 };

@@ -58,8 +58,41 @@ nlohmann::json to_json(const vision::ModelSpec& spec) {
                      {"output", spec.price->output_per_million}};
   }
   if (!spec.note.empty()) json["note"] = spec.note;
+  if (spec.dialect) {
+    const vision::Dialect& dialect = *spec.dialect;
+    json["dialect"] = {{"family", dialect.family},
+                       {"kind", vision::to_string(dialect.kind)},
+                       {"points", vision::to_string(dialect.points)},
+                       {"resize",
+                        {{"factor", dialect.resize.factor},
+                         {"min_pixels", dialect.resize.min_pixels},
+                         {"max_pixels", dialect.resize.max_pixels}}},
+                       {"screenshots", dialect.screenshots},
+                       {"reply_tokens", dialect.reply_tokens},
+                       {"serving", dialect.serving}};
+    if (dialect.temperature) json["dialect"]["temperature"] = *dialect.temperature;
+  }
   return json;
 }
+
+// The open families, one line each: how they speak and what their servers need.
+void print_open_families(const std::vector<vision::ModelSpec>& catalogue) {
+  std::printf("\nopen families (--base-url of your server; vimgpt models NAME for the serving flags):\n");
+  std::printf("%-22s %-13s %-26s %-18s %s\n", "family", "dialect", "points", "resize factor", "screenshots kept");
+  std::string shown;
+  for (const auto& spec : catalogue) {
+    if (!spec.dialect || shown.find("|" + spec.dialect->family + "|") != std::string::npos) continue;
+    shown += "|" + spec.dialect->family + "|";
+    const vision::Dialect& dialect = *spec.dialect;
+    std::printf("%-22s %-13s %-26s %-18s %d\n", dialect.family.c_str(),
+                std::string(vision::to_string(dialect.kind)).c_str(),
+                std::string(vision::to_string(dialect.points)).c_str(),
+                (std::to_string(dialect.resize.factor) + " px").c_str(), dialect.screenshots);
+  }
+}
+
+// Where the doctor's blue square is in its frame: an open family's point must land inside it.
+constexpr vision::TargetBox kBlueSquare{434, 156, 200, 200};
 
 // A 768x512 frame with a red and a blue square, each labelled as a page's element would be: the objective
 // names one by its colour, so only a model that sees the picture and reads the labels answers right.
@@ -77,7 +110,7 @@ Result<EncodedImage> doctor_frame() {
     }
   };
   square(134, {220, 30, 30});
-  square(434, {30, 60, 220});
+  square(static_cast<int>(kBlueSquare.left), {30, 60, 220});
   VIMGPT_TRY(std::string png, encode_png(pixels));
   VIMGPT_TRY(EncodedImage plain, inspect_image(std::move(png)));
   std::vector<hints::Hint> labelled(2);
@@ -120,6 +153,7 @@ int models_command(const std::string& model, bool json) {
                 effort_text(spec).c_str(), usable ? std::string(vision::to_string(spec.structured)).c_str() : "-",
                 price_text(spec.price).c_str());
   }
+  print_open_families(catalogue);
   std::printf("default: %s (%s with only ANTHROPIC_API_KEY set)\n", std::string(vision::kDefaultModel).c_str(),
               std::string(vision::kDefaultAnthropicModel).c_str());
   return 0;
@@ -140,7 +174,7 @@ int doctor_command(const Options& options) {
   std::cout << "model " << client->model << " ("
             << vision::to_string(vision::resolve_provider(client->provider, client->model, client->base_url)) << ") at "
             << (client->base_url.empty() ? "the provider's API" : client->base_url) << "\n";
-  const auto checkup = vision::check_model(*client, *frame, "Click the blue square.", {{"click", "D"}});
+  const auto checkup = vision::check_model(*client, *frame, "Click the blue square.", {{"click", "D"}}, kBlueSquare);
   for (const auto& notice : checkup.notices) std::cout << "  note: " << notice << "\n";
   for (const auto& stage : checkup.stages) {
     const char* mark = stage.state == vision::CheckStage::State::Passed   ? "ok  "

@@ -93,6 +93,9 @@ void add_model_flags(CLI::App& app, Options& o) {
                  "Sampling temperature (default: the server's; not sent to models that refuse it)");
   app.add_option("--detail", o.detail, "Image detail: low, high, auto");
   app.add_option("--structured", o.structured, "Structured output: auto, on, off");
+  app.add_option("--dialect", o.dialect,
+                 "How the model speaks, for one the catalogue does not know: a family (qwen2.5-vl, qwen3-vl, fara, "
+                 "ui-tars-1.5), a dialect (computer_use, ui_tars), or vimgpt");
   app.add_option("--img-res", o.img_res,
                  "Width of the image sent to the model: a preset (" + vision::image_preset_names() + "; default " +
                      std::string(vision::kDefaultImagePreset) + ") or pixels");
@@ -255,6 +258,17 @@ Result<browser::TabOptions> tab_options(const Options& o) {
   return tab;
 }
 
+namespace {
+
+// The open family's dialect the run's model speaks: --dialect's, else the catalogue's; nullptr for vimgpt's own.
+const vision::Dialect* dialect_of(const Options& o) {
+  if (!o.dialect.empty()) return o.dialect == "vimgpt" ? nullptr : vision::find_dialect(o.dialect);
+  const vision::ModelSpec* spec = o.model.empty() ? nullptr : vision::find_model(o.model);
+  return spec != nullptr && spec->dialect ? &*spec->dialect : nullptr;
+}
+
+}  // namespace
+
 Result<hints::CaptureOptions> capture_options(const Options& o) {
   hints::CaptureOptions capture;
   auto mode = hints::parse_draw_mode(o.hint_mode);
@@ -274,6 +288,10 @@ Result<hints::CaptureOptions> capture_options(const Options& o) {
   if (!width) return usage_error(width.error().message);
   // Chromium scales at capture time, so the frame needs no decode and re-encode on our side.
   VIMGPT_TRY(Viewport viewport, parse_viewport(o.viewport));
+  // An open family's frame is sized so its server's resize changes nothing: its pixels are the frame's.
+  if (const vision::Dialect* dialect = dialect_of(o); dialect != nullptr && dialect->resize.factor > 0) {
+    *width = vision::unchanged_width({viewport.width, viewport.height}, *width, dialect->resize);
+  }
   capture.screenshot.scale = static_cast<double>(*width) / viewport.width;
   return capture;
 }
@@ -350,6 +368,7 @@ Result<vision::ClientOptions> client_options(const Options& o, const Config& con
   auto structured = vision::parse_structured(o.structured);
   if (!structured) return usage_error("--structured takes auto, on or off, not '" + o.structured + "'");
   client.structured = *structured;
+  client.dialect = o.dialect;
   client.repair_model = o.repair_model;
   client.formalize_model = o.formalize_model;
   auto format = parse_image_format(o.image_format);
@@ -449,6 +468,12 @@ Result<RunSettings> run_settings(const Options& o, const Config& config, ModelUs
     return usage_error("--observe text sends no frames: drop --frames");
   }
   settings.planner.frames = o.frames;
+  // An open family sees its authors' number of recent screenshots, unless --frames says otherwise.
+  if (const vision::Dialect* dialect = dialect_of(o); dialect != nullptr && o.frames == 1 &&
+                                                      settings.capture.mode != hints::DrawMode::BothFrames &&
+                                                      settings.planner.observe != agent::Observe::Text) {
+    settings.planner.frames = dialect->screenshots;
+  }
   if (o.max_actions < 1 || o.max_actions > 20) return usage_error("--max-actions takes 1 to 20");
   settings.planner.max_actions = static_cast<std::size_t>(o.max_actions);
   if (!o.output_schema.empty()) {

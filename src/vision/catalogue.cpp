@@ -2,6 +2,7 @@
 // under each of its models' own. Names match exactly, by alias, or as a dated snapshot: never by prefix.
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <stdexcept>
 
@@ -58,11 +59,59 @@ ImageTokenRule image_rule_of(const Json& json) {
   return rule;
 }
 
-ModelSpec spec_of(const Json& entry, const Json& sources) {
+// An open family's way of speaking: its dialect, point space, resize rule, conversation and the authors' prompt
+// and tool (named in "dialect_prompts" and "dialect_tools").
+Dialect dialect_of(const Json& json, const std::string& family, const Json& catalogue) {
+  Dialect dialect;
+  dialect.family = family;
+  dialect.kind =
+      enum_of(json.at("kind"),
+              std::array<std::pair<std::string_view, DialectKind>, 3>{{{"vimgpt", DialectKind::Vimgpt},
+                                                                       {"computer_use", DialectKind::ComputerUse},
+                                                                       {"ui_tars", DialectKind::UiTars}}},
+              "dialect");
+  dialect.points =
+      enum_of(json.at("points"),
+              std::array<std::pair<std::string_view, PointSpace>, 2>{
+                  {{"resized_pixels", PointSpace::ResizedPixels}, {"thousandths", PointSpace::Thousandths}}},
+              "points");
+  if (const auto& resize = json.value("resize", Json()); resize.is_object()) {
+    dialect.resize.factor = resize.at("factor").get<int>();
+    dialect.resize.min_pixels = resize.at("min_pixels").get<std::int64_t>();
+    dialect.resize.max_pixels = resize.at("max_pixels").get<std::int64_t>();
+  }
+  dialect.screenshots = json.value("screenshots", 1);
+  dialect.thoughts =
+      enum_of(json.value("thoughts", Json("none")),
+              std::array<std::pair<std::string_view, ThoughtsAt>, 4>{{{"none", ThoughtsAt::None},
+                                                                      {"reasoning_field", ThoughtsAt::ReasoningField},
+                                                                      {"think_tag", ThoughtsAt::ThinkTag},
+                                                                      {"text_before", ThoughtsAt::TextBefore}}},
+              "thoughts");
+  if (json.contains("system_prompt")) {
+    dialect.system_prompt = catalogue.at("dialect_prompts").at(json["system_prompt"].get<std::string>());
+  }
+  if (json.contains("tool")) dialect.tool = catalogue.at("dialect_tools").at(json["tool"].get<std::string>());
+  dialect.next_turn = json.value("next_turn", "");
+  if (json.contains("temperature")) dialect.temperature = json["temperature"].get<double>();
+  dialect.reply_tokens = json.value("reply_tokens", 0);
+  dialect.serving = json.value("serving", std::vector<std::string>{});
+  return dialect;
+}
+
+Provider provider_of(const Json& entry) {
+  const std::string name = entry.at("provider").get<std::string>();
+  if (name == "anthropic") return Provider::Anthropic;
+  // An open family: served by whoever runs it (vLLM, llama.cpp, Ollama), with the compatible rules.
+  if (name == "compatible") return Provider::Compatible;
+  return Provider::OpenAI;
+}
+
+ModelSpec spec_of(const Json& entry, const Json& sources, const Json& catalogue) {
   ModelSpec spec;
   spec.id = entry.at("id").get<std::string>();
   spec.aliases = entry.value("aliases", std::vector<std::string>{});
-  spec.provider = entry.at("provider").get<std::string>() == "anthropic" ? Provider::Anthropic : Provider::OpenAI;
+  spec.provider = provider_of(entry);
   spec.api =
       enum_of(entry.at("api"),
               std::array<std::pair<std::string_view, ModelApi>, 3>{
@@ -111,6 +160,9 @@ ModelSpec spec_of(const Json& entry, const Json& sources) {
     spec.sources.push_back(sources[key].get<std::string>());
   }
   spec.note = entry.value("note", "");
+  if (const auto& dialect = entry.value("dialect", Json()); dialect.is_object()) {
+    spec.dialect = dialect_of(dialect, entry.value("family", ""), catalogue);
+  }
   if (!spec.effort.empty() && std::find(spec.efforts.begin(), spec.efforts.end(), spec.effort) == spec.efforts.end()) {
     throw std::invalid_argument("models.json: " + spec.id + " sends effort \"" + spec.effort + "\" it does not accept");
   }
@@ -129,13 +181,20 @@ const Catalogue& catalogue() {
     for (const Json& model : json.at("models")) {
       Json entry = model.contains("family") ? families.at(model["family"].get<std::string>()) : Json::object();
       std::vector<std::string> source = entry.value("source", std::vector<std::string>{});
-      for (const auto& [key, value] : model.items()) entry[key] = value;
+      for (const auto& [key, value] : model.items()) {
+        // A model's dialect keys amend its family's (a thinking model's larger reply) rather than replace them.
+        if (key == "dialect" && entry.contains("dialect")) {
+          entry["dialect"].update(value);
+        } else {
+          entry[key] = value;
+        }
+      }
       // Sources add up: the family's and the model's own.
       for (const auto& own : model.value("source", std::vector<std::string>{})) {
         if (std::find(source.begin(), source.end(), own) == source.end()) source.push_back(own);
       }
       entry["source"] = source;
-      built.models.push_back(spec_of(entry, sources));
+      built.models.push_back(spec_of(entry, sources, json));
     }
     return built;
   }();
@@ -160,6 +219,39 @@ bool names(const ModelSpec& spec, std::string_view name) {
   return std::find(spec.aliases.begin(), spec.aliases.end(), name) != spec.aliases.end();
 }
 
+bool names_ignoring_case(const ModelSpec& spec, std::string_view name) {
+  const auto same = [name](std::string_view other) {
+    return other.size() == name.size() && std::equal(other.begin(), other.end(), name.begin(), [](char a, char b) {
+             return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+           });
+  };
+  if (same(spec.id)) return true;
+  return std::any_of(spec.aliases.begin(), spec.aliases.end(), same);
+}
+
+// A quantization suffix as GGUF files are named: -Q4_K_M, .Q8_0, -IQ3_XS, -f16, -BF16, -UD-Q4_K_XL.
+bool is_quantization(std::string_view part) {
+  std::string lower;
+  for (const char c : part) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower == "f16" || lower == "bf16" || lower == "f32" || lower == "ud") return true;
+  const std::size_t digit = lower.starts_with("iq") ? 2 : lower.starts_with('q') ? 1 : 0;
+  return digit > 0 && lower.size() > digit && std::isdigit(static_cast<unsigned char>(lower[digit])) != 0;
+}
+
+// "models/UI-TARS-1.5-7B-Q4_K_M.gguf" -> "UI-TARS-1.5-7B": what llama.cpp's server reports as the model is the
+// file it loaded.
+std::optional<std::string> gguf_base(std::string_view name) {
+  if (name.size() <= 5 || !(name.ends_with(".gguf") || name.ends_with(".GGUF"))) return std::nullopt;
+  name.remove_suffix(5);
+  if (const auto slash = name.find_last_of("/\\"); slash != std::string_view::npos) name.remove_prefix(slash + 1);
+  while (true) {
+    const auto cut = name.find_last_of("-.");
+    if (cut == std::string_view::npos || !is_quantization(name.substr(cut + 1))) break;
+    name = name.substr(0, cut);
+  }
+  return std::string(name);
+}
+
 }  // namespace
 
 const std::vector<ModelSpec>& model_catalogue() {
@@ -182,6 +274,21 @@ const ModelSpec* find_model(std::string_view name) {
     for (const auto& spec : models) {
       if (names(spec, base)) return &spec;
     }
+  }
+  if (const auto base = gguf_base(name)) {
+    for (const auto& spec : models) {
+      if (spec.dialect && names_ignoring_case(spec, *base)) return &spec;
+    }
+  }
+  return nullptr;
+}
+
+const Dialect* find_dialect(std::string_view name) {
+  for (const auto& spec : catalogue().models) {
+    if (spec.dialect && spec.dialect->family == name) return &*spec.dialect;
+  }
+  for (const auto& spec : catalogue().models) {
+    if (spec.dialect && to_string(spec.dialect->kind) == name) return &*spec.dialect;
   }
   return nullptr;
 }

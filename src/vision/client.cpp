@@ -7,6 +7,7 @@
 #include <set>
 
 #include "common/text.h"
+#include "vision/dialect.h"
 #include "vision/provider.h"
 #include "vision/vision.h"
 
@@ -69,6 +70,8 @@ bool drop_field(detail::ChatRequest& request, const std::string& field, bool may
 struct Client::Impl {
   ClientOptions options;
   detail::RequestRules rules;
+  // An open family's way of speaking (the catalogue's, or --dialect's); unset: vimgpt's labelled JSON.
+  std::optional<Dialect> dialect;
   http::Client http;
   // Auto mode: a server that refused structured output by name is not asked again in this session.
   std::atomic<bool> structured_rejected{false};
@@ -121,7 +124,11 @@ struct Client::Impl {
            (options.prompt_cache == PromptCache::On ||
             (options.prompt_cache == PromptCache::Auto && options.base_url == kOpenAIBaseUrl));
   }
-  [[nodiscard]] int token_cap() const { return options.max_tokens + rules.reasoning_reserve; }
+  // A family that thinks before it acts gets its room, whatever --max-tokens says of vimgpt's short replies.
+  [[nodiscard]] int token_cap() const {
+    const int reply = dialect ? std::max(options.max_tokens, dialect->reply_tokens) : options.max_tokens;
+    return reply + rules.reasoning_reserve;
+  }
 
   // A step's request (cached prefix marked, a typed answer's schema carried where it can be), or without
   // `step` a one-off text call (repair, formalize).
@@ -163,11 +170,29 @@ struct Client::Impl {
 
   // The frame as the model is sent it: at the chosen width and format, within the provider's limits.
   [[nodiscard]] Result<EncodedImage> ready_image(const EncodedImage& image, std::size_t count) const {
-    VIMGPT_TRY(EncodedImage ready, prepare_image(image, options.image));
+    ImageOptions wanted = options.image;
+    if (dialect && dialect->resize.factor > 0) {
+      // Sized so the family's server resizes nothing: the model's pixels are then the image's, exactly.
+      const int width = wanted.width > 0 ? wanted.width : image.width;
+      wanted.width = unchanged_width({image.width, image.height}, width, dialect->resize);
+    }
+    VIMGPT_TRY(EncodedImage ready, prepare_image(image, wanted));
     const ImageLimits limits = image_limits(rules.provider);
     const int edge =
         limits.many_images > 0 && static_cast<int>(count) > limits.many_images ? limits.max_edge_many : limits.max_edge;
     return fit_image(ready, edge, limits.max_base64_bytes);
+  }
+
+  // An open family's request: its conversation, its temperature, never a response_format.
+  [[nodiscard]] detail::ChatRequest dialect_chat(const StepRequest& step,
+                                                 const std::vector<EncodedImage>& images) const {
+    std::vector<Size> sizes;
+    sizes.reserve(images.size());
+    for (const auto& image : images) sizes.push_back({image.width, image.height});
+    detail::ChatRequest request = chat(options.model, Prompt{}, &images, false, &step);
+    request.turns = detail::dialect_turns(*dialect, step, sizes);
+    if (!request.temperature && dialect->temperature) request.temperature = dialect->temperature;
+    return request;
   }
 
   void note(std::string notice) {
@@ -241,6 +266,43 @@ struct Client::Impl {
     }
   }
 
+  // An open family's reply read in its dialect (points into frame pixels); a reply in no form it knows is asked
+  // for once more in that form, as vimgpt's own replies are.
+  Result<Decision> finish_dialect(const StepRequest& step, const std::vector<EncodedImage>& images,
+                                  const detail::ChatReply& reply, Decision decision, Clock::time_point model_start,
+                                  Clock::time_point start) {
+    if (images.empty() || step.images.empty()) {
+      return fail(ErrorKind::InvalidArgument, "the " + std::string(to_string(dialect->kind)) +
+                                                  " dialect reads points on a screenshot: drop --observe text");
+    }
+    const detail::PointFrame frames{{images.back().width, images.back().height},
+                                    {step.images.back().width, step.images.back().height}};
+    auto read = detail::read_dialect_reply(*dialect, reply.text, reply.reasoning, frames);
+    if (!read) {
+      Prompt prompt{"You are a GUI agent. You rewrite your last reply in the form your instructions require.",
+                    {detail::dialect_repair_prompt(*dialect, reply.text)}};
+      auto repaired = call(chat(options.model, std::move(prompt), nullptr, false), decision);
+      if (repaired) {
+        decision.repair_reply = repaired->text;
+        read = detail::read_dialect_reply(*dialect, repaired->text, repaired->reasoning, frames);
+        if (read) decision.repair = Repair::Model;
+      }
+      if (!read) {
+        return fail(ErrorKind::Parse, "unreadable " + std::string(to_string(dialect->kind)) + " reply from model " +
+                                          options.model +
+                                          (decision.finish_reason == "length" ? " (cut off by --max-tokens)" : "") +
+                                          ": " + read.error().message + ": " + reply.text.substr(0, 2000));
+      }
+    }
+    decision.action = std::move(read->action);
+    decision.thoughts = std::move(read->thoughts);
+    // {"unsupported": why} is the dialect's own step error (agent's parse_action reads it), not an unknown key.
+    if (!decision.action.contains("unsupported")) decision.unknown_keys = unknown_keys(decision.action);
+    decision.timings.model = since(model_start);
+    decision.timings.total = since(start);
+    return decision;
+  }
+
   Result<ParsedReply> parse(const detail::ChatReply& reply) const {
     // A reply in the schema's own form is taken as it is: unwrapping it is no repair.
     if (reply.structured) {
@@ -271,6 +333,13 @@ Result<std::unique_ptr<Client>> Client::create(ClientOptions options) {
                 "the base URL must start with http:// or https:// (e.g. http://localhost:11434/v1), not \"" +
                     options.base_url + "\"");
   }
+  const ModelSpec* spec = find_model(options.model);
+  if (spec != nullptr && spec->provider == Provider::Compatible && options.base_url == kOpenAIBaseUrl) {
+    return fail(ErrorKind::InvalidArgument,
+                "model " + options.model +
+                    " is an open model served by your own server: pass --base-url, e.g. http://127.0.0.1:8000/v1 "
+                    "(vLLM), http://127.0.0.1:8080/v1 (llama.cpp) or http://127.0.0.1:11434/v1 (Ollama)");
+  }
   const bool hosted = options.base_url == kOpenAIBaseUrl || options.base_url == kAnthropicBaseUrl;
   if (hosted && options.api_key.empty()) {
     return fail(ErrorKind::InvalidArgument, provider == Provider::Anthropic
@@ -286,6 +355,28 @@ Result<std::unique_ptr<Client>> Client::create(ClientOptions options) {
   if (options.cache_key.empty()) options.cache_key = random_cache_key();
   auto impl = std::make_unique<Impl>();
   VIMGPT_TRY(impl->rules, detail::resolve_rules(options, provider, impl->notices));
+  if (!options.dialect.empty() && options.dialect != "vimgpt") {
+    const Dialect* named = find_dialect(options.dialect);
+    if (named == nullptr) {
+      std::string known;
+      for (const auto& model : model_catalogue()) {
+        if (model.dialect && known.find(model.dialect->family) == std::string::npos) {
+          known += (known.empty() ? "" : ", ") + model.dialect->family;
+        }
+      }
+      return fail(ErrorKind::InvalidArgument, "--dialect " + options.dialect +
+                                                  " is neither a family nor a dialect vimgpt knows: vimgpt, "
+                                                  "computer_use, ui_tars, or a family: " +
+                                                  known);
+    }
+    if (provider == Provider::Anthropic) {
+      return fail(ErrorKind::InvalidArgument, "--dialect is for OpenAI-compatible servers, not Anthropic's API");
+    }
+    impl->dialect = *named;
+  } else if (options.dialect.empty() && impl->rules.spec != nullptr && impl->rules.spec->dialect) {
+    impl->dialect = *impl->rules.spec->dialect;
+  }
+  if (impl->dialect) impl->rules.structured = StructuredMethod::None;
   impl->options = std::move(options);
   return std::unique_ptr<Client>(new Client(std::move(impl)));
 }
@@ -304,6 +395,10 @@ Provider Client::provider() const {
 
 const ModelSpec* Client::model_spec() const {
   return impl_->rules.spec;
+}
+
+const Dialect* Client::dialect() const {
+  return impl_->dialect ? &*impl_->dialect : nullptr;
 }
 
 std::vector<std::string> Client::notices() const {
@@ -330,7 +425,9 @@ Result<PreparedRequest> Client::prepare(const StepRequest& step) const {
     prepared.images.push_back(std::move(ready));
   }
   const bool structured = impl_->options.formalize_model.empty() && impl_->structured_now();
-  const auto request = impl_->chat(impl_->options.model, impl_->step_prompt(step), &prepared.images, structured, &step);
+  const auto request =
+      impl_->dialect ? impl_->dialect_chat(step, prepared.images)
+                     : impl_->chat(impl_->options.model, impl_->step_prompt(step), &prepared.images, structured, &step);
   http::HttpRequest http_request = detail::build_request(request);
   prepared.url = std::move(http_request.url);
   prepared.body = std::move(http_request.body);
@@ -370,7 +467,8 @@ Result<Decision> Client::decide(const StepRequest& step) {
     images.push_back(std::move(ready));
   }
   const bool structured = !formalize && self.structured_now();
-  auto request = self.chat(options.model, self.step_prompt(step), &images, structured, &step);
+  auto request = self.dialect ? self.dialect_chat(step, images)
+                              : self.chat(options.model, self.step_prompt(step), &images, structured, &step);
   decision.request_metadata = {{"provider", to_string(self.rules.provider)},
                                {"model", options.model},
                                {"base_url", options.base_url},
@@ -383,6 +481,10 @@ Result<Decision> Client::decide(const StepRequest& step) {
   if (!request.thinking.empty()) decision.request_metadata["thinking"] = request.thinking;
   if (request.temperature) decision.request_metadata["temperature"] = *request.temperature;
   if (formalize) decision.request_metadata["formalize_model"] = options.formalize_model;
+  if (self.dialect) {
+    decision.request_metadata["dialect"] = to_string(self.dialect->kind);
+    if (!self.dialect->family.empty()) decision.request_metadata["family"] = self.dialect->family;
+  }
   if (!request.cache_key.empty()) decision.request_metadata["prompt_cache_key"] = options.cache_key;
   decision.timings.prepare = since(start);
 
@@ -403,6 +505,7 @@ Result<Decision> Client::decide(const StepRequest& step) {
   VIMGPT_TRY(detail::ChatReply reply, self.call(std::move(request), decision));
   decision.raw_reply = reply.text;
   decision.finish_reason = reply.finish_reason;
+  if (self.dialect) return self.finish_dialect(step, images, reply, std::move(decision), model_start, start);
 
   if (formalize) {
     // The vision model said what to do in words; a text model writes it as the action object.

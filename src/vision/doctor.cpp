@@ -46,7 +46,7 @@ bool Checkup::passed() const {
 }
 
 Checkup check_model(const ClientOptions& options, const EncodedImage& frame, const std::string& objective,
-                    const Json& expected) {
+                    const Json& expected, const TargetBox& target) {
   Checkup checkup;
   const auto start = Clock::now();
   auto created = Client::create(options);
@@ -108,7 +108,9 @@ Checkup check_model(const ClientOptions& options, const EncodedImage& frame, con
     add(checkup, "structured output", State::Skipped,
         "the server refused it by name, so replies come without it (--structured off saves the refused request)");
   } else if (method == "none") {
-    add(checkup, "structured output", State::Skipped, "not used (--structured off, or the model has none)");
+    add(checkup, "structured output", State::Skipped,
+        sent.contains("dialect") ? "not used: the model answers in its own " + sent.value("dialect", "") + " dialect"
+                                 : std::string("not used (--structured off, or the model has none)"));
   } else {
     add(checkup, "structured output", State::Passed, method);
   }
@@ -116,7 +118,15 @@ Checkup check_model(const ClientOptions& options, const EncodedImage& frame, con
       decision->repair == Repair::None
           ? std::string("as sent: ") + decision->raw_reply
           : "after " + std::string(to_string(decision->repair)) + " repair: " + decision->raw_reply);
-  if (label_of(decision->action) == label_of(expected) && !label_of(expected).empty()) {
+  const Json& point = decision->action.value("click_at", Json());
+  const bool lands = point.is_array() && point.size() == 2 && point[0].is_number() && point[1].is_number() &&
+                     target.width > 0 && point[0].get<double>() >= target.left &&
+                     point[0].get<double>() < target.left + target.width && point[1].get<double>() >= target.top &&
+                     point[1].get<double>() < target.top + target.height;
+  if (lands) {
+    add(checkup, "right action", State::Passed,
+        decision->action.dump() + ": the point lands on the target (" + sent.value("dialect", "") + " dialect)");
+  } else if (label_of(decision->action) == label_of(expected) && !label_of(expected).empty()) {
     add(checkup, "right action", State::Passed, decision->action.dump());
   } else {
     add(checkup, "right action", State::Failed,

@@ -10,6 +10,42 @@ bool blank(std::string_view text) {
   return text.find_first_not_of(" \t\r\n") == std::string_view::npos;
 }
 
+// An open family's turns: a user turn's image first, then its words, as Fara's and Qwen's harnesses send them;
+// every earlier turn's image is one of the recent screenshots the family keeps.
+Json conversation(const ChatRequest& request) {
+  Json messages = Json::array();
+  for (const auto& turn : request.turns) {
+    if (turn.role != "user" || turn.image < 0) {
+      messages.push_back({{"role", turn.role}, {"content", turn.text}});
+      continue;
+    }
+    Json content = Json::array();
+    content.push_back(
+        {{"type", "image_url"}, {"image_url", {{"url", image_placeholder(static_cast<std::size_t>(turn.image))}}}});
+    if (!blank(turn.text)) content.push_back({{"type", "text"}, {"text", turn.text}});
+    messages.push_back({{"role", "user"}, {"content", std::move(content)}});
+  }
+  return messages;
+}
+
+// vLLM with --tool-call-parser (and llama.cpp with --jinja) hand the call back in tool_calls, the content
+// emptied: put back in the tags the model wrote, so the reply reads the same from every server.
+std::string tool_calls_text(const Json& calls) {
+  std::string text;
+  for (const auto& call : calls) {
+    const Json& function = call.is_object() ? call.value("function", Json()) : Json();
+    if (!function.is_object()) continue;
+    Json arguments = function.value("arguments", Json());
+    if (arguments.is_string()) {
+      Json parsed = Json::parse(arguments.get<std::string>(), nullptr, false);
+      if (!parsed.is_discarded()) arguments = std::move(parsed);
+    }
+    text += "<tool_call>\n" + Json{{"name", function.value("name", Json())}, {"arguments", arguments}}.dump() +
+            "\n</tool_call>";
+  }
+  return text;
+}
+
 }  // namespace
 
 std::string image_placeholder(std::size_t index) {
@@ -49,9 +85,10 @@ http::HttpRequest build_openai_request(const ChatRequest& request) {
     user_content.push_back(
         {{"type", "image_url"}, {"image_url", {{"url", image_placeholder(i)}, {"detail", to_string(request.detail)}}}});
   }
-  Json body = {{"model", request.model},
-               {"messages", Json::array({{{"role", "system"}, {"content", request.system}},
-                                         {{"role", "user"}, {"content", std::move(user_content)}}})}};
+  Json messages = Json::array(
+      {{{"role", "system"}, {"content", request.system}}, {{"role", "user"}, {"content", std::move(user_content)}}});
+  if (!request.turns.empty()) messages = conversation(request);
+  Json body = {{"model", request.model}, {"messages", std::move(messages)}};
   body[request.token_field] = request.max_tokens;
   if (!request.effort.empty()) body["reasoning_effort"] = request.effort;
   if (request.temperature) body["temperature"] = *request.temperature;
@@ -114,6 +151,13 @@ Result<ChatReply> parse_openai_response(const http::HttpResponse& response, bool
     for (const auto& part : content) {
       if (part.is_object() && part.value("type", "") == "text") reply.text += part.value("text", "");
     }
+  }
+  // vLLM's and llama.cpp's reasoning_content; Ollama's and OpenRouter's reasoning.
+  for (const char* field : {"reasoning_content", "reasoning"}) {
+    if (message.contains(field) && message[field].is_string()) reply.reasoning += message[field].get<std::string>();
+  }
+  if (const auto& calls = message.value("tool_calls", Json()); calls.is_array() && !calls.empty()) {
+    reply.text += (reply.text.empty() ? "" : "\n") + tool_calls_text(calls);
   }
   return reply;
 }

@@ -33,6 +33,14 @@ struct RequestRules {
 // on its provider's own API). `notices` gets what the person should know (one line each).
 Result<RequestRules> resolve_rules(const ClientOptions& options, Provider provider, std::vector<std::string>& notices);
 
+// One message of a conversation: its role, its text and, when it carries one, an image (an index into the
+// request's images).
+struct Turn {
+  std::string role;  // "system", "user", "assistant"
+  std::string text;
+  int image = -1;
+};
+
 struct ChatRequest {
   Provider provider = Provider::OpenAI;
   std::string base_url;  // without a trailing slash
@@ -58,10 +66,13 @@ struct ChatRequest {
   Milliseconds connect_timeout{10'000};
   Milliseconds total_timeout{120'000};
   std::size_t max_response_bytes = std::size_t{8} * 1024 * 1024;
+  // An open family's conversation (dialect.h): sent as these messages instead of `system` and `blocks`.
+  std::vector<Turn> turns;
 };
 
 struct ChatReply {
-  std::string text;         // the assistant's text
+  std::string text;         // the assistant's text (a tool call a server parsed out of it put back in <tool_call> tags)
+  std::string reasoning;    // what the server split off as the model's thinking (reasoning_content, reasoning)
   bool structured = false;  // the text came from a schema-constrained answer
   std::string finish_reason;
   std::int64_t prompt_tokens = 0;  // all of them, cached or not

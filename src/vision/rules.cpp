@@ -83,6 +83,12 @@ Result<RequestRules> resolve_rules(const ClientOptions& options, Provider provid
     // The generic rules: max_tokens (what Ollama, vLLM, llama.cpp and LM Studio read), nothing provider-specific.
     rules.token_field = "max_tokens";
     rules.effort = options.effort;
+    if (spec != nullptr && spec->provider == Provider::Compatible) {
+      // An open family: its own server, its own rules (dialect, no structured output, its images).
+      rules.spec = spec;
+      rules.structured = StructuredMethod::None;
+      return rules;
+    }
     if (spec != nullptr) {
       notices.push_back("model " + options.model + " is " + provider_name(spec->provider) +
                         "'s, but this base URL gets the rules of an OpenAI-compatible server (max_tokens, no reasoning "

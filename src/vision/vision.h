@@ -158,6 +158,57 @@ int estimate_image_tokens(const ImageTokenRule& rule, int width, int height, Det
 // The rule for a model the catalogue does not know: OpenAI's tiles, Anthropic's area rule.
 ImageTokenRule default_image_rule(Provider provider);
 
+// How a family speaks: the dialect of its replies, the space its points are in, the image size its server
+// feeds the model, how many recent screenshots its authors' harness keeps, where its thoughts come, and the
+// system prompt and tool its authors send. From the catalogue's "dialects" and each family (models.json).
+enum class DialectKind {
+  Vimgpt,       // vimgpt's labelled JSON action (the default)
+  ComputerUse,  // a `computer_use` function call in <tool_call> tags (Qwen2.5-VL, Qwen3-VL, Fara)
+  UiTars,       // "Thought: ... Action: click(point='<point>x y</point>')" (UI-TARS-1.5)
+};
+// Where a dialect's points are: pixels of the image the model saw after its server's smart_resize, or
+// thousandths of the image's width and height (0-1000).
+enum class PointSpace { ResizedPixels, Thousandths };
+// Where thinking comes: the server's reasoning_content field, <think> tags, or free text before the action.
+enum class ThoughtsAt { None, ReasoningField, ThinkTag, TextBefore };
+std::string_view to_string(DialectKind kind);
+std::string_view to_string(PointSpace space);
+Result<DialectKind> parse_dialect(std::string_view name);  // "vimgpt" | "computer_use" | "ui_tars"
+
+// Qwen2-VL's smart_resize, which the Qwen-based families' servers apply to every image: both sides rounded to a
+// multiple of `factor` (patch size x merge size), the area brought within [min_pixels, max_pixels] keeping the
+// aspect ratio. A zero factor is no resizing.
+struct ResizeRule {
+  int factor = 0;
+  std::int64_t min_pixels = 0;
+  std::int64_t max_pixels = 0;
+};
+struct Size {
+  int width = 0;
+  int height = 0;
+  bool operator==(const Size&) const = default;
+};
+Size smart_resize(Size image, const ResizeRule& rule);
+// The widest width up to `wanted` at which a frame of `captured`'s aspect ratio (height rounded as the image
+// scaler rounds it) passes through smart_resize unchanged, so the model's pixels are the frame's; `wanted`
+// itself when no width down to half of it does (points are still converted exactly, through the resize).
+int unchanged_width(Size captured, int wanted, const ResizeRule& rule);
+
+struct Dialect {
+  DialectKind kind = DialectKind::Vimgpt;
+  std::string family;  // the catalogue's family it came from; empty for --dialect on an unknown model
+  PointSpace points = PointSpace::ResizedPixels;
+  ResizeRule resize;
+  int screenshots = 1;  // recent screenshots the authors' harness keeps in the conversation
+  ThoughtsAt thoughts = ThoughtsAt::None;
+  std::string system_prompt;          // the authors' system prompt; {tools} and {width}x{height} filled in
+  Json tool;                          // the function the model calls (computer_use), as the authors describe it
+  std::string next_turn;              // the text sent with each later screenshot
+  std::optional<double> temperature;  // what the authors' harness sends
+  int reply_tokens = 0;               // the cap the family needs for its thoughts and action (0: --max-tokens)
+  std::vector<std::string> serving;   // what each serving engine needs, one line each
+};
+
 struct ModelSpec {
   std::string id;
   std::vector<std::string> aliases;  // other names of the same model (snapshots, -latest)
@@ -179,14 +230,20 @@ struct ModelSpec {
   std::optional<Price> price;
   std::vector<std::string> sources;  // where each fact was read
   std::string note;
+  // An open family: how it speaks (DialectKind::Vimgpt for every provider's model).
+  std::optional<Dialect> dialect;
 };
 
 // Every model of the catalogue, in its order (newest families first).
 const std::vector<ModelSpec>& model_catalogue();
+// The dialect a family speaks by its family name ("qwen3-vl"), or a dialect by its name ("computer_use", with
+// the first family that speaks it); nullptr when there is none.
+const Dialect* find_dialect(std::string_view name);
 // The day the catalogue's facts were read (YYYY-MM-DD).
 std::string_view catalogue_read_on();
-// A model by its id or an alias, or a dated snapshot of either (gpt-4o-2024-08-06, claude-haiku-4-5-20251001);
-// never by prefix: gpt-5.6-luna is not gpt-5. nullptr when unknown.
+// A model by its id or an alias, or a dated snapshot of either (gpt-4o-2024-08-06, claude-haiku-4-5-20251001),
+// or a GGUF file as llama.cpp serves it (a path, a quantization suffix and the extension taken off, case
+// ignored: models/UI-TARS-1.5-7B-Q4_K_M.gguf); never by prefix: gpt-5.6-luna is not gpt-5. nullptr when unknown.
 const ModelSpec* find_model(std::string_view name);
 
 // What a provider accepts of each image (0: no limit): Anthropic refuses an image over 5 MB of base64 or 8000 px
@@ -283,6 +340,9 @@ struct HistoryEntry {
   std::string result;  // what happened ("clicked link 'Sign in'", "typed 12 characters")
   std::string url;     // the page it happened on
   std::string error;   // why it failed, if it did
+  // The model's own reply that chose the action, as it wrote it: an open family gets its turns back as its
+  // authors' harness sends them. Empty for what was not a model's step (a pause, a recovery).
+  std::string reply;
 };
 
 // An open tab as the prompt lists it (only when there is more than one).
@@ -372,6 +432,9 @@ struct ClientOptions {
   // OpenAI's prompt_cache_key: requests with the same key are routed to the same cache. One per run.
   std::string cache_key;
   int full_history = kFullHistory;  // --history
+  // --dialect: the family (or dialect) a model the catalogue does not know speaks; empty: the catalogue's, else
+  // vimgpt's own.
+  std::string dialect;
 };
 
 struct Timings {
@@ -385,6 +448,8 @@ struct Decision {
   std::string raw_reply;         // the model's reply text (the vision model's words with formalize)
   std::string formalized_reply;  // formalize mode: the text model's reply
   std::string repair_reply;      // the repair call's reply, when one was made
+  // What an open family thought before it acted (reasoning_content, <think>, or its text before the action).
+  std::string thoughts;
   Repair repair = Repair::None;
   std::vector<std::string> fixes;  // local repairs applied
   std::vector<std::string> unknown_keys;
@@ -431,6 +496,8 @@ class Client {
   [[nodiscard]] Provider provider() const;
   // The catalogue's entry for the model; nullptr when the model is not in it (safe defaults are used).
   [[nodiscard]] const ModelSpec* model_spec() const;
+  // The open family's dialect the model speaks (its entry, or --dialect); nullptr: vimgpt's labelled JSON.
+  [[nodiscard]] const Dialect* dialect() const;
   // What the person should know before the run: an unknown model (no price: --price-in/--price-out), a model
   // that is ending, a flag the model refuses (and which was dropped). One line each.
   [[nodiscard]] std::vector<std::string> notices() const;
@@ -459,9 +526,16 @@ struct Checkup {
   [[nodiscard]] bool passed() const;
 };
 // `expected` is the action the frame asks for; a different answer fails the last stage (the model may not see
-// images, or not read the labels).
+// images, or not read the labels). An open family answers with a point: it passes when the point lands inside
+// `target` (left, top, width, height in frame pixels).
+struct TargetBox {
+  double left = 0;
+  double top = 0;
+  double width = 0;
+  double height = 0;
+};
 Checkup check_model(const ClientOptions& options, const EncodedImage& frame, const std::string& objective,
-                    const Json& expected);
+                    const Json& expected, const TargetBox& target = {});
 
 // `vimgpt ask IMAGE "objective"`: one saved screenshot, one decision, no browser.
 Result<Decision> ask(const ClientOptions& options, const EncodedImage& image, const std::string& objective);

@@ -57,6 +57,26 @@ TEST(AgentActions, DoneFalseBesideAnActionIsAStructuredNotDoneYet) {
   EXPECT_EQ(parse(R"({"done": null, "click": "A"})").kind, ActionKind::Done);  // the seed's order
 }
 
+TEST(AgentActions, AnOpenFamilysPointActionsAndWhatItCannotDo) {
+  // Hover, double and right clicks at a point of the frame (an open family's, converted by the vision module).
+  for (const auto& [key, kind] :
+       {std::pair{"hover", ActionKind::Hover}, std::pair{"double_click", ActionKind::DoubleClick},
+        std::pair{"right_click", ActionKind::RightClick}}) {
+    auto action = parse_action(Json{{key, {12.5, 40}}});
+    ASSERT_TRUE(action) << key << ": " << action.error().message;
+    EXPECT_EQ(action->kind, kind);
+    EXPECT_TRUE(action->label.empty());
+    EXPECT_DOUBLE_EQ(action->x, 12.5);
+    EXPECT_DOUBLE_EQ(action->y, 40);
+    EXPECT_EQ(to_json(*action), (Json{{key, {12.5, 40.0}}}));
+    EXPECT_FALSE(parse_action(Json{{key, {-1, 40}}})) << key;
+  }
+  // What a dialect's action vimgpt cannot do: the model reads why, in the vision module's words.
+  auto unsupported = parse_action(Json{{"unsupported", "vimgpt cannot do computer_use action \"middle_click\""}});
+  ASSERT_FALSE(unsupported);
+  EXPECT_NE(unsupported.error().message.find("middle_click"), std::string::npos);
+}
+
 TEST(AgentActions, SeedPriorityWhenSeveralKeysArrive) {
   EXPECT_EQ(parse(R"({"navigate": "a.com", "click": "A", "type": "x", "done": 1})").kind, ActionKind::Done);
   EXPECT_EQ(parse(R"({"navigate": "a.com", "click": "A", "type": "x"})").kind, ActionKind::ClickType);

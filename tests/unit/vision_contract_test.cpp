@@ -68,7 +68,8 @@ bool usable(const ModelSpec& spec) {
 std::vector<std::string> usable_models() {
   std::vector<std::string> ids;
   for (const auto& spec : model_catalogue()) {
-    if (usable(spec)) ids.push_back(spec.id);
+    // The open families speak their own dialects: vision_dialect_test holds them to their servers' contract.
+    if (usable(spec) && !spec.dialect) ids.push_back(spec.id);
   }
   return ids;
 }
@@ -504,7 +505,7 @@ TEST(Usage, OpenAIsCacheWritesAndReasoningAreReadAndPriced) {
   p.server.set_default_reply(R"({"scroll": "down"})");
   auto client = p.client();
   StepRequest request = step();
-  request.history.push_back({Json{{"scroll", "down"}}, std::string(3000, 'x'), "https://museum.test/", ""});
+  request.history.push_back({Json{{"scroll", "down"}}, std::string(3000, 'x'), "https://museum.test/", "", ""});
   auto decision = client->decide(request);
   ASSERT_TRUE(decision) << decision.error().describe();
   const auto cache = p.server.requests()[0].cache;

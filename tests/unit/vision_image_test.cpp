@@ -303,8 +303,8 @@ TEST(Prompt, IncludesHistoryHintsSecretsAndFrames) {
   StepRequest step = step_for("log in");
   step.images.push_back(EncodedImage{});
   step.current_url = "https://example.test/login";
-  step.history.push_back({Json{{"click", "A"}}, "clicked link 'Sign in'", "https://example.test/", ""});
-  step.history.push_back({Json{{"click", "ZZ"}}, "", "https://example.test/login", "no label ZZ on the page"});
+  step.history.push_back({Json{{"click", "A"}}, "clicked link 'Sign in'", "https://example.test/", "", ""});
+  step.history.push_back({Json{{"click", "ZZ"}}, "", "https://example.test/login", "no label ZZ on the page", ""});
   step.hint_text = "A  link \"Home\" -> /\nS  textbox \"Email\"";
   step.secret_names = {"github_password"};
   const std::string user = build_prompt(step, PromptStyle::JsonObject).user();
@@ -327,7 +327,7 @@ StepRequest with_history(int steps) {
   StepRequest step = step_for("find the museum's opening hours");
   for (int i = 1; i <= steps; ++i) {
     step.history.push_back({Json{{"click", "A" + std::string(1, static_cast<char>('A' + i))}}, "clicked link 'Next'",
-                            "https://museum.test/page" + std::to_string(i), i == 2 ? "no label AC" : ""});
+                            "https://museum.test/page" + std::to_string(i), i == 2 ? "no label AC" : "", ""});
   }
   return step;
 }

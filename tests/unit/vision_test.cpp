@@ -223,7 +223,7 @@ std::vector<Decision> three_steps(Client& client) {
     auto decision = client.decide(step);
     EXPECT_TRUE(decision) << decision.error().describe();
     if (!decision) break;
-    step.history.push_back({decision->action, "scrolled down", step.current_url, ""});
+    step.history.push_back({decision->action, "scrolled down", step.current_url, "", ""});
     decisions.push_back(std::move(*decision));
   }
   return decisions;
@@ -502,7 +502,7 @@ TEST(VisionClient, HistoryHintsAndSecretsReachTheModel) {
   f.options.structured = Structured::Off;
   f.server.push_reply(R"({"click": "S", "type": "<secret:password>"})");
   StepRequest step = Fixture::step("log in");
-  step.history.push_back({Json{{"click", "Q"}}, "", "https://site.test/", "no element with label Q"});
+  step.history.push_back({Json{{"click", "Q"}}, "", "https://site.test/", "no element with label Q", ""});
   step.hint_text = "S  textbox \"Password\"";
   step.secret_names = {"password"};
   auto decision = f.client()->decide(step);

@@ -1,0 +1,211 @@
+// The open families' dialects: their image sizes, point spaces and conversations (what every dialect shares);
+// each dialect's reply forms are in a file of its own.
+#include "vision/dialect.h"
+
+#include <cmath>
+
+#include "common/text.h"
+
+namespace vimgpt::vision {
+
+std::string_view to_string(DialectKind kind) {
+  switch (kind) {
+    case DialectKind::Vimgpt: return "vimgpt";
+    case DialectKind::ComputerUse: return "computer_use";
+    case DialectKind::UiTars: return "ui_tars";
+  }
+  return "vimgpt";
+}
+
+std::string_view to_string(PointSpace space) {
+  switch (space) {
+    case PointSpace::ResizedPixels: return "pixels after smart_resize";
+    case PointSpace::Thousandths: return "0-1000 of the image";
+  }
+  return "pixels";
+}
+
+Result<DialectKind> parse_dialect(std::string_view name) {
+  for (const DialectKind kind : {DialectKind::Vimgpt, DialectKind::ComputerUse, DialectKind::UiTars}) {
+    if (to_string(kind) == name) return kind;
+  }
+  return fail(ErrorKind::InvalidArgument,
+              "unknown dialect \"" + std::string(name) + "\": vimgpt, computer_use, ui_tars");
+}
+
+namespace {
+
+// Python's round(), which smart_resize uses: halves go to the even neighbour (nearbyint in the default mode).
+double round_half_even(double value) {
+  return std::nearbyint(value);
+}
+
+}  // namespace
+
+Size smart_resize(Size image, const ResizeRule& rule) {
+  if (rule.factor <= 0 || image.width <= 0 || image.height <= 0) return image;
+  const double factor = rule.factor;
+  const double width = image.width;
+  const double height = image.height;
+  double w_bar = std::max(factor, round_half_even(width / factor) * factor);
+  double h_bar = std::max(factor, round_half_even(height / factor) * factor);
+  if (rule.max_pixels > 0 && w_bar * h_bar > static_cast<double>(rule.max_pixels)) {
+    const double beta = std::sqrt(width * height / static_cast<double>(rule.max_pixels));
+    w_bar = std::floor(width / beta / factor) * factor;
+    h_bar = std::floor(height / beta / factor) * factor;
+  } else if (rule.min_pixels > 0 && w_bar * h_bar < static_cast<double>(rule.min_pixels)) {
+    const double beta = std::sqrt(static_cast<double>(rule.min_pixels) / (width * height));
+    w_bar = std::ceil(width * beta / factor) * factor;
+    h_bar = std::ceil(height * beta / factor) * factor;
+  }
+  return {static_cast<int>(w_bar), static_cast<int>(h_bar)};
+}
+
+int unchanged_width(Size captured, int wanted, const ResizeRule& rule) {
+  if (rule.factor <= 0 || captured.width <= 0 || captured.height <= 0 || wanted <= 0) return wanted;
+  for (int width = wanted; width >= wanted / 2; --width) {
+    // The height the image scaler gives this width (common/pixels.cpp: lround of the ratio).
+    const int height =
+        std::max(1, static_cast<int>(std::lround(captured.height * (static_cast<double>(width) / captured.width))));
+    if (smart_resize({width, height}, rule) == Size{width, height}) return width;
+  }
+  return wanted;
+}
+
+namespace detail {
+
+Size model_screen(const Dialect& dialect, Size sent) {
+  return smart_resize(sent, dialect.resize);
+}
+
+FramePoint to_frame(const Dialect& dialect, const PointFrame& frames, double x, double y) {
+  if (dialect.points == PointSpace::Thousandths) {
+    return {x * frames.frame.width / 1000.0, y * frames.frame.height / 1000.0};
+  }
+  // Pixels of the image the model saw, which is the sent image after its server's resize.
+  const Size seen = model_screen(dialect, frames.sent);
+  return {x * frames.frame.width / seen.width, y * frames.frame.height / seen.height};
+}
+
+FramePoint from_frame(const Dialect& dialect, const PointFrame& frames, double x, double y) {
+  if (dialect.points == PointSpace::Thousandths) {
+    return {x * 1000.0 / frames.frame.width, y * 1000.0 / frames.frame.height};
+  }
+  const Size seen = model_screen(dialect, frames.sent);
+  return {x * seen.width / frames.frame.width, y * seen.height / frames.frame.height};
+}
+
+namespace {
+
+void replace_all(std::string& text, std::string_view from, std::string_view to) {
+  for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+}
+
+// The system prompt as the authors' harness fills it: the tool as one line of JSON inside <tools>, the screen
+// as the model will see it.
+std::string system_prompt(const Dialect& dialect, Size screen) {
+  std::string prompt = dialect.system_prompt;
+  if (!dialect.tool.is_null()) {
+    replace_all(prompt, "{tools}", Json{{"type", "function"}, {"function", dialect.tool}}.dump());
+  }
+  replace_all(prompt, "{width}", std::to_string(screen.width));
+  replace_all(prompt, "{height}", std::to_string(screen.height));
+  return prompt;
+}
+
+// What happened since the model's last turn, then the family's own words for a new screenshot.
+std::string later_turn(const Dialect& dialect, const std::string& url, const std::string& since) {
+  std::string text;
+  if (!url.empty()) text += "Current URL: " + url + "\n";
+  if (!since.empty()) text += since + "\n";
+  return text + dialect.next_turn;
+}
+
+std::string outcome_of(const HistoryEntry& entry) {
+  if (!entry.error.empty()) return "The last action failed: " + entry.error;
+  if (!entry.result.empty()) return "The last action: " + entry.result;
+  return {};
+}
+
+}  // namespace
+
+std::vector<Turn> dialect_turns(const Dialect& dialect, const StepRequest& step, const std::vector<Size>& images) {
+  const Size screen = images.empty() ? Size{} : model_screen(dialect, images.back());
+  std::vector<Turn> turns;
+  std::string opening = step.objective;
+  if (dialect.kind == DialectKind::UiTars) {
+    // UI-TARS's harness sends its prompt, the instruction in it, as the first user turn.
+    opening = dialect.system_prompt;
+    replace_all(opening, "{instruction}", step.objective);
+  } else if (!dialect.system_prompt.empty()) {
+    turns.push_back({"system", system_prompt(dialect, screen), -1});
+  }
+  std::size_t model_steps = 0;
+  for (const auto& entry : step.history) model_steps += entry.reply.empty() ? 0 : 1;
+  // Earlier frames are the last model steps' screenshots, oldest first; older steps keep their words only.
+  const auto earlier = static_cast<std::size_t>(std::max(0, step.earlier_frames));
+  const std::size_t first_with_image = model_steps - std::min(model_steps, earlier);
+  int next_image = static_cast<int>(earlier - std::min(model_steps, earlier));
+  std::size_t seen_steps = 0;
+  std::string since;
+  bool first = true;
+  for (const auto& entry : step.history) {
+    if (entry.reply.empty()) {
+      // Not a model's step (a pause, a recovery, the start page failing): told with the next turn.
+      const std::string& note = entry.error.empty() ? entry.result : entry.error;
+      if (!note.empty()) since += (since.empty() ? "" : "\n") + note;
+      continue;
+    }
+    const bool with_image = seen_steps++ >= first_with_image;
+    turns.push_back({"user", first ? opening : later_turn(dialect, entry.url, since), with_image ? next_image++ : -1});
+    turns.push_back({"assistant", entry.reply, -1});
+    since = outcome_of(entry);
+    first = false;
+  }
+  const int current = images.empty() ? -1 : static_cast<int>(images.size()) - 1;
+  turns.push_back({"user", first ? opening : later_turn(dialect, step.current_url, since), current});
+  return turns;
+}
+
+Result<DialectReply> read_dialect_reply(const Dialect& dialect, std::string_view text, std::string_view reasoning,
+                                        const PointFrame& frames) {
+  DialectReply reply;
+  std::string thoughts(trim(reasoning));
+  std::string body(text);
+  // <think>…</think> before the answer; a chat template may open the tag in the prompt, so only the close shows.
+  if (const auto close = body.find("</think>"); close != std::string::npos) {
+    const auto open = body.find("<think>");
+    const std::size_t from = open != std::string::npos && open < close ? open + 7 : 0;
+    const std::string thought(trim(std::string_view(body).substr(from, close - from)));
+    if (!thought.empty()) thoughts += (thoughts.empty() ? "" : "\n") + thought;
+    body.erase(0, close + 8);
+  }
+  std::string before;
+  Result<Json> action = dialect.kind == DialectKind::UiTars ? read_ui_tars(body, dialect, frames, before)
+                                                            : read_computer_use(body, dialect, frames, before);
+  if (!action) return action.failure();
+  if (!before.empty()) thoughts += (thoughts.empty() ? "" : "\n") + before;
+  reply.action = std::move(*action);
+  reply.thoughts = std::move(thoughts);
+  // A family that ends with its thoughts as the answer (Fara's terminate) gets them here.
+  if (reply.action.contains("done") && reply.action["done"].is_null()) {
+    reply.action["done"] = reply.thoughts.empty() ? Json("done") : Json(reply.thoughts);
+  }
+  return reply;
+}
+
+std::string dialect_repair_prompt(const Dialect& dialect, std::string_view reply) {
+  const std::string form =
+      dialect.kind == DialectKind::UiTars
+          ? "\"Thought: ...\\nAction: ...\" with one action of the action space, e.g. Action: click(point='<point>100 "
+            "200</point>')"
+          : "your thoughts, then one call in <tool_call></tool_call> tags: <tool_call>\n{\"name\": \"computer_use\", "
+            "\"arguments\": {\"action\": \"left_click\", \"coordinate\": [100, 200]}}\n</tool_call>";
+  return "Your last reply could not be read. Write it again in the required form: " + form + ".\n\nYour reply was:\n" +
+         std::string(reply);
+}
+
+}  // namespace detail
+}  // namespace vimgpt::vision

@@ -1,0 +1,55 @@
+// Private to src/vision: the open families' dialects spoken both ways. Out: the conversation their authors'
+// harness sends (system prompt and tool, the recent screenshots, the model's own earlier replies). In: their
+// replies read into vimgpt's action objects, every point converted once, here, into pixels of the frame.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vision/provider.h"
+
+namespace vimgpt::vision::detail {
+
+// What a dialect's points mean, for one step: the image as sent (what the server then resizes) and the frame
+// the agent acts on (the step's last image as the planner gave it).
+struct PointFrame {
+  Size sent;
+  Size frame;
+};
+
+// A point of the dialect's space in pixels of the frame. Exact: no rounding, the actor rounds once.
+struct FramePoint {
+  double x = 0;
+  double y = 0;
+};
+FramePoint to_frame(const Dialect& dialect, const PointFrame& frames, double x, double y);
+// The inverse, for the fake model and the benchmark: where a frame point is in the dialect's space.
+FramePoint from_frame(const Dialect& dialect, const PointFrame& frames, double x, double y);
+// The size a dialect's prompt states as the screen's: the image after the server's resize.
+Size model_screen(const Dialect& dialect, Size sent);
+
+// The conversation for this step: the system prompt (tool filled in), then for each step taken the user's turn
+// (its screenshot while it is among the dialect's recent ones, else its text only) and the model's reply, then
+// this step's turn with its screenshot. `images` are the step's images as sent, oldest first, the current last.
+std::vector<Turn> dialect_turns(const Dialect& dialect, const StepRequest& step, const std::vector<Size>& images);
+
+// A reply in the dialect read as one action object in vimgpt's vocabulary (points in frame pixels), with the
+// model's thoughts. An action vimgpt cannot do becomes {"unsupported": why}, a step error the model reads next
+// turn; a reply in no form the dialect knows is a Parse error (the client then asks once for the form again).
+struct DialectReply {
+  Json action;
+  std::string thoughts;
+};
+Result<DialectReply> read_dialect_reply(const Dialect& dialect, std::string_view text, std::string_view reasoning,
+                                        const PointFrame& frames);
+// The words a repair call sends when a reply was in no known form.
+std::string dialect_repair_prompt(const Dialect& dialect, std::string_view reply);
+
+// Per dialect (dialect_computer_use.cpp, dialect_ui_tars.cpp): the action part of a reply, thoughts removed.
+Result<Json> read_computer_use(std::string_view text, const Dialect& dialect, const PointFrame& frames,
+                               std::string& thoughts);
+Result<Json> read_ui_tars(std::string_view text, const Dialect& dialect, const PointFrame& frames,
+                          std::string& thoughts);
+
+}  // namespace vimgpt::vision::detail

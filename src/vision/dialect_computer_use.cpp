@@ -1,0 +1,203 @@
+// The `computer_use` function call in <tool_call> tags: Qwen2.5-VL, Qwen3-VL and Fara. The actions and their
+// arguments are those of the tools the authors describe (QwenLM/Qwen3-VL cookbooks/utils/agent_function_call.py,
+// microsoft/fara src/fara/_prompts.py and fara_agent.py's execute_action); models.json cites them.
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <exception>
+
+#include "common/text.h"
+#include "vision/dialect.h"
+
+namespace vimgpt::vision::detail {
+namespace {
+
+// A field as the model wrote it: text as it is, anything else as its JSON; a number, or `otherwise`.
+std::string text_of(const Json& args, const char* key) {
+  const Json& value = args.contains(key) ? args[key] : Json();
+  if (value.is_null()) return {};
+  return value.is_string() ? value.get<std::string>() : value.dump();
+}
+double number_of(const Json& args, const char* key, double otherwise) {
+  const Json& value = args.contains(key) ? args[key] : Json();
+  if (value.is_number()) return value.get<double>();
+  if (value.is_string()) {
+    try {
+      return std::stod(value.get<std::string>());
+    } catch (const std::exception&) {
+      return otherwise;
+    }
+  }
+  return otherwise;
+}
+bool flag_of(const Json& args, const char* key, bool otherwise) {
+  const Json& value = args.contains(key) ? args[key] : Json();
+  return value.is_boolean() ? value.get<bool>() : otherwise;
+}
+
+Json unsupported(const std::string& action, std::string_view instead) {
+  return {{"unsupported", "vimgpt cannot do computer_use action \"" + action + "\"" +
+                              (instead.empty() ? std::string(".") : ": " + std::string(instead))}};
+}
+
+// The call's JSON: strict, else with Python's single quotes (Fara's harness falls back to literal_eval).
+Json parse_call(std::string_view text) {
+  const auto open = text.find('{');
+  const auto close = text.rfind('}');
+  if (open == std::string_view::npos || close == std::string_view::npos || close < open) return Json();
+  const std::string_view object = text.substr(open, close - open + 1);
+  Json call = Json::parse(object, nullptr, false);
+  if (!call.is_discarded()) return call;
+  std::string python(object);
+  std::replace(python.begin(), python.end(), '\'', '"');
+  for (const auto& [from, to] : {std::pair{"True", "true"}, std::pair{"False", "false"}, std::pair{"None", "null"}}) {
+    for (auto at = python.find(from); at != std::string::npos; at = python.find(from, at + 1)) {
+      python.replace(at, std::string_view(from).size(), to);
+    }
+  }
+  call = Json::parse(python, nullptr, false);
+  return call.is_discarded() ? Json() : call;
+}
+
+// "coordinate": [x, y] in the dialect's space (some servers send it as a string "[x, y]").
+std::optional<FramePoint> point_of(const Json& args, const char* key, const Dialect& dialect,
+                                   const PointFrame& frames) {
+  Json value = args.value(key, Json());
+  if (value.is_string()) value = Json::parse(value.get<std::string>(), nullptr, false);
+  if (!value.is_array() || value.size() < 2 || !value[0].is_number() || !value[1].is_number()) return std::nullopt;
+  return to_frame(dialect, frames, value[0].get<double>(), value[1].get<double>());
+}
+
+Json point_json(const FramePoint& point) {
+  return Json::array({point.x, point.y});
+}
+
+// ["ctrl", "a"] -> "Control+a": vimgpt's key parser takes the names; what it does not know it says.
+std::string key_combo(const Json& keys) {
+  std::string combo;
+  const auto add = [&combo](std::string key) {
+    const std::string lower = ascii_lower(key);
+    if (lower == "esc") key = "Escape";
+    if (lower == "return") key = "Enter";
+    if (lower == "win" || lower == "windows") key = "Meta";
+    combo += (combo.empty() ? "" : "+") + key;
+  };
+  if (keys.is_string()) {
+    add(keys.get<std::string>());
+  } else if (keys.is_array()) {
+    for (const auto& key : keys) {
+      if (key.is_string()) add(key.get<std::string>());
+    }
+  }
+  return combo;
+}
+
+std::string query_url(std::string_view query) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string url = "https://www.bing.com/search?q=";
+  for (const char c : query) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (std::isalnum(byte) != 0 || c == '-' || c == '_' || c == '.' || c == '~') {
+      url += c;
+    } else if (c == ' ') {
+      url += '+';
+    } else {
+      url += '%';
+      url += kHex[byte >> 4];
+      url += kHex[byte & 15];
+    }
+  }
+  return url;
+}
+
+Json action_of(const Json& args, const Dialect& dialect, const PointFrame& frames) {
+  const std::string action = text_of(args, "action");
+  const auto at = point_of(args, "coordinate", dialect, frames);
+  const auto needs_point = [&action](const char* what) {
+    return Json{{"unsupported", "computer_use action \"" + action + "\" needs \"coordinate\": [x, y] " + what}};
+  };
+  if (action == "left_click" || action == "click") {
+    return at ? Json{{"click_at", point_json(*at)}} : needs_point("of the element to click");
+  }
+  if (action == "double_click" || action == "triple_click") {
+    // Qwen's own tool simulates a triple click as a double click, "the closest action".
+    return at ? Json{{"double_click", point_json(*at)}} : needs_point("of the element to double-click");
+  }
+  if (action == "right_click") return at ? Json{{"right_click", point_json(*at)}} : needs_point("to right-click");
+  if (action == "mouse_move") return at ? Json{{"hover", point_json(*at)}} : needs_point("to move the mouse to");
+  if (action == "type") {
+    Json typed = {{"type", text_of(args, "text")}};
+    // Fara's harness presses Enter after typing unless told not to; Qwen's type only types.
+    const bool fara_enter = dialect.family == "fara";
+    typed["enter"] = flag_of(args, "press_enter", fara_enter);
+    if (!at) return typed;
+    Json list = Json::array({{{"click_at", point_json(*at)}}});
+    if (flag_of(args, "delete_existing_text", false)) list.push_back({{"key", "Control+A"}});
+    list.push_back(std::move(typed));
+    return {{"actions", std::move(list)}};
+  }
+  if (action == "key") {
+    const std::string combo = key_combo(args.contains("keys") ? args["keys"] : Json(text_of(args, "text")));
+    if (combo.empty()) return {{"unsupported", "computer_use action \"key\" needs \"keys\": a list of key names"}};
+    return {{"key", combo}};
+  }
+  if (action == "scroll") {
+    // Positive pixels scroll up, negative down (both tools say so); vimgpt scrolls by a page.
+    const double pixels = number_of(args, "pixels", -1.0);
+    Json scroll = {{"scroll", pixels > 0 ? "up" : "down"}};
+    if (!at) return scroll;
+    return {{"actions", Json::array({{{"hover", point_json(*at)}}, std::move(scroll)})}};
+  }
+  if (action == "hscroll") return unsupported(action, "it scrolls up and down only; scroll the page, or drag");
+  if (action == "middle_click") return unsupported(action, "left_click the link instead");
+  if (action == "left_click_drag") {
+    return unsupported(action, "it drags from a point it is told, not from where the mouse was; left_click instead");
+  }
+  if (action == "wait" || action == "sleep") return {{"wait", std::clamp(number_of(args, "time", 1.0), 0.0, 10.0)}};
+  if (action == "visit_url") return {{"navigate", text_of(args, "url")}};
+  if (action == "web_search") return {{"navigate", query_url(text_of(args, "query"))}};  // as Fara's harness does
+  if (action == "history_back") return {{"back", true}};
+  if (action == "pause_and_memorize_fact") {
+    // The fact stays in the conversation (the model's own turn); nothing happens on the page.
+    return {{"wait", 0}};
+  }
+  if (action == "answer") return {{"done", text_of(args, "text")}};
+  if (action == "terminate" || action == "stop") {
+    // Fara's harness answers with the thoughts before the call: filled in by the caller.
+    return {{"done", text_of(args, "status") == "failure" ? Json("failure") : Json()}};
+  }
+  return unsupported(action.empty() ? std::string("(none)") : action,
+                     "choose one of the actions the computer_use tool lists");
+}
+
+}  // namespace
+
+Result<Json> read_computer_use(std::string_view text, const Dialect& dialect, const PointFrame& frames,
+                               std::string& thoughts) {
+  std::string_view call = text;
+  if (const auto open = text.find("<tool_call>"); open != std::string_view::npos) {
+    thoughts = std::string(trim(text.substr(0, open)));
+    call = text.substr(open + 11);
+    if (const auto close = call.find("</tool_call>"); close != std::string_view::npos) call = call.substr(0, close);
+  } else if (const auto brace = text.find('{'); brace != std::string_view::npos) {
+    thoughts = std::string(trim(text.substr(0, brace)));
+  }
+  const Json parsed = parse_call(call);
+  if (!parsed.is_object()) {
+    return fail(ErrorKind::Parse,
+                "no computer_use call in the reply (expected <tool_call>{\"name\": \"computer_use\", "
+                "\"arguments\": {...}}</tool_call>)");
+  }
+  Json args = parsed.contains("arguments") ? parsed["arguments"] : parsed;
+  if (args.is_string()) args = Json::parse(args.get<std::string>(), nullptr, false);
+  if (!args.is_object() || !args.contains("action")) {
+    return fail(ErrorKind::Parse, "the computer_use call has no \"action\" in its arguments");
+  }
+  if (const std::string name = parsed.contains("name") ? text_of(parsed, "name") : "computer_use";
+      name != "computer_use") {
+    return Json{{"unsupported", "there is no tool \"" + name + "\": call computer_use"}};
+  }
+  return action_of(args, dialect, frames);
+}
+
+}  // namespace vimgpt::vision::detail

@@ -1,0 +1,181 @@
+#include "support/dialect_fake.h"
+
+#include <stb_image.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <stdexcept>
+
+namespace vimgpt::test {
+namespace {
+
+using json = nlohmann::json;
+
+// The resize the Qwen-based servers apply (Qwen2-VL's smart_resize as microsoft/fara src/fara/_prompts.py and
+// bytedance/UI-TARS codes/ui_tars/action_parser.py write it): sides to the nearest multiple of the factor
+// (Python's round: halves to even), the area brought within [min, max] pixels.
+std::pair<int, int> served_size(const FakeFamily& family, int width, int height) {
+  const double f = family.factor;
+  const auto python_round = [](double value) {
+    const double floor = std::floor(value);
+    const double diff = value - floor;
+    if (diff > 0.5) return floor + 1;
+    if (diff < 0.5) return floor;
+    return std::fmod(floor, 2.0) == 0 ? floor : floor + 1;
+  };
+  double w = std::max(f, python_round(width / f) * f);
+  double h = std::max(f, python_round(height / f) * f);
+  const double area = static_cast<double>(width) * height;
+  if (w * h > static_cast<double>(family.max_pixels)) {
+    const double beta = std::sqrt(area / static_cast<double>(family.max_pixels));
+    w = std::floor(width / beta / f) * f;
+    h = std::floor(height / beta / f) * f;
+  } else if (w * h < static_cast<double>(family.min_pixels)) {
+    const double beta = std::sqrt(static_cast<double>(family.min_pixels) / area);
+    w = std::ceil(width * beta / f) * f;
+    h = std::ceil(height * beta / f) * f;
+  }
+  return {static_cast<int>(w), static_cast<int>(h)};
+}
+
+// The last image of the last user message: the screenshot the model is asked about.
+std::optional<std::string> last_image(const json& body) {
+  const auto& messages = body.value("messages", json::array());
+  for (auto message = messages.rbegin(); message != messages.rend(); ++message) {
+    const auto& content = message->value("content", json());
+    if (!content.is_array()) continue;
+    for (auto part = content.rbegin(); part != content.rend(); ++part) {
+      if (part->value("type", "") != "image_url") continue;
+      auto decoded = decode_data_url(part->value("image_url", json::object()).value("url", ""));
+      if (decoded) return decoded->second;
+    }
+  }
+  return std::nullopt;
+}
+
+std::size_t image_count(const json& body) {
+  std::size_t count = 0;
+  for (const auto& message : body.value("messages", json::array())) {
+    const auto& content = message.value("content", json());
+    if (!content.is_array()) continue;
+    for (const auto& part : content) count += part.value("type", "") == "image_url" ? 1 : 0;
+  }
+  return count;
+}
+
+std::string number(double value) {
+  return std::to_string(static_cast<long>(std::lround(value)));
+}
+
+ScriptedReply as_tool_call(const json& arguments, const std::string& thoughts) {
+  ScriptedReply reply;
+  const json body = {
+      {"id", "fake"},
+      {"object", "chat.completion"},
+      {"choices",
+       json::array(
+           {{{"index", 0},
+             {"finish_reason", "tool_calls"},
+             {"message",
+              {{"role", "assistant"},
+               {"content", thoughts},
+               {"tool_calls",
+                json::array({{{"id", "call_0"},
+                              {"type", "function"},
+                              {"function", {{"name", "computer_use"}, {"arguments", arguments.dump()}}}}})}}}}})},
+      {"usage", {{"prompt_tokens", 1000}, {"completion_tokens", 40}, {"total_tokens", 1040}}}};
+  reply.raw_body = body.dump();
+  return reply;
+}
+
+}  // namespace
+
+FakeFamily fake_family(const std::string& name) {
+  FakeFamily family;
+  family.dialect = "computer_use";
+  if (name == "qwen2.5-vl") {
+    family.max_images = 1;
+    family.tool_calls = true;
+  } else if (name == "qwen3-vl") {
+    family.thousandths = true;
+    family.factor = 32;
+    family.min_pixels = 65536;
+    family.max_pixels = 16777216;
+    family.think_tag = true;
+  } else if (name == "fara") {
+    // microsoft/fara: Qwen2.5-VL's processor bounds, 3 screenshots kept.
+  } else if (name == "ui-tars-1.5") {
+    family.dialect = "ui_tars";
+    family.min_pixels = 78400;
+    family.max_images = 5;
+  } else {
+    throw std::invalid_argument("no fake family " + name);
+  }
+  return family;
+}
+
+std::optional<Centre> find_colour(const std::string& image_bytes, std::array<std::uint8_t, 3> colour) {
+  int width = 0;
+  int height = 0;
+  int channels = 0;
+  stbi_uc* pixels = stbi_load_from_memory(reinterpret_cast<const stbi_uc*>(image_bytes.data()),
+                                          static_cast<int>(image_bytes.size()), &width, &height, &channels, 3);
+  if (pixels == nullptr) return std::nullopt;
+  double sum_x = 0;
+  double sum_y = 0;
+  double count = 0;
+  for (int y = 0; y < height; ++y) {
+    for (int x = 0; x < width; ++x) {
+      const stbi_uc* at = pixels + (static_cast<std::size_t>(y) * width + x) * 3;
+      if (std::abs(at[0] - colour[0]) < 40 && std::abs(at[1] - colour[1]) < 40 && std::abs(at[2] - colour[2]) < 40) {
+        sum_x += x + 0.5;  // a pixel's centre
+        sum_y += y + 0.5;
+        ++count;
+      }
+    }
+  }
+  stbi_image_free(pixels);
+  if (count < 16) return std::nullopt;  // a few pixels of JPEG noise are not the element
+  return Centre{sum_x / count, sum_y / count, width, height};
+}
+
+FakeModelServer::Responder dialect_responder(FakeFamily family, std::array<std::uint8_t, 3> colour,
+                                             std::string answer) {
+  return [family = std::move(family), colour, answer = std::move(answer)](const ReceivedRequest& received) {
+    if (const std::size_t images = image_count(received.body); images > family.max_images) {
+      // vLLM's refusal when a prompt has more images than --limit-mm-per-prompt.
+      return ScriptedReply::status_code(
+          400, "At most " + std::to_string(family.max_images) + " image(s) may be provided in one prompt.");
+    }
+    const auto image = last_image(received.body);
+    const auto centre = image ? find_colour(*image, colour) : std::nullopt;
+    const std::string thoughts = centre ? "The target is at the centre of the coloured element." : "It is done.";
+    double x = 0;
+    double y = 0;
+    if (centre) {
+      if (family.thousandths) {
+        x = centre->x * 1000 / centre->width;
+        y = centre->y * 1000 / centre->height;
+      } else {
+        // The model sees the image as its server resized it.
+        const auto [w, h] = served_size(family, centre->width, centre->height);
+        x = centre->x * w / centre->width;
+        y = centre->y * h / centre->height;
+      }
+    }
+    if (family.dialect == "ui_tars") {
+      return ScriptedReply::text(
+          "Thought: " + thoughts + "\nAction: " +
+          (centre ? "click(start_box='(" + number(x) + "," + number(y) + ")')" : "finished(content='" + answer + "')"));
+    }
+    const json arguments = centre ? json{{"action", "left_click"}, {"coordinate", {std::lround(x), std::lround(y)}}}
+                                  : json{{"action", "terminate"}, {"status", "success"}};
+    const std::string said = centre ? thoughts : answer;
+    if (family.tool_calls) return as_tool_call(arguments, said);
+    const std::string call =
+        "<tool_call>\n" + json{{"name", "computer_use"}, {"arguments", arguments}}.dump() + "\n</tool_call>";
+    return ScriptedReply::text(family.think_tag ? "<think>" + said + "</think>\n" + call : said + "\n" + call);
+  };
+}
+
+}  // namespace vimgpt::test

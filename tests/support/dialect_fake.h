@@ -1,0 +1,43 @@
+// The fake model speaking an open family's dialect: it finds a colour in the last screenshot it was sent, and
+// answers as the family would, in the family's own form and point space (pixels of the image after its server's
+// smart_resize, or 0-1000), so a point lands only if vimgpt converts it back right. It refuses what vLLM refuses
+// when served as the family's docs say: more images in one request than --limit-mm-per-prompt allows. Its resize
+// is written here again from the authors' description, not taken from vimgpt.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "support/fake_model_server.h"
+
+namespace vimgpt::test {
+
+struct FakeFamily {
+  std::string dialect;  // "computer_use" or "ui_tars"
+  bool thousandths = false;
+  int factor = 28;
+  std::int64_t min_pixels = 3136;
+  std::int64_t max_pixels = 12845056;
+  std::size_t max_images = 3;  // vLLM --limit-mm-per-prompt image=N
+  bool think_tag = false;      // wraps its thoughts in <think></think>
+  bool tool_calls = false;     // the server parses the call out into message.tool_calls (vLLM's hermes parser)
+};
+
+// qwen2.5-vl, qwen3-vl, fara, ui-tars-1.5 as their authors describe them (models.json's sources).
+FakeFamily fake_family(const std::string& name);
+
+struct Centre {
+  double x = 0;
+  double y = 0;
+  int width = 0;  // of the image it was found in
+  int height = 0;
+};
+// The centre of the pixels near `colour` (each channel within 40) in an encoded image; nullopt when none.
+std::optional<Centre> find_colour(const std::string& image_bytes, std::array<std::uint8_t, 3> colour);
+
+// Clicks the colour's centre while it shows, then ends with `answer` (terminate / finished).
+FakeModelServer::Responder dialect_responder(FakeFamily family, std::array<std::uint8_t, 3> colour, std::string answer);
+
+}  // namespace vimgpt::test

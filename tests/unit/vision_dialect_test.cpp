@@ -1,0 +1,399 @@
+// The open families' dialects: the catalogue names them as servers do, images are sized so the servers' resize
+// leaves them alone, every dialect's reply forms read into vimgpt's actions, and points come back to the frame
+// pixel they were taken from.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <stdexcept>
+
+#include "support/dialect_fake.h"
+#include "vision/dialect.h"
+#include "vision/vision.h"
+
+namespace vimgpt::vision {
+namespace {
+
+using detail::PointFrame;
+
+const Dialect& family(std::string_view name) {
+  const Dialect* dialect = find_dialect(name);
+  if (dialect == nullptr) throw std::runtime_error("no family " + std::string(name));
+  return *dialect;
+}
+
+// Reference sizes computed with the authors' own smart_resize (microsoft/fara src/fara/_prompts.py, bytedance/UI-TARS
+// codes/ui_tars/action_parser.py: Python's round, so 36.5 goes to 36) for these inputs.
+TEST(SmartResize, MatchesTheAuthorsFunction) {
+  const ResizeRule qwen25{28, 3136, 12845056};
+  const ResizeRule tars{28, 78400, 12845056};
+  const ResizeRule qwen3{32, 65536, 16777216};
+  EXPECT_EQ(smart_resize({768, 512}, qwen25), (Size{756, 504}));
+  EXPECT_EQ(smart_resize({1920, 1080}, qwen25), (Size{1932, 1092}));
+  EXPECT_EQ(smart_resize({1022, 714}, qwen25), (Size{1008, 728}));  // halves to even, both sides
+  EXPECT_EQ(smart_resize({70, 30}, tars), (Size{448, 196}));        // raised to min_pixels
+  EXPECT_EQ(smart_resize({4000, 3000}, qwen3), (Size{4000, 3008}));
+  EXPECT_EQ(smart_resize({1440, 900}, qwen3), (Size{1440, 896}));
+  EXPECT_EQ(smart_resize({768, 512}, qwen3), (Size{768, 512}));
+}
+
+TEST(SmartResize, FramesAreSizedSoTheServerChangesNothing) {
+  for (const char* name : {"qwen2.5-vl", "qwen3-vl", "fara", "ui-tars-1.5"}) {
+    const Dialect& dialect = family(name);
+    for (const Size viewport : {Size{1080, 720}, Size{1280, 800}, Size{1440, 900}, Size{1366, 768}}) {
+      const int width = unchanged_width(viewport, 768, dialect.resize);
+      const int height = static_cast<int>(std::lround(viewport.height * (static_cast<double>(width) / viewport.width)));
+      EXPECT_LE(width, 768);
+      EXPECT_EQ(smart_resize({width, height}, dialect.resize), (Size{width, height}))
+          << name << " " << viewport.width << "x" << viewport.height << " -> " << width;
+    }
+  }
+}
+
+TEST(DialectCatalogue, NamesMatchAsServersServeThem) {
+  for (const auto& [served, expected] :
+       std::vector<std::pair<std::string, std::string>>{{"qwen3-vl:8b", "qwen3-vl"},
+                                                        {"Qwen/Qwen3-VL-8B-Instruct", "qwen3-vl"},
+                                                        {"microsoft/Fara-7B", "fara"},
+                                                        {"/models/microsoft_Fara-7B-Q4_K_M.gguf", "fara"},
+                                                        {"UI-TARS-1.5-7B.Q8_0.gguf", "ui-tars-1.5"},
+                                                        {"qwen3-vl-8b-instruct-UD-Q4_K_XL.gguf", "qwen3-vl"},
+                                                        {"qwen2.5vl:7b", "qwen2.5-vl"}}) {
+    const ModelSpec* spec = find_model(served);
+    ASSERT_NE(spec, nullptr) << served;
+    ASSERT_TRUE(spec->dialect.has_value()) << served;
+    EXPECT_EQ(spec->dialect->family, expected) << served;
+    EXPECT_EQ(spec->provider, Provider::Compatible) << served;
+    EXPECT_FALSE(spec->sources.empty()) << served;
+  }
+  // Never by prefix, and a GGUF name only for open families.
+  EXPECT_EQ(find_model("UI-TARS-1.5"), nullptr);
+  EXPECT_EQ(find_model("qwen3-vl"), nullptr);
+  EXPECT_EQ(find_model("gpt-6.1-terra-Q4_K_M.gguf"), nullptr);
+  // A thinking model's larger reply amends its family's dialect, the rest kept.
+  const ModelSpec* thinking = find_model("qwen3-vl:8b-thinking");
+  ASSERT_NE(thinking, nullptr);
+  EXPECT_GT(thinking->dialect->reply_tokens, find_model("qwen3-vl:8b")->dialect->reply_tokens);
+  EXPECT_EQ(thinking->dialect->resize.factor, 32);
+  EXPECT_FALSE(thinking->dialect->system_prompt.empty());
+}
+
+// A reply as each family writes it, with the point in its own space.
+std::string reply_with(const Dialect& dialect, double x, double y) {
+  const std::string point = std::to_string(x) + ", " + std::to_string(y);
+  if (dialect.kind == DialectKind::UiTars) {
+    return "Thought: the blue square is the target.\nAction: click(start_box='(" + point + ")')";
+  }
+  return "The blue square is there.\n<tool_call>\n{\"name\": \"computer_use\", \"arguments\": {\"action\": "
+         "\"left_click\", \"coordinate\": [" +
+         point + "]}}\n</tool_call>";
+}
+
+TEST(DialectPoints, EveryFramePixelComesBackExactly) {
+  for (const char* name : {"qwen2.5-vl", "qwen3-vl", "fara", "ui-tars-1.5"}) {
+    const Dialect& dialect = family(name);
+    // The frame the agent acts on, and the image as sent: unchanged, then one the server would resize.
+    for (const PointFrame frames : {PointFrame{{756, 504}, {756, 504}}, PointFrame{{768, 512}, {1080, 720}}}) {
+      for (const auto& [x, y] : {std::pair{0.0, 0.0}, std::pair{377.5, 251.25}, std::pair{755.0, 503.0}}) {
+        const auto model = detail::from_frame(dialect, frames, x, y);
+        auto read = detail::read_dialect_reply(dialect, reply_with(dialect, model.x, model.y), "", frames);
+        ASSERT_TRUE(read) << name << ": " << read.error().message;
+        ASSERT_TRUE(read->action.contains("click_at")) << read->action.dump();
+        EXPECT_NEAR(read->action["click_at"][0].get<double>(), x, 1e-4) << name;
+        EXPECT_NEAR(read->action["click_at"][1].get<double>(), y, 1e-4) << name;
+        EXPECT_FALSE(read->thoughts.empty());
+      }
+    }
+  }
+}
+
+TEST(DialectPoints, UnchangedImagesNeedNoScaling) {
+  // A 756x504 frame sent as it is to a factor-28 server: model pixels are frame pixels.
+  const PointFrame frames{{756, 504}, {756, 504}};
+  const auto point = detail::to_frame(family("fara"), frames, 123, 456);
+  EXPECT_DOUBLE_EQ(point.x, 123);
+  EXPECT_DOUBLE_EQ(point.y, 456);
+  // Qwen3-VL's thousandths are of the image, whatever its size.
+  const auto qwen3 = detail::to_frame(family("qwen3-vl"), frames, 500, 1000);
+  EXPECT_DOUBLE_EQ(qwen3.x, 378);
+  EXPECT_DOUBLE_EQ(qwen3.y, 504);
+}
+
+Json read(std::string_view name, std::string_view text, std::string_view reasoning = "") {
+  const PointFrame frames{{756, 504}, {756, 504}};
+  auto reply = detail::read_dialect_reply(family(name), text, reasoning, frames);
+  if (!reply) throw std::runtime_error(reply.error().message);
+  return reply->action;
+}
+
+TEST(ComputerUseDialect, ReadsEveryActionOfTheTools) {
+  EXPECT_EQ(read("qwen2.5-vl",
+                 "<tool_call>{\"name\": \"computer_use\", \"arguments\": {\"action\": \"double_click\", "
+                 "\"coordinate\": [10, 20]}}</tool_call>"),
+            (Json{{"double_click", {10.0, 20.0}}}));
+  EXPECT_EQ(read("qwen2.5-vl",
+                 "<tool_call>{\"name\": \"computer_use\", \"arguments\": {\"action\": \"triple_click\", "
+                 "\"coordinate\": [10, 20]}}</tool_call>"),
+            (Json{{"double_click", {10.0, 20.0}}}));
+  EXPECT_EQ(read("qwen2.5-vl",
+                 "<tool_call>{\"name\": \"computer_use\", \"arguments\": {\"action\": \"right_click\", "
+                 "\"coordinate\": [10, 20]}}</tool_call>"),
+            (Json{{"right_click", {10.0, 20.0}}}));
+  EXPECT_EQ(read("qwen2.5-vl",
+                 "<tool_call>{\"name\": \"computer_use\", \"arguments\": {\"action\": \"mouse_move\", "
+                 "\"coordinate\": [10, 20]}}</tool_call>"),
+            (Json{{"hover", {10.0, 20.0}}}));
+  EXPECT_EQ(read("qwen2.5-vl",
+                 "<tool_call>{\"name\": \"computer_use\", \"arguments\": {\"action\": \"key\", "
+                 "\"keys\": [\"ctrl\", \"a\"]}}</tool_call>"),
+            (Json{{"key", "ctrl+a"}}));
+  EXPECT_EQ(read("qwen2.5-vl",
+                 "<tool_call>{\"name\": \"computer_use\", \"arguments\": {\"action\": \"scroll\", "
+                 "\"pixels\": -300}}</tool_call>"),
+            (Json{{"scroll", "down"}}));
+  EXPECT_EQ(read("qwen2.5-vl",
+                 "<tool_call>{\"name\": \"computer_use\", \"arguments\": {\"action\": \"type\", "
+                 "\"text\": \"hello\"}}</tool_call>"),
+            (Json{{"type", "hello"}, {"enter", false}}));
+  EXPECT_EQ(read("qwen3-vl",
+                 "<tool_call>{\"name\": \"computer_use\", \"arguments\": {\"action\": \"answer\", "
+                 "\"text\": \"42\"}}</tool_call>"),
+            (Json{{"done", "42"}}));
+  EXPECT_EQ(read("qwen3-vl",
+                 "<tool_call>{\"name\": \"computer_use\", \"arguments\": {\"action\": \"wait\", "
+                 "\"time\": 30}}</tool_call>"),
+            (Json{{"wait", 10.0}}));
+  // What vimgpt cannot do is a step error in words, never a crash or a silent skip.
+  const Json middle = read("qwen2.5-vl",
+                           "<tool_call>{\"name\": \"computer_use\", \"arguments\": {\"action\": "
+                           "\"middle_click\", \"coordinate\": [1, 2]}}</tool_call>");
+  ASSERT_TRUE(middle.contains("unsupported"));
+  EXPECT_NE(middle["unsupported"].get<std::string>().find("middle_click"), std::string::npos);
+}
+
+TEST(ComputerUseDialect, FaraTypesIntoAPointAndAnswersWithItsThoughts) {
+  EXPECT_EQ(read("fara",
+                 "I type the query.\n<tool_call>\n{\"name\": \"computer_use\", \"arguments\": {\"action\": "
+                 "\"type\", \"text\": \"paris\", \"coordinate\": [100, 50]}}\n</tool_call>"),
+            (Json{{"actions", {{{"click_at", {100.0, 50.0}}}, {{"type", "paris"}, {"enter", true}}}}}));
+  EXPECT_EQ(read("fara",
+                 "The opening hours are 9 to 6.\n<tool_call>\n{\"name\": \"computer_use\", \"arguments\": "
+                 "{\"action\": \"terminate\", \"status\": \"success\"}}\n</tool_call>"),
+            (Json{{"done", "The opening hours are 9 to 6."}}));
+  EXPECT_EQ(read("fara",
+                 "<tool_call>\n{\"name\": \"computer_use\", \"arguments\": {\"action\": \"web_search\", "
+                 "\"query\": \"louvre hours\"}}\n</tool_call>"),
+            (Json{{"navigate", "https://www.bing.com/search?q=louvre+hours"}}));
+  EXPECT_EQ(read("fara",
+                 "<tool_call>\n{\"name\": \"computer_use\", \"arguments\": {\"action\": \"history_back\"}}"
+                 "\n</tool_call>"),
+            (Json{{"back", true}}));
+  // Python's literal form, which Fara's harness also reads.
+  EXPECT_EQ(read("fara",
+                 "<tool_call>\n{'name': 'computer_use', 'arguments': {'action': 'visit_url', 'url': "
+                 "'https://example.com'}}\n</tool_call>"),
+            (Json{{"navigate", "https://example.com"}}));
+}
+
+TEST(ComputerUseDialect, ThoughtsFromEveryPlace) {
+  const PointFrame frames{{768, 512}, {768, 512}};
+  const std::string call =
+      "<tool_call>{\"name\": \"computer_use\", \"arguments\": {\"action\": \"left_click\", \"coordinate\": [500, "
+      "500]}}</tool_call>";
+  auto tagged =
+      detail::read_dialect_reply(family("qwen3-vl"), "<think>the button is central</think>\n" + call, "", frames);
+  ASSERT_TRUE(tagged);
+  EXPECT_EQ(tagged->thoughts, "the button is central");
+  EXPECT_EQ(tagged->action, (Json{{"click_at", {384.0, 256.0}}}));
+  // A chat template that opens <think> itself: only the close comes back.
+  auto closed = detail::read_dialect_reply(family("qwen3-vl"), "centred</think>" + call, "", frames);
+  ASSERT_TRUE(closed);
+  EXPECT_EQ(closed->thoughts, "centred");
+  auto field = detail::read_dialect_reply(family("qwen3-vl"), call, "from reasoning_content", frames);
+  ASSERT_TRUE(field);
+  EXPECT_EQ(field->thoughts, "from reasoning_content");
+  auto none = detail::read_dialect_reply(family("qwen3-vl"), "I would click the button.", "", frames);
+  EXPECT_FALSE(none);
+}
+
+TEST(UiTarsDialect, ReadsEachPointFormAndAction) {
+  // 756x504 is unchanged by its resize: model pixels are frame pixels.
+  EXPECT_EQ(read("ui-tars-1.5", "Thought: click it\nAction: click(point='<point>100 200</point>')"),
+            (Json{{"click_at", {100.0, 200.0}}}));
+  EXPECT_EQ(read("ui-tars-1.5", "Thought: click it\nAction: click(start_box='<|box_start|>(100,200)<|box_end|>')"),
+            (Json{{"click_at", {100.0, 200.0}}}));
+  EXPECT_EQ(read("ui-tars-1.5", "Thought: a box\nAction: left_double(start_box='(100,200,120,220)')"),
+            (Json{{"double_click", {110.0, 210.0}}}));
+  EXPECT_EQ(read("ui-tars-1.5", "Thought: x\nAction: right_single(point='<point>1 2</point>')"),
+            (Json{{"right_click", {1.0, 2.0}}}));
+  EXPECT_EQ(read("ui-tars-1.5",
+                 "Thought: x\nAction: drag(start_point='<point>1 2</point>', "
+                 "end_point='<point>30 40</point>')"),
+            (Json{{"drag", {1.0, 2.0}}, {"to", {30.0, 40.0}}}));
+  EXPECT_EQ(read("ui-tars-1.5", "Thought: x\nAction: hotkey(key='ctrl c')"), (Json{{"key", "ctrl+c"}}));
+  EXPECT_EQ(read("ui-tars-1.5", "Thought: x\nAction: type(content='it\\'s \"me\"\\n')"),
+            (Json{{"type", "it's \"me\""}, {"enter", true}}));
+  EXPECT_EQ(read("ui-tars-1.5", "Thought: x\nAction: type(content='Bob's shop')"),
+            (Json{{"type", "Bob's shop"}, {"enter", false}}));
+  EXPECT_EQ(read("ui-tars-1.5", "Thought: x\nAction: scroll(point='<point>5 6</point>', direction='down')"),
+            (Json{{"actions", {{{"hover", {5.0, 6.0}}}, {{"scroll", "down"}}}}}));
+  EXPECT_EQ(read("ui-tars-1.5", "Thought: x\nAction: wait()"), (Json{{"wait", 5}}));
+  EXPECT_EQ(read("ui-tars-1.5", "Thought: found it\nAction: finished(content='9 to 6')"), (Json{{"done", "9 to 6"}}));
+  EXPECT_EQ(read("ui-tars-1.5", "Thought: all done here\nAction: finished()"), (Json{{"done", "all done here"}}));
+  EXPECT_TRUE(read("ui-tars-1.5", "Thought: x\nAction: scroll(point='<point>5 6</point>', direction='left')")
+                  .contains("unsupported"));
+  EXPECT_TRUE(
+      read("ui-tars-1.5", "Thought: x\nAction: long_press(point='<point>5 6</point>')").contains("unsupported"));
+  EXPECT_THROW(read("ui-tars-1.5", "I will click the button"), std::runtime_error);
+}
+
+HistoryEntry step_entry(std::string reply, std::string url, std::string result) {
+  return {Json{{"click_at", {1, 2}}}, std::move(result), std::move(url), "", std::move(reply)};
+}
+
+TEST(DialectConversation, RecentScreenshotsAndTheModelsOwnTurns) {
+  const Dialect& fara = family("fara");
+  StepRequest step;
+  step.objective = "find the hours";
+  step.current_url = "http://127.0.0.1/now";
+  step.history = {step_entry("r1", "http://127.0.0.1/1", "clicked at (1, 2)"),
+                  {Json(), "the person took over", "http://127.0.0.1/1", "", ""},
+                  step_entry("r2", "http://127.0.0.1/2", "clicked at (1, 2)"),
+                  step_entry("r3", "http://127.0.0.1/3", "clicked at (1, 2)")};
+  // Fara keeps 3 screenshots: the last two steps' and this one.
+  step.earlier_frames = fara.screenshots - 1;
+  const std::vector<Size> images(static_cast<std::size_t>(fara.screenshots), Size{756, 504});
+  const auto turns = detail::dialect_turns(fara, step, images);
+  ASSERT_EQ(turns.size(), 8U);  // system, 3 x (user, assistant), this step's user
+  EXPECT_EQ(turns[0].role, "system");
+  EXPECT_NE(turns[0].text.find("The screen's resolution is 756x504."), std::string::npos);
+  EXPECT_NE(turns[0].text.find("<tools>\n{\"function\""), std::string::npos);
+  EXPECT_EQ(turns[1].text, "find the hours");
+  EXPECT_EQ(turns[1].image, -1);  // the oldest step's screenshot is dropped, its words kept
+  EXPECT_EQ(turns[2].text, "r1");
+  EXPECT_EQ(turns[3].image, 0);
+  EXPECT_NE(turns[3].text.find("the person took over"), std::string::npos);
+  EXPECT_NE(turns[3].text.find(fara.next_turn), std::string::npos);
+  EXPECT_EQ(turns[5].image, 1);
+  EXPECT_EQ(turns[6].text, "r3");
+  EXPECT_EQ(turns[7].image, 2);
+  EXPECT_NE(turns[7].text.find("Current URL: http://127.0.0.1/now"), std::string::npos);
+  EXPECT_NE(turns[7].text.find("The last action: clicked at (1, 2)"), std::string::npos);
+}
+
+TEST(DialectConversation, UiTarsSendsItsPromptAsTheFirstUserTurn) {
+  StepRequest step;
+  step.objective = "open the menu";
+  const auto turns = detail::dialect_turns(family("ui-tars-1.5"), step, {Size{756, 504}});
+  ASSERT_EQ(turns.size(), 1U);
+  EXPECT_EQ(turns[0].role, "user");
+  EXPECT_NE(turns[0].text.find("## User Instruction\nopen the menu"), std::string::npos);
+  EXPECT_EQ(turns[0].image, 0);
+}
+
+}  // namespace
+}  // namespace vimgpt::vision
+
+// ---- Against the fake model speaking each family's dialect ----------------------------------------------------
+
+namespace vimgpt::vision {
+namespace {
+
+// The doctor's frame: a red and a blue square on white, the blue one at (434, 156), 200 px a side.
+EncodedImage squares_frame() {
+  Pixels pixels;
+  pixels.width = 768;
+  pixels.height = 512;
+  pixels.channels = 3;
+  pixels.data.assign(static_cast<std::size_t>(pixels.width) * pixels.height * 3, 255);
+  const auto square = [&pixels](int left, std::array<std::uint8_t, 3> colour) {
+    for (int y = 156; y < 356; ++y) {
+      for (int x = left; x < left + 200; ++x) {
+        const auto at = (static_cast<std::size_t>(y) * pixels.width + x) * 3;
+        for (std::size_t c = 0; c < 3; ++c) pixels.data[at + c] = colour[c];
+      }
+    }
+  };
+  square(134, {220, 30, 30});
+  square(434, {30, 60, 220});
+  auto encoded = encode_image(pixels, ImageFormat::Png, 0);
+  if (!encoded) throw std::runtime_error(encoded.error().message);
+  return *encoded;
+}
+
+constexpr std::array<std::uint8_t, 3> kBlue{30, 60, 220};
+
+TEST(DialectDoctor, TheBlueSquaresClickLandsForEveryFamily) {
+  for (const auto& [served, family_name] :
+       std::vector<std::pair<std::string, std::string>>{{"qwen2.5vl:7b", "qwen2.5-vl"},
+                                                        {"qwen3-vl:8b", "qwen3-vl"},
+                                                        {"microsoft/Fara-7B", "fara"},
+                                                        {"UI-TARS-1.5-7B-Q4_K_M.gguf", "ui-tars-1.5"}}) {
+    test::FakeModelServer server;
+    const test::FakeFamily fake = test::fake_family(family_name);
+    server.set_responder(test::dialect_responder(fake, kBlue, "clicked"));
+    ClientOptions options;
+    options.model = served;
+    options.base_url = server.url();
+    options.retry.max_retries = 0;
+    const Checkup checkup =
+        check_model(options, squares_frame(), "Click the blue square.", {{"click", "D"}}, {434, 156, 200, 200});
+    std::string stages;
+    for (const auto& stage : checkup.stages) stages += stage.name + ": " + stage.detail + "\n";
+    EXPECT_TRUE(checkup.passed()) << served << "\n" << stages;
+    ASSERT_TRUE(checkup.decision.has_value()) << stages;
+    EXPECT_TRUE(checkup.decision->action.contains("click_at")) << checkup.decision->action.dump();
+    EXPECT_FALSE(checkup.decision->thoughts.empty()) << served;
+    EXPECT_EQ(server.problems(), std::vector<std::string>{}) << served;
+    const auto requests = server.requests();
+    ASSERT_EQ(requests.size(), 1U) << served;
+    // No strict schema for a family that was not trained on one, and the image the server will not resize.
+    EXPECT_FALSE(requests[0].body.contains("response_format")) << served;
+    ASSERT_EQ(requests[0].images.size(), 1U);
+    EXPECT_EQ(requests[0].images[0].width % fake.factor, 0) << served;
+    EXPECT_EQ(requests[0].images[0].height % fake.factor, 0) << served;
+    // Room for thinking: the family's reply cap, not vimgpt's 300.
+    EXPECT_GE(requests[0].body.value("max_tokens", 0), 1024) << served;
+  }
+}
+
+TEST(DialectConversation, EarlierScreenshotsStayWithinWhatTheServerTakes) {
+  // Fara keeps 3 screenshots, as its harness does; the fake refuses more, as vLLM does past its limit.
+  test::FakeModelServer server;
+  server.set_responder(test::dialect_responder(test::fake_family("fara"), kBlue, "done"));
+  ClientOptions options;
+  options.model = "microsoft/Fara-7B";
+  options.base_url = server.url();
+  options.retry.max_retries = 0;
+  auto client = Client::create(options);
+  ASSERT_TRUE(client) << client.error().message;
+  ASSERT_NE((*client)->dialect(), nullptr);
+  StepRequest step;
+  step.objective = "click the blue square";
+  const EncodedImage frame = squares_frame();
+  for (int taken = 0; taken < 4; ++taken) {
+    step.images.clear();
+    step.earlier_frames = std::min(taken, (*client)->dialect()->screenshots - 1);
+    for (int i = 0; i <= step.earlier_frames; ++i) step.images.push_back(frame);
+    auto decision = (*client)->decide(step);
+    ASSERT_TRUE(decision) << decision.error().message;
+    ASSERT_TRUE(decision->action.contains("click_at"));
+    // The point is the blue square's centre in the 768x512 frame, converted back from the 756x504 image sent.
+    EXPECT_NEAR(decision->action["click_at"][0].get<double>(), 534, 1.0);
+    EXPECT_NEAR(decision->action["click_at"][1].get<double>(), 256, 1.0);
+    step.history.push_back({decision->action, "clicked", "http://127.0.0.1/", "", decision->raw_reply});
+  }
+  EXPECT_EQ(server.problems(), std::vector<std::string>{});
+  const auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 4U);
+  EXPECT_EQ(requests.back().images.size(), 3U);
+  // system, then 4 user turns each answered, but the last: the model's own replies come back as its turns.
+  const auto& messages = requests.back().body["messages"];
+  ASSERT_EQ(messages.size(), 8U);
+  EXPECT_EQ(messages[2]["role"], "assistant");
+  EXPECT_NE(messages[2]["content"].get<std::string>().find("<tool_call>"), std::string::npos);
+  EXPECT_EQ(requests.back().body.value("temperature", -1.0), 0.0);  // Fara's harness sends 0
+}
+
+}  // namespace
+}  // namespace vimgpt::vision

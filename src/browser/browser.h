@@ -11,14 +11,14 @@
 #include <string_view>
 #include <vector>
 
-#include "cdp/cdp.h"
 #include "common/encoded_image.h"
 #include "common/result.h"
+#include "launch/launch.h"
 
 namespace vimgpt::browser {
 
-using cdp::Json;
 using std::chrono::milliseconds;
+using wire::Json;
 
 struct Viewport {
   int width = 1080;  // the original vimGPT's window
@@ -208,12 +208,13 @@ struct ChildFrame {
 class Tab {
  public:
   // Launches a local browser (launch.engine: Chromium, or Firefox) and opens its first tab.
-  static Result<std::unique_ptr<Tab>> launch(const cdp::LaunchOptions& launch, const TabOptions& options = {});
+  static Result<std::unique_ptr<Tab>> launch(const launch::LaunchOptions& launch, const TabOptions& options = {});
   // Opens a tab on an existing connection, in a browser context of its own that closing the tab disposes of: a
   // Chromium's DevTools (remote, or a batch worker's), or a Firefox's WebDriver BiDi (a WebDriver session's, or a
   // batch worker's: a user context per tab on the one BiDi session, made by the first tab if there is none yet).
-  static Result<std::unique_ptr<Tab>> open(const std::shared_ptr<cdp::Connection>& connection,
-                                           const TabOptions& options = {}, cdp::Engine engine = cdp::Engine::Chromium);
+  static Result<std::unique_ptr<Tab>> open(const std::shared_ptr<wire::Connection>& connection,
+                                           const TabOptions& options = {},
+                                           launch::Engine engine = launch::Engine::Chromium);
   virtual ~Tab() = default;
   Tab(const Tab&) = delete;
   Tab& operator=(const Tab&) = delete;
@@ -336,7 +337,7 @@ class Tab {
 
   // For tests and diagnostics that speak DevTools themselves (a crash to inject, an event to watch); the
   // modules use the calls above, and lint keeps DevTools methods out of them.
-  virtual cdp::Connection& connection() = 0;
+  virtual wire::Connection& connection() = 0;
   [[nodiscard]] virtual std::string session_id() const = 0;
   [[nodiscard]] virtual bool alive() const = 0;
   // Why the browser's connection ended ("the browser exited with code 1", ...); empty while it is alive.

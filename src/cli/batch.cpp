@@ -34,9 +34,9 @@ namespace {
 // request queued by a busy Grid holds up no other worker, and opens again when it dies (--max-restarts times).
 struct Endpoint {
   std::string name;
-  std::function<Result<std::shared_ptr<cdp::Connection>>()> open;  // a worker's own: opens it; empty: shared
-  std::shared_ptr<cdp::Connection> connection;  // under Batch::mutex; null until opened, and once its worker left
-  bool dead = false;                            // under Batch::mutex
+  std::function<Result<std::shared_ptr<wire::Connection>>()> open;  // a worker's own: opens it; empty: shared
+  std::shared_ptr<wire::Connection> connection;  // under Batch::mutex; null until opened, and once its worker left
+  bool dead = false;                             // under Batch::mutex
   int reopened = 0;
 };
 
@@ -93,9 +93,10 @@ struct Batch {
   }
 };
 
-Result<std::shared_ptr<cdp::Connection>> connect_endpoint(const std::string& url, const fleet::BrowserOptions& remote) {
+Result<std::shared_ptr<wire::Connection>> connect_endpoint(const std::string& url,
+                                                           const fleet::BrowserOptions& remote) {
   VIMGPT_TRY(auto transport, fleet::connect_browser(url, remote));
-  return std::make_shared<cdp::Connection>(std::move(transport));
+  return std::make_shared<wire::Connection>(std::move(transport));
 }
 
 // A shared endpoint still alive, `preferred` first (under Batch::mutex).
@@ -111,7 +112,7 @@ Endpoint* pick_shared(std::vector<std::unique_ptr<Endpoint>>& shared, std::size_
 // queue the request for minutes while the other workers run tasks), else a shared endpoint still alive. Null when it
 // has none left, and the worker leaves.
 Endpoint* worker_browser(Batch& batch, std::vector<std::unique_ptr<Endpoint>>& shared, const Seat& seat,
-                         std::shared_ptr<cdp::Connection>& connection) {
+                         std::shared_ptr<wire::Connection>& connection) {
   if (seat.own == nullptr) {
     std::scoped_lock lock(batch.mutex);
     Endpoint* endpoint = pick_shared(shared, seat.preferred);
@@ -147,7 +148,7 @@ Endpoint* worker_browser(Batch& batch, std::vector<std::unique_ptr<Endpoint>>& s
 // request waits for.
 void leave(Batch& batch, const Seat& seat) {
   if (seat.own == nullptr) return;
-  std::shared_ptr<cdp::Connection> connection;
+  std::shared_ptr<wire::Connection> connection;
   {
     std::scoped_lock lock(batch.mutex);
     connection.swap(seat.own->connection);
@@ -156,7 +157,7 @@ void leave(Batch& batch, const Seat& seat) {
 }
 
 // Whether a task's failure leaves its browser usable.
-bool browser_answers(cdp::Connection& connection) {
+bool browser_answers(wire::Connection& connection) {
   return connection.answers(std::chrono::seconds(5));
 }
 
@@ -170,7 +171,7 @@ struct TaskSettings {
 };
 
 nlohmann::json run_task(const TaskSettings& s, const BatchTask& task, const std::string& browser_name,
-                        const std::shared_ptr<cdp::Connection>& connection, bool& endpoint_died) {
+                        const std::shared_ptr<wire::Connection>& connection, bool& endpoint_died) {
   const auto start = std::chrono::steady_clock::now();
   nlohmann::json line = {{"id", task.id}, {"browser", browser_name}};
   auto finish = [&](std::string_view status, const std::string& message) {
@@ -259,8 +260,9 @@ void count_result_locked(Batch& batch, const nlohmann::json& line) {
 
 // A browser that died: a worker's own is opened again (the run's --max-restarts times), a shared one is left out from
 // now on.
-void replace_or_drop(Batch& batch, Endpoint& endpoint, const std::shared_ptr<cdp::Connection>& dead, int max_restarts) {
-  Result<std::shared_ptr<cdp::Connection>> fresh = fail(ErrorKind::BrowserExited, "it is not one vimgpt can reopen");
+void replace_or_drop(Batch& batch, Endpoint& endpoint, const std::shared_ptr<wire::Connection>& dead,
+                     int max_restarts) {
+  Result<std::shared_ptr<wire::Connection>> fresh = fail(ErrorKind::BrowserExited, "it is not one vimgpt can reopen");
   if (endpoint.open && endpoint.reopened < max_restarts) fresh = endpoint.open();
   dead->close();
   std::scoped_lock lock(batch.mutex);
@@ -279,7 +281,7 @@ void replace_or_drop(Batch& batch, Endpoint& endpoint, const std::shared_ptr<cdp
 void worker(const TaskSettings& settings, Batch& batch, std::vector<std::unique_ptr<Endpoint>>& shared,
             const Seat& seat) {
   while (!stop_requested()) {
-    std::shared_ptr<cdp::Connection> connection;
+    std::shared_ptr<wire::Connection> connection;
     Endpoint* endpoint = worker_browser(batch, shared, seat, connection);
     if (endpoint == nullptr) return;
     QueuedTask next;
@@ -371,7 +373,7 @@ void queue_worker(const TaskSettings& settings, Batch& batch, std::vector<std::u
   }
   while (!stop_requested()) {
     // The browser first, then the task: a task is not held while a Grid queues this worker's session.
-    std::shared_ptr<cdp::Connection> connection;
+    std::shared_ptr<wire::Connection> connection;
     Endpoint* endpoint = worker_browser(batch, shared, seat, connection);
     if (endpoint == nullptr) return;
     // Without waiting first: an empty, drained queue ends the worker at once.
@@ -508,7 +510,7 @@ std::vector<std::unique_ptr<Endpoint>> open_shared_endpoints(const std::vector<s
 std::vector<Seat> seat_workers(int workers, const std::vector<std::string>& urls, const TaskSettings& settings,
                                const fleet::BrowserOptions& remote, Batch& batch,
                                std::vector<std::unique_ptr<Endpoint>>& own) {
-  cdp::LaunchOptions local = settings.run.launch;
+  launch::LaunchOptions local = settings.run.launch;
   local.window_width = settings.run.tab.viewport.width;
   local.window_height = settings.run.tab.viewport.height;
   std::vector<Seat> seats(static_cast<std::size_t>(workers));
@@ -519,10 +521,9 @@ std::vector<Seat> seat_workers(int workers, const std::vector<std::string>& urls
       // Tasks still get a fresh context each (Chromium's browser context, Firefox's user context).
       own.push_back(std::make_unique<Endpoint>());
       own.back()->name = "local-" + number;
-      own.back()->open = [local]() -> Result<std::shared_ptr<cdp::Connection>> {
-        VIMGPT_TRY(auto transport,
-                   local.engine == cdp::Engine::Firefox ? cdp::launch_firefox(local) : cdp::launch_chromium(local));
-        return std::make_shared<cdp::Connection>(std::move(transport));
+      own.back()->open = [local]() -> Result<std::shared_ptr<wire::Connection>> {
+        VIMGPT_TRY(auto transport, launch::launch_browser(local));
+        return std::make_shared<wire::Connection>(std::move(transport));
       };
       seat.own = own.back().get();
       continue;

@@ -327,7 +327,7 @@ TEST(BrowserLaunch, ACallersDisabledFeaturesJoinOurs) {
 }
 
 TEST(BrowserLaunch, MissingChromiumSaysWhatToDo) {
-  cdp::LaunchOptions options;
+  launch::LaunchOptions options;
   options.chrome_path = "/nonexistent/chromium";
   auto tab = Tab::launch(options);
   ASSERT_FALSE(tab);

@@ -30,7 +30,7 @@ class LiveTest : public ::testing::Test {
     auto server = live::Server::start(options);
     ASSERT_TRUE(server) << server.error().describe();
     server_ = std::move(*server);
-    frames_ = tab_->connection().subscribe([this](const cdp::Event& event) {
+    frames_ = tab_->connection().subscribe([this](const wire::Event& event) {
       if (event.method == "Page.screencastFrame") ++streamed_;
     });
   }
@@ -140,7 +140,7 @@ TEST_F(LiveTest, AWaitForThePersonEndsAtTheDeadlineOrOnInterrupt) {
 // --xvfb: the full browser, headed (no "Headless" in what it sends), on an Xvfb of its own that ends with it.
 TEST(Xvfb, RunsTheFullBrowserHeadedOnADisplayOfItsOwn) {
   auto options = test::loopback_only_launch();
-  options.display = cdp::Display::Xvfb;
+  options.display = launch::Display::Xvfb;
   pid_t xvfb = 0;
   {
     auto tab = browser::Tab::launch(options);

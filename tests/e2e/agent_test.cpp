@@ -201,10 +201,10 @@ TEST_F(AgentE2E, ReportOpensWithoutConsoleErrorsAndShowsEveryStep) {
   EXPECT_NE(steps[1]["result"].get<std::string>().find("ZZ"), std::string::npos);
 
   // The report is looked at in Chromium, whichever engine made the run: its console errors come as CDP events.
-  auto tab = browser::Tab::launch(test::loopback_only_launch(cdp::Engine::Chromium));
+  auto tab = browser::Tab::launch(test::loopback_only_launch(launch::Engine::Chromium));
   ASSERT_OK(tab);
   std::atomic<int> console_errors{0};
-  const auto id = (*tab)->connection().subscribe([&](const cdp::Event& e) {
+  const auto id = (*tab)->connection().subscribe([&](const wire::Event& e) {
     if (e.method == "Runtime.exceptionThrown" ||
         (e.method == "Runtime.consoleAPICalled" && e.params.value("type", "") == "error")) {
       ++console_errors;

@@ -1,4 +1,4 @@
-// Private to src/browser: the state behind a Tab.
+// Private to src/browser: the state behind a CdpTab, shared by the files of browser/cdp.
 #pragma once
 
 #include <chrono>
@@ -6,63 +6,16 @@
 #include <map>
 #include <mutex>
 
-#include "browser/browser.h"
+#include "browser/cdp/tab.h"
+#include "browser/core.h"
 
 namespace vimgpt::browser {
 
-// How long a single DevTools command may take before the browser is considered stuck.
-inline constexpr milliseconds kCommandTimeout{15000};
-// The isolated world of evaluate() and preload(): Chromium keeps one world per name and frame.
-inline constexpr const char* kWorldName = "vimgpt";
-
-// What every engine does the same way, through the page itself: scroll by most of a screen (the page, or the
-// scrollable element in the middle of the viewport).
-Status scroll_by_script(Tab& tab, ScrollDirection direction);
-// A failed load's error as the engine names it (Chromium's net::ERR_…, Firefox's NS_ERROR_…), with the common ones'
-// reason in plain words after the name, for the person reading it and for the model reading it in its history.
-std::string with_reason(const std::string& error);
-// That a viewport can be set: InvalidArgument otherwise.
-Status valid_viewport(const Viewport& viewport);
-// That a screenshot's scale is in (0, 4]: InvalidArgument otherwise.
-Status valid_screenshot_scale(double scale);
-// That a point lies inside the viewport: InvalidArgument saying where it is otherwise.
-Status inside(Point point, const Viewport& viewport);
-// What settle() runs in the isolated world after an action with no navigation, on every engine: a promise that is
-// true once the DOM has had no mutation for `quiet`, false when `cap` comes first (a page that keeps changing).
-std::string dom_quiet_script(milliseconds quiet, milliseconds cap);
-// One UTF-8 code point at a time, as keys are pressed.
-std::vector<std::string> code_points(std::string_view text);
-// Each character of `text` as the key a person presses for it on a US layout (Shift noted for capitals and
-// shifted marks, never pressed on its own: a box that moves on keyup must not see it); a character that layout has
-// no key for is typed with its own text, a newline is Enter, a tab Tab, a carriage return nothing.
-std::vector<KeyPress> keys_for_text(std::string_view text);
-// switch_page to a number no tab has, and close_page on the only tab, in the same words on every engine.
-Failure no_such_tab(int number, std::size_t open);
-Failure only_tab_open();
-
-// Chromium over the DevTools Protocol: the engine behind Tab for a local Chromium or a remote one.
-class CdpTab final : public Tab {
- public:
-  struct Impl;
-  // Launches a local Chromium; opens a tab in a context of its own on a browser already running.
-  static Result<std::unique_ptr<Tab>> launch_local(const cdp::LaunchOptions& launch, const TabOptions& options);
-  static Result<std::unique_ptr<Tab>> open_remote(const std::shared_ptr<cdp::Connection>& connection,
-                                                  const TabOptions& options);
-  explicit CdpTab(std::unique_ptr<Impl> impl);
-  ~CdpTab() override;
-  CdpTab(const CdpTab&) = delete;
-  CdpTab& operator=(const CdpTab&) = delete;
-#include "browser/tab_overrides.inc"
-
- private:
-  std::unique_ptr<Impl> impl_;
-};
-
 struct CdpTab::Impl {
-  std::shared_ptr<cdp::Connection> connection;
-  bool owns_browser = false;          // a local Chromium we launched (vs a tab in a remote browser)
-  cdp::LaunchOptions launch_options;  // how it was launched, for relaunch()
-  std::string browser_context_id;     // set when the tab lives in its own context on a remote browser
+  std::shared_ptr<wire::Connection> connection;
+  bool owns_browser = false;             // a local Chromium we launched (vs a tab in a remote browser)
+  launch::LaunchOptions launch_options;  // how it was launched, for relaunch()
+  std::string browser_context_id;        // set when the tab lives in its own context on a remote browser
   TabOptions options;
   // The User-Agent every page and frame is given: options.user_agent, else the browser's own with "HeadlessChrome"
   // said as the full browser says it ("Chrome"), since many sites answer a headless one with a block page.
@@ -120,10 +73,10 @@ struct CdpTab::Impl {
   // Asks the current session for screencast frames. Mutex held.
   void post_start_screencast();
   // A frame: acknowledged (the browser sends the next only then) and given to the sink, outside the mutex.
-  void on_screencast_frame(const cdp::Event& event);
+  void on_screencast_frame(const wire::Event& event);
 
   std::uint64_t subscription = 0;
-  std::unique_ptr<cdp::EventQueue> page_events;  // lifecycle and navigation events of the current target
+  std::unique_ptr<wire::EventQueue> page_events;  // lifecycle and navigation events of the current target
 
   Result<Json> call(std::string_view method, Json params = Json::object(), milliseconds timeout = kCommandTimeout) {
     // A crashed renderer answers nothing; only loading a page again (browser-side commands) can help.
@@ -137,9 +90,9 @@ struct CdpTab::Impl {
   static Failure crash_failure() { return fail(ErrorKind::Protocol, kCrashed); }
   static constexpr const char* kCrashed = "the page crashed (its renderer died); load a page to go on";
 
-  void on_event(const cdp::Event& event);
-  void on_download(const cdp::Event& event);
-  void on_attached(const cdp::Event& event);
+  void on_event(const wire::Event& event);
+  void on_download(const wire::Event& event);
+  void on_attached(const wire::Event& event);
   // The working target's session or one of its out-of-process frames'. Called with the mutex held.
   [[nodiscard]] bool is_own_session(const std::string& session) const;
   // Launches Chromium with launch_options, subscribes and attaches to its first page.

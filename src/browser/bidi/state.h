@@ -1,4 +1,4 @@
-// Private to src/browser: the state behind a BidiTab, shared by its files (bidi_tab.cpp: navigation, pages,
+// Private to src/browser: the state behind a BidiTab, shared by its files (tab.cpp: opening and closing, the browser;
 // scripts, the browser; bidi_input.cpp: trusted input).
 #pragma once
 
@@ -10,8 +10,8 @@
 #include <set>
 #include <thread>
 
-#include "browser/bidi_tab.h"
-#include "browser/tab_impl.h"
+#include "browser/bidi/tab.h"
+#include "browser/core.h"
 #include "common/text.h"
 
 namespace vimgpt::browser {
@@ -80,8 +80,8 @@ struct BidiScreencast {
 };
 
 struct BidiTab::State {
-  std::shared_ptr<cdp::Connection> connection;
-  cdp::LaunchOptions launch;
+  std::shared_ptr<wire::Connection> connection;
+  launch::LaunchOptions launch;
   TabOptions options;
   std::uint64_t subscription = 0;
   std::set<std::string> preloaded;  // names given to preload()
@@ -134,7 +134,7 @@ struct BidiTab::State {
     return false;
   }
 
-  void on_event(const cdp::Event& event) {
+  void on_event(const wire::Event& event) {
     const Json& p = event.params;
     const std::string at = p.value("context", "");
     std::scoped_lock lock(mutex);
@@ -246,7 +246,7 @@ struct BidiTab::State {
           call("session.new",
                {{"capabilities", {{"alwaysMatch", {{"unhandledPromptBehavior", {{"default", "ignore"}}}}}}}}));
     }
-    subscription = connection->subscribe([this](const cdp::Event& event) { on_event(event); });
+    subscription = connection->subscribe([this](const wire::Event& event) { on_event(event); });
     VIMGPT_TRY_VOID(call("session.subscribe", {{"events", {"browsingContext", "network", "input"}}}));
     std::string first;
     if (shared) {

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "browser/core.h"
+#include "browser/diagnostics.h"
 
 namespace vimgpt::browser {
 
@@ -132,6 +133,70 @@ Failure no_such_tab(int number, std::size_t open) {
 
 Failure only_tab_open() {
   return fail(ErrorKind::InvalidArgument, "this is the only open tab: it cannot be closed (navigate instead)");
+}
+
+Status EngineTab::set_viewport(const Viewport& viewport) {
+  VIMGPT_TRY_VOID(valid_viewport(viewport));
+  core_.options.viewport = viewport;
+  return core_.apply_viewport();
+}
+
+const Viewport& EngineTab::viewport() const {
+  return core_.options.viewport;
+}
+
+std::optional<DomWindow> EngineTab::take_dom_window() {
+  std::scoped_lock lock(core_.mutex);
+  return std::exchange(core_.dom_window, std::nullopt);
+}
+
+std::uint64_t EngineTab::page_generation() const {
+  std::scoped_lock lock(core_.mutex);
+  return core_.generation;
+}
+
+std::string EngineTab::last_url() const {
+  std::scoped_lock lock(core_.mutex);
+  return core_.known_url;
+}
+
+std::vector<BlockedNavigation> EngineTab::take_blocked() {
+  std::scoped_lock lock(core_.mutex);
+  return std::exchange(core_.blocked, {});
+}
+
+std::vector<Dialog> EngineTab::take_dialogs() {
+  std::scoped_lock lock(core_.mutex);
+  return std::exchange(core_.dialogs, {});
+}
+
+bool EngineTab::crashed() const {
+  std::scoped_lock lock(core_.mutex);
+  return core_.crashed;
+}
+
+bool EngineTab::alive() const {
+  return core_.connection && core_.connection->alive();
+}
+
+std::string EngineTab::closed_reason() const {
+  return core_.connection ? core_.connection->closed_reason() : "the browser was closed";
+}
+
+int EngineTab::browser_pid() const {
+  return core_.connection ? core_.connection->process_id() : 0;
+}
+
+wire::Connection& EngineTab::connection() {
+  return *core_.connection;
+}
+
+wire::Connection& connection_of(Tab& tab) {
+  return dynamic_cast<EngineTab&>(tab).connection();
+}
+
+std::string session_of(const Tab& tab) {
+  return dynamic_cast<const EngineTab&>(tab).session_id();
 }
 
 }  // namespace vimgpt::browser

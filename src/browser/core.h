@@ -3,6 +3,10 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,5 +59,53 @@ inline constexpr std::array<ModifierKey, 4> kModifiers{{
 // switch_page to a number no tab has, and close_page on the only tab, in the same words on every engine.
 Failure no_such_tab(int number, std::size_t open);
 Failure only_tab_open();
+
+// What every engine keeps about its tab in the same shape: the link, the options, and the bookkeeping its event
+// handler writes under `mutex` (on the connection's reader thread) and EngineTab's calls read. Each engine's state
+// (CdpTab::Impl, BidiTab::State) adds its own protocol's.
+struct TabCore {
+  virtual ~TabCore() = default;
+  std::shared_ptr<wire::Connection> connection;
+  TabOptions options;
+
+  mutable std::mutex mutex;
+  std::vector<Dialog> dialogs;
+  std::vector<BlockedNavigation> blocked;
+  std::string known_url;                // the main frame's, from its navigation events (last_url())
+  std::uint64_t generation = 0;         // documents committed and tabs moved to (page_generation())
+  bool crashed = false;                 // the page's renderer or content process died
+  std::optional<DomWindow> dom_window;  // left open by the last settle(..., LeaveOpen) without a navigation
+
+  // Sends options.viewport to the browser.
+  virtual Status apply_viewport() = 0;
+};
+
+// The Tab calls whose bodies are the same on every engine, written once (Playwright's core over its delegates); an
+// engine derives from this and overrides the rest (tab_overrides.inc).
+class EngineTab : public Tab {
+ public:
+  Status set_viewport(const Viewport& viewport) final;
+  [[nodiscard]] const Viewport& viewport() const final;
+  std::optional<DomWindow> take_dom_window() final;
+  [[nodiscard]] std::uint64_t page_generation() const final;
+  [[nodiscard]] std::string last_url() const final;
+  std::vector<BlockedNavigation> take_blocked() final;
+  std::vector<Dialog> take_dialogs() final;
+  [[nodiscard]] bool crashed() const final;
+  [[nodiscard]] bool alive() const final;
+  [[nodiscard]] std::string closed_reason() const final;
+  [[nodiscard]] int browser_pid() const final;
+
+  // For diagnostics.h: the wire under the tab, and the id its protocol knows the page by.
+  wire::Connection& connection();
+  [[nodiscard]] virtual std::string session_id() const = 0;
+
+ protected:
+  // `core` is the engine's state, owned by the engine and alive as long as it.
+  explicit EngineTab(TabCore& core) : core_(core) {}
+
+ private:
+  TabCore& core_;
+};
 
 }  // namespace vimgpt::browser

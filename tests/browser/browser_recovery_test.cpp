@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "browser/browser.h"
+#include "browser/diagnostics.h"
 #include "support/assertions.h"
 #include "support/browser_options.h"
 #include "support/proc.h"
@@ -96,7 +97,7 @@ class RecoveryTest : public ::testing::Test {
 
   // Kills the local browser by its pid and waits until the tab has seen the connection go.
   void kill_browser() {
-    wire::EventQueue nothing(tab_->connection(), [](const wire::Event&) { return false; });
+    wire::EventQueue nothing(browser::connection_of(*tab_), [](const wire::Event&) { return false; });
     ASSERT_EQ(::kill(tab_->browser_pid(), SIGKILL), 0);
     auto waited = nothing.wait([](const wire::Event&) { return false; }, 10s);  // ends when the link does
     ASSERT_FALSE(waited);
@@ -108,7 +109,8 @@ class RecoveryTest : public ::testing::Test {
   void click_download_link() {
     const std::string began_event =
         test::on_firefox() ? "browsingContext.downloadWillBegin" : "Browser.downloadWillBegin";
-    wire::EventQueue began(tab_->connection(), [&](const wire::Event& e) { return e.method == began_event; });
+    wire::EventQueue began(browser::connection_of(*tab_),
+                           [&](const wire::Event& e) { return e.method == began_event; });
     auto box = tab_->evaluate(
         "(() => { const r = document.getElementById('get').getBoundingClientRect();"
         " return [r.x + r.width / 2, r.y + r.height / 2]; })()");
@@ -129,9 +131,9 @@ TEST_F(RecoveryTest, RendererCrashIsSeenAndReloadBringsThePageBack) {
   launch();
   ASSERT_OK(tab_->navigate(server_->url("/page")));
   EXPECT_FALSE(tab_->crashed());
-  wire::EventQueue crashes(tab_->connection(),
+  wire::EventQueue crashes(browser::connection_of(*tab_),
                            [](const wire::Event& e) { return e.method == "Inspector.targetCrashed"; });
-  tab_->connection().post("Page.crash", wire::Json::object(), tab_->session_id());
+  browser::connection_of(*tab_).post("Page.crash", wire::Json::object(), browser::session_of(*tab_));
   ASSERT_TRUE(crashes.wait([](const wire::Event&) { return true; }, 10s));
   EXPECT_TRUE(tab_->crashed());
   EXPECT_TRUE(tab_->alive());  // the browser itself lives on

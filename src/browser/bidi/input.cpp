@@ -218,11 +218,6 @@ Result<PageInfo> BidiTab::page_info() {
   return PageInfo{info.value("url", ""), info.value("title", "")};
 }
 
-std::string BidiTab::last_url() const {
-  std::scoped_lock lock(s_->mutex);
-  return s_->known_url;
-}
-
 Result<Json> BidiTab::evaluate(std::string_view expression) {
   return s_->evaluate({{"context", s_->current()}, {"sandbox", kSandbox}}, expression);
 }

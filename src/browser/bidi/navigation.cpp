@@ -92,11 +92,6 @@ Status BidiTab::settle(milliseconds cap, milliseconds quiet, SettleWait wait) {
   return ok();
 }
 
-std::optional<DomWindow> BidiTab::take_dom_window() {
-  std::scoped_lock lock(s_->mutex);
-  return std::exchange(s_->dom_window, std::nullopt);
-}
-
 NetworkState BidiTab::network_state() const {
   std::scoped_lock lock(s_->mutex);
   NetworkState state;

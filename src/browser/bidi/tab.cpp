@@ -34,46 +34,16 @@ Result<std::unique_ptr<Tab>> BidiTab::open_shared(const std::shared_ptr<wire::Co
   return std::unique_ptr<Tab>(std::move(tab));
 }
 
-BidiTab::BidiTab(std::unique_ptr<State> state) : s_(std::move(state)) {}
+BidiTab::BidiTab(std::unique_ptr<State> state) : EngineTab(*state), s_(std::move(state)) {}
 
 BidiTab::~BidiTab() {
   close();
-}
-
-Status BidiTab::set_viewport(const Viewport& viewport) {
-  VIMGPT_TRY_VOID(valid_viewport(viewport));
-  s_->options.viewport = viewport;
-  return s_->apply_viewport();
-}
-
-const Viewport& BidiTab::viewport() const {
-  return s_->options.viewport;
-}
-
-std::uint64_t BidiTab::page_generation() const {
-  std::scoped_lock lock(s_->mutex);
-  return s_->generation;
-}
-
-std::vector<BlockedNavigation> BidiTab::take_blocked() {
-  std::scoped_lock lock(s_->mutex);
-  return std::exchange(s_->blocked, {});
-}
-
-std::vector<Dialog> BidiTab::take_dialogs() {
-  std::scoped_lock lock(s_->mutex);
-  return std::exchange(s_->dialogs, {});
 }
 
 std::vector<Download> BidiTab::take_downloads(milliseconds cap) {
   std::unique_lock lock(s_->mutex);
   s_->changed.wait_for(lock, cap, [&] { return s_->downloads_going == 0 || !s_->connection->alive(); });
   return std::exchange(s_->downloads, {});
-}
-
-bool BidiTab::crashed() const {
-  std::scoped_lock lock(s_->mutex);
-  return s_->crashed;
 }
 
 Status BidiTab::relaunch() {
@@ -98,24 +68,8 @@ Status BidiTab::relaunch() {
   return s_->start(false);
 }
 
-wire::Connection& BidiTab::connection() {
-  return *s_->connection;
-}
-
 std::string BidiTab::session_id() const {
   return s_->current();
-}
-
-bool BidiTab::alive() const {
-  return s_->connection && s_->connection->alive();
-}
-
-std::string BidiTab::closed_reason() const {
-  return s_->connection ? s_->connection->closed_reason() : "the browser was closed";
-}
-
-int BidiTab::browser_pid() const {
-  return s_->connection ? s_->connection->process_id() : 0;
 }
 
 void BidiTab::close() {

@@ -6,11 +6,11 @@
 
 #include <memory>
 
-#include "browser/browser.h"
+#include "browser/core.h"
 
 namespace vimgpt::browser {
 
-class BidiTab final : public Tab {
+class BidiTab final : public EngineTab {
  public:
   // Launches a local Firefox (launch::launch_firefox), starts a BiDi session and works in its first tab.
   static Result<std::unique_ptr<Tab>> launch_local(const launch::LaunchOptions& launch, const TabOptions& options);

@@ -120,8 +120,4 @@ Result<std::vector<std::vector<std::string>>> CdpTab::listener_types(std::string
   return types;
 }
 
-std::string CdpTab::closed_reason() const {
-  return impl_->connection ? impl_->connection->closed_reason() : "the browser was closed";
-}
-
 }  // namespace vimgpt::browser

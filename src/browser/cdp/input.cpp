@@ -178,11 +178,6 @@ Result<bool> CdpTab::drag(Point from, Point to, int steps) {
   return true;
 }
 
-std::uint64_t CdpTab::page_generation() const {
-  std::scoped_lock lock(impl_->mutex);
-  return impl_->generation;
-}
-
 Status CdpTab::click_to_choose_files(Point point, const std::vector<std::string>& files, milliseconds cap) {
   VIMGPT_TRY_VOID(impl_->prepare_action());
   const std::string session = impl_->session_id;
@@ -218,11 +213,6 @@ Result<PageInfo> CdpTab::page_info() {
   VIMGPT_TRY_VOID(impl_->follow_new_tabs());
   VIMGPT_TRY(Json info, impl_->connection->call("Target.getTargetInfo", {{"targetId", impl_->target_id}}));
   return PageInfo{info["targetInfo"].value("url", ""), info["targetInfo"].value("title", "")};
-}
-
-std::string CdpTab::last_url() const {
-  std::scoped_lock lock(impl_->mutex);
-  return impl_->known_url;
 }
 
 // Scripts ---------------------------------------------------------------------------------------------------

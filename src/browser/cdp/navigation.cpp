@@ -130,11 +130,6 @@ void CdpTab::wait_network_quiet() {
   impl_->wait_for_network_quiet(impl_->options.settle.network_quiet, impl_->options.settle.idle_cap);
 }
 
-std::optional<DomWindow> CdpTab::take_dom_window() {
-  std::scoped_lock lock(impl_->mutex);
-  return std::exchange(impl_->dom_window, std::nullopt);
-}
-
 Status CdpTab::settle(milliseconds cap, milliseconds quiet, SettleWait wait) {
   {
     std::scoped_lock lock(impl_->mutex);

@@ -11,12 +11,10 @@
 
 namespace vimgpt::browser {
 
-struct CdpTab::Impl {
-  std::shared_ptr<wire::Connection> connection;
+struct CdpTab::Impl : TabCore {
   bool owns_browser = false;             // a local Chromium we launched (vs a tab in a remote browser)
   launch::LaunchOptions launch_options;  // how it was launched, for relaunch()
   std::string browser_context_id;        // set when the tab lives in its own context on a remote browser
-  TabOptions options;
   // The User-Agent every page and frame is given: options.user_agent, else the browser's own with "HeadlessChrome"
   // said as the full browser says it ("Chrome"), since many sites answer a headless one with a block page.
   std::string user_agent;
@@ -29,9 +27,6 @@ struct CdpTab::Impl {
   std::vector<std::string> pages;             // every open tab of ours, in the order they opened (pages())
 
   // Everything below is written by event handlers on the connection's reader thread.
-  mutable std::mutex mutex;
-  std::vector<Dialog> dialogs;
-  std::vector<BlockedNavigation> blocked;
   // Requests of the working target and its frames still in flight, for "network quiet" (Chromium's
   // networkAlmostIdle waits a fixed 500 ms+ even when nothing is loading).
   struct Request {
@@ -51,17 +46,13 @@ struct CdpTab::Impl {
     if (std::erase_if(requests_in_flight, [&](const auto& entry) { return gone(entry.second); }) > 0) network_moved();
   }
   std::chrono::steady_clock::time_point network_changed = std::chrono::steady_clock::now();
-  std::optional<DomWindow> dom_window;  // left open by the last settle(..., LeaveOpen) without a navigation
   std::condition_variable network_cv;
   std::vector<std::string> opened_targets;  // pages this tab opened, not yet followed
   bool current_target_destroyed = false;
-  bool crashed = false;
-  bool screenshot_pending = false;            // a capture whose frame a new document would never deliver
-  std::string known_url;                      // the main frame's, from its navigation events (last_url())
-  std::uint64_t generation = 0;               // documents committed and targets attached (page_generation())
-  int isolated_context = 0;                   // 0: create on next use
-  std::vector<ChildFrame> child_frames;       // out-of-process frames, nested ones too, in attach order
-  std::map<std::string, int> child_contexts;  // isolated world per child session
+  bool screenshot_pending = false;                           // a capture whose frame a new document would never deliver
+  int isolated_context = 0;                                  // 0: create on next use
+  std::vector<ChildFrame> child_frames;                      // out-of-process frames, nested ones too, in attach order
+  std::map<std::string, int> child_contexts;                 // isolated world per child session
   std::map<std::string, std::string, std::less<>> preloads;  // name → source, for every session (preload())
   std::vector<std::string> download_order;                   // guids, in the order downloads began
   std::map<std::string, Download> downloads;                 // by guid, until take_downloads()
@@ -118,7 +109,7 @@ struct CdpTab::Impl {
   Status wait_for_new_tab_load();
   // Waits until no request has been in flight for `quiet`, at most `cap`.
   void wait_for_network_quiet(milliseconds quiet, milliseconds cap);
-  Status apply_viewport();
+  Status apply_viewport() override;
   Status navigate_history(int offset);
   // Before an action: follow tabs the page opened and forget events from before the action.
   Status prepare_action() {

@@ -414,11 +414,6 @@ Status CdpTab::relaunch() {
   return impl_->start_local();
 }
 
-bool CdpTab::crashed() const {
-  std::scoped_lock lock(impl_->mutex);
-  return impl_->crashed;
-}
-
 std::vector<Download> CdpTab::take_downloads(milliseconds cap) {
   std::unique_lock lock(impl_->mutex);
   const auto deadline = Clock::now() + cap;
@@ -457,7 +452,7 @@ Result<std::unique_ptr<Tab>> CdpTab::open_remote(const std::shared_ptr<wire::Con
   return std::unique_ptr<Tab>(std::move(tab));
 }
 
-CdpTab::CdpTab(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+CdpTab::CdpTab(std::unique_ptr<Impl> impl) : EngineTab(*impl), impl_(std::move(impl)) {}
 
 CdpTab::~CdpTab() {
   close();
@@ -476,43 +471,14 @@ void CdpTab::close() {
   impl_->connection.reset();
 }
 
-Status CdpTab::set_viewport(const Viewport& viewport) {
-  VIMGPT_TRY_VOID(valid_viewport(viewport));
-  impl_->options.viewport = viewport;
-  return impl_->apply_viewport();
-}
-
-const Viewport& CdpTab::viewport() const {
-  return impl_->options.viewport;
-}
-
-std::vector<Dialog> CdpTab::take_dialogs() {
-  std::scoped_lock lock(impl_->mutex);
-  return std::exchange(impl_->dialogs, {});
-}
-
-std::vector<BlockedNavigation> CdpTab::take_blocked() {
-  std::scoped_lock lock(impl_->mutex);
-  return std::exchange(impl_->blocked, {});
-}
-
 std::vector<ChildFrame> CdpTab::child_frames() const {
   std::scoped_lock lock(impl_->mutex);
   return impl_->child_frames;
 }
 
-wire::Connection& CdpTab::connection() {
-  return *impl_->connection;
-}
 std::string CdpTab::session_id() const {
   std::scoped_lock lock(impl_->mutex);
   return impl_->session_id;
-}
-bool CdpTab::alive() const {
-  return impl_->connection && impl_->connection->alive();
-}
-int CdpTab::browser_pid() const {
-  return impl_->connection ? impl_->connection->process_id() : 0;
 }
 
 }  // namespace vimgpt::browser

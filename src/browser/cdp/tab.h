@@ -4,11 +4,11 @@
 
 #include <memory>
 
-#include "browser/browser.h"
+#include "browser/core.h"
 
 namespace vimgpt::browser {
 
-class CdpTab final : public Tab {
+class CdpTab final : public EngineTab {
  public:
   struct Impl;
   // Launches a local Chromium; opens a tab in a context of its own on a browser already running.

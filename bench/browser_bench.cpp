@@ -18,8 +18,8 @@ namespace {
 using vimgpt::browser::ImageFormat;
 using vimgpt::browser::Tab;
 
-vimgpt::cdp::LaunchOptions loopback_only() {
-  vimgpt::cdp::LaunchOptions options;
+vimgpt::launch::LaunchOptions loopback_only() {
+  vimgpt::launch::LaunchOptions options;
   options.extra_args.emplace_back("--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost");
   return options;
 }

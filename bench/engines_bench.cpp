@@ -66,14 +66,14 @@ PageMap hint_map(browser::Tab& tab, const std::string& url) {
   return page;
 }
 
-std::map<std::string, PageMap> all_maps(cdp::Engine engine, const std::vector<std::string>& names,
+std::map<std::string, PageMap> all_maps(launch::Engine engine, const std::vector<std::string>& names,
                                         const std::string& base) {
   auto tab = browser::Tab::launch(test::loopback_only_launch(engine));
   if (!tab) throw std::runtime_error(tab.error().describe());
   std::map<std::string, PageMap> maps;
   for (const auto& name : names) {
     maps[name] = hint_map(**tab, base + name);
-    std::fprintf(stderr, "  %s %s: %zu hints\n", std::string(cdp::to_string(engine)).c_str(), name.c_str(),
+    std::fprintf(stderr, "  %s %s: %zu hints\n", std::string(launch::to_string(engine)).c_str(), name.c_str(),
                  maps[name].elements.size());
   }
   return maps;
@@ -105,8 +105,8 @@ int main(int argc, char** argv) {
   int status = 0;
   Json report = Json::array();
   try {
-    const auto chromium = all_maps(cdp::Engine::Chromium, names, base);
-    const auto firefox = all_maps(cdp::Engine::Firefox, names, base);
+    const auto chromium = all_maps(launch::Engine::Chromium, names, base);
+    const auto firefox = all_maps(launch::Engine::Firefox, names, base);
     std::printf("%-24s %8s %8s %8s %8s %10s %10s\n", "page", "chromium", "firefox", "both", "labels=", "pass_c_ms",
                 "pass_f_ms");
     std::size_t total_c = 0, total_f = 0, total_both = 0, total_same = 0;

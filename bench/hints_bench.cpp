@@ -64,7 +64,7 @@ Server& server() {
 browser::Tab& tab() {
   static std::unique_ptr<browser::Tab> instance = [] {
     // The saved pages reference other hosts: resolve nothing but loopback, so no request leaves the machine.
-    cdp::LaunchOptions options;
+    launch::LaunchOptions options;
     options.extra_args.emplace_back("--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1");
     auto launched = browser::Tab::launch(options);
     if (!launched) throw std::runtime_error(launched.error().describe());

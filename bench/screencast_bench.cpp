@@ -16,14 +16,14 @@
 #include <filesystem>
 #include <mutex>
 
-#include "cdp/cdp.h"
 #include "common/base64.h"
 #include "common/pixels.h"
 #include "iteration_times.h"
+#include "launch/launch.h"
 
 namespace {
 
-using vimgpt::cdp::Json;
+using vimgpt::wire::Json;
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
@@ -40,18 +40,18 @@ struct Frame {
 class Page {
  public:
   bool open() {
-    vimgpt::cdp::LaunchOptions options;
+    vimgpt::launch::LaunchOptions options;
     options.extra_args.emplace_back("--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost");
-    auto transport = vimgpt::cdp::launch_chromium(options);
+    auto transport = vimgpt::launch::launch_chromium(options);
     if (!transport) return false;
-    connection_ = std::make_unique<vimgpt::cdp::Connection>(std::move(*transport));
+    connection_ = std::make_unique<vimgpt::wire::Connection>(std::move(*transport));
     auto target = connection_->call("Target.createTarget", {{"url", "about:blank"}});
     if (!target) return false;
     auto attached =
         connection_->call("Target.attachToTarget", {{"targetId", (*target)["targetId"]}, {"flatten", true}});
     if (!attached) return false;
     session_ = (*attached)["sessionId"].get<std::string>();
-    connection_->subscribe([this](const vimgpt::cdp::Event& event) {
+    connection_->subscribe([this](const vimgpt::wire::Event& event) {
       if (event.method != "Page.screencastFrame" || event.session_id != session_) return;
       connection_->post("Page.screencastFrameAck", {{"sessionId", event.params["sessionId"]}}, session_);
       auto jpeg = vimgpt::base64_decode(event.params.value("data", ""));
@@ -68,7 +68,7 @@ class Page {
   }
 
   bool load(const std::string& url) {
-    vimgpt::cdp::EventQueue loads(*connection_, [this](const vimgpt::cdp::Event& event) {
+    vimgpt::wire::EventQueue loads(*connection_, [this](const vimgpt::wire::Event& event) {
       return event.session_id == session_ && event.method == "Page.loadEventFired";
     });
     if (!call("Page.navigate", {{"url", url}})) return false;
@@ -88,7 +88,7 @@ class Page {
   }
 
  private:
-  std::unique_ptr<vimgpt::cdp::Connection> connection_;
+  std::unique_ptr<vimgpt::wire::Connection> connection_;
   std::string session_;
   std::mutex mutex_;
   std::condition_variable arrived_;

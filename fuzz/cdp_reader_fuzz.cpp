@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "cdp/cdp.h"
-#include "cdp/framing.h"
 #include "support/scripted_transport.h"
+#include "wire/framing.h"
+#include "wire/wire.h"
 
 namespace {
 
@@ -19,7 +19,7 @@ using namespace vimgpt;
 // The stream split into messages as the pipe reader would: uneven chunks, so splits land everywhere (the
 // first byte of the stream picks the chunk size).
 std::deque<std::string> framed(std::string_view stream) {
-  cdp::NulFramer framer;
+  wire::NulFramer framer;
   std::vector<std::string> messages;
   const std::size_t chunk = stream.empty() ? 1 : 1 + static_cast<unsigned char>(stream[0]) % 61;
   for (std::size_t at = 0; at < stream.size(); at += chunk) framer.feed(stream.substr(at, chunk), messages);
@@ -31,12 +31,12 @@ std::deque<std::string> framed(std::string_view stream) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view stream(reinterpret_cast<const char*>(data), size);
   std::size_t seen = 0;  // outlives the connection, whose reader thread writes it
-  cdp::Connection connection(std::make_unique<test::ScriptedTransport>(framed(stream)));
-  connection.subscribe([&seen](const cdp::Event& event) {
+  wire::Connection connection(std::make_unique<test::ScriptedTransport>(framed(stream)));
+  connection.subscribe([&seen](const wire::Event& event) {
     seen += event.method.size() + event.session_id.size() + event.params.size();
   });
   // Command id 1: a reply with "id": 1 in the input meets it; otherwise the closed link ends it.
-  auto reply = connection.call("Fuzz.command", cdp::Json::object(), "", std::chrono::milliseconds(2000));
+  auto reply = connection.call("Fuzz.command", wire::Json::object(), "", std::chrono::milliseconds(2000));
   if (reply) (void)reply->dump();
   return 0;
 }

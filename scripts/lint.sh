@@ -25,10 +25,23 @@ fi
 for part in src/hints/js/*.js "$build/generated/hint_library.js"; do node --check "$part"; done
 NODE_PATH=/usr/share/nodejs eslint --no-eslintrc -c src/hints/js/eslintrc.json -f unix "$build/generated/hint_library.js"
 
-# DevTools is spoken in src/cdp and src/browser only: every other module asks the browser module.
+# Each protocol is spoken by its own engine only (Playwright's rule: engine folders are reached through one place).
+# DevTools methods: the CDP engine (src/browser/cdp), the wire (its liveness probe) and Chromium's launch.
 if grep -rnE '"(Browser|DOM|DOMDebugger|Emulation|Fetch|Input|Inspector|Network|Page|Runtime|Target)\.[a-z][A-Za-z]+"' src \
-  --include='*.cpp' --include='*.h' | grep -vE '^src/(cdp|browser)/' >&2; then
-  echo "lint: DevTools methods named outside src/cdp and src/browser (above): add a call to browser::Tab instead" >&2
+  --include='*.cpp' --include='*.h' --include='*.inc' | grep -vE '^src/(browser/cdp/|wire/|launch/chromium\.cpp)' >&2; then
+  echo "lint: DevTools methods named outside src/browser/cdp (above): add a call to browser::Tab instead" >&2
+  exit 1
+fi
+# WebDriver BiDi methods and events: the BiDi engine (src/browser/bidi), and Firefox's launch (its prefs look alike).
+if grep -rnE '"(browsingContext|script|network|input|session|browser|emulation|storage|log|permissions|webExtension)\.[a-z][A-Za-z]+"' \
+  src --include='*.cpp' --include='*.h' --include='*.inc' | grep -vE '^src/(browser/bidi/|launch/firefox\.cpp)' >&2; then
+  echo "lint: WebDriver BiDi methods named outside src/browser/bidi (above): add a call to browser::Tab instead" >&2
+  exit 1
+fi
+# The engines' headers are included by the engines themselves and by the surface's one chooser (engines.cpp) only.
+if grep -rnE '#include "browser/(cdp|bidi)/' src tests bench fuzz examples \
+  | grep -vE '^src/browser/((cdp|bidi)/|engines\.cpp:)' >&2; then
+  echo "lint: an engine's header included outside src/browser (above): use browser/browser.h" >&2
   exit 1
 fi
 

@@ -11,14 +11,14 @@
 #include <string_view>
 #include <vector>
 
-#include "cdp/cdp.h"
 #include "common/encoded_image.h"
 #include "common/result.h"
+#include "launch/launch.h"
 
 namespace vimgpt::browser {
 
-using cdp::Json;
 using std::chrono::milliseconds;
+using wire::Json;
 
 struct Viewport {
   int width = 1080;  // the original vimGPT's window
@@ -31,13 +31,13 @@ using vimgpt::ImageFormat;  // common/encoded_image.h
 struct ScreenshotOptions {
   ImageFormat format = ImageFormat::Png;
   int quality = 80;    // JPEG and WebP only
-  double scale = 1.0;  // Chromium scales at capture time (clip.scale): no decode and re-encode here
+  double scale = 1.0;  // Chromium scales at capture time: no decode and re-encode there
 };
 
-// A frame as Chromium encoded it: its format and size read from its header.
+// A frame as the browser encoded it: its format and size read from its header.
 using Screenshot = EncodedImage;
 
-// The tab streamed as it repaints (Page.startScreencast): JPEG frames, only while someone watches.
+// The tab streamed as it repaints: JPEG frames, only while someone watches.
 struct ScreencastOptions {
   int quality = 60;  // JPEG
   int max_width = 1080;
@@ -72,7 +72,7 @@ Result<Key> parse_key(std::string_view name);
 std::string_view to_string(Key key);
 
 // A key as a person presses it, with the modifiers held: "Control+A", "Shift+Tab", "Meta+C", "Enter", "a", "F5".
-// Modifier bits as DevTools numbers them (Input.dispatchKeyEvent's `modifiers`).
+// Modifier bits as Chromium's input events number them.
 enum Modifier : unsigned { kAlt = 1, kControl = 2, kMeta = 4, kShift = 8 };
 struct KeyPress {
   unsigned modifiers = 0;
@@ -97,7 +97,7 @@ enum class Typing { Keys, Insert };
 
 enum class ScrollDirection { Down, Up };
 
-// Chromium's kinds of JavaScript dialog (Page.DialogType).
+// The kinds of JavaScript dialog.
 enum class DialogType { Alert, Confirm, Prompt, BeforeUnload };
 std::string_view to_string(DialogType type);  // "alert", "confirm", "prompt", "beforeunload"
 
@@ -171,7 +171,7 @@ struct BlockedNavigation {
   std::string reason;
 };
 
-// A download's state (Browser.downloadProgress); InProgress also when the wait for it ended first.
+// A download's state; InProgress also when the wait for it ended first.
 enum class DownloadState { InProgress, Completed, Canceled };
 std::string_view to_string(DownloadState state);  // "inProgress", "completed", "canceled"
 
@@ -195,25 +195,26 @@ struct TabOptions {
   NavigationFilter navigation_filter;
 };
 
-// A frame the page runs out of process (a cross-origin iframe), reached through its own flattened session.
+// A frame the page runs out of process (a cross-origin iframe), reached through a link of its own.
 struct ChildFrame {
   std::string session_id;
   std::string frame_id;
   std::string url;
 };
 
-// One browser tab, whichever engine runs it: Chromium over the DevTools Protocol (CdpTab) or Firefox over WebDriver
-// BiDi (BidiTab), as Puppeteer keeps one Page over its cdp/ and bidi/ halves. Hints, the agent, replay, MCP and the
+// One browser tab, whichever engine runs it: Chromium (src/browser/cdp) or Firefox (src/browser/bidi), as Puppeteer
+// keeps one Page over its cdp/ and bidi/ halves. Hints, the agent, replay, MCP and the
 // CLI see only this; what an engine cannot do is an Unsupported error that says so.
 class Tab {
  public:
   // Launches a local browser (launch.engine: Chromium, or Firefox) and opens its first tab.
-  static Result<std::unique_ptr<Tab>> launch(const cdp::LaunchOptions& launch, const TabOptions& options = {});
+  static Result<std::unique_ptr<Tab>> launch(const launch::LaunchOptions& launch, const TabOptions& options = {});
   // Opens a tab on an existing connection, in a browser context of its own that closing the tab disposes of: a
   // Chromium's DevTools (remote, or a batch worker's), or a Firefox's WebDriver BiDi (a WebDriver session's, or a
   // batch worker's: a user context per tab on the one BiDi session, made by the first tab if there is none yet).
-  static Result<std::unique_ptr<Tab>> open(const std::shared_ptr<cdp::Connection>& connection,
-                                           const TabOptions& options = {}, cdp::Engine engine = cdp::Engine::Chromium);
+  static Result<std::unique_ptr<Tab>> open(const std::shared_ptr<wire::Connection>& connection,
+                                           const TabOptions& options = {},
+                                           launch::Engine engine = launch::Engine::Chromium);
   virtual ~Tab() = default;
   Tab(const Tab&) = delete;
   Tab& operator=(const Tab&) = delete;
@@ -245,7 +246,7 @@ class Tab {
   virtual void start_screencast(FrameSink sink, const ScreencastOptions& options = {}) = 0;
   virtual void stop_screencast() = 0;
 
-  // Trusted input: real Input.dispatch* events, event.isTrusted is true in the page.
+  // Trusted input: the browser's own input events, event.isTrusted is true in the page.
   // `clicks` 2 is a double click (two clicks, the second with clickCount 2: dblclick fires); the right button
   // opens the page's own context menu (contextmenu fires).
   virtual Status click(Point point, MouseButton button = MouseButton::Left, int clicks = 1) = 0;
@@ -255,7 +256,7 @@ class Tab {
   virtual Status wheel(Point point, double dx, double dy) = 0;
   // Press at `from`, move in `steps` to `to`, release: mouse-event drags (sortable lists, sliders, canvas
   // drawing). When the page starts an HTML5 drag (dragstart not prevented), it goes on as one: dragenter,
-  // dragover along the way and drop at `to`, with the data the page put on the drag (Input.setInterceptDrags).
+  // dragover along the way and drop at `to`, with the data the page put on the drag.
   // Returns whether it was an HTML5 drag.
   virtual Result<bool> drag(Point from, Point to, int steps = 10) = 0;
   virtual Status type_text(std::string_view text, Typing how = Typing::Keys) = 0;
@@ -306,7 +307,7 @@ class Tab {
   virtual Status scroll_frame_into_view(std::string_view frame_id) = 0;
 
   // Evaluates in the page's main world (of the main frame, or of an out-of-process child frame) with
-  // DevTools' command-line API in scope (getEventListeners sees the listeners page scripts added).
+  // the browser's command-line API in scope (getEventListeners sees the listeners page scripts added).
   virtual Result<Json> evaluate_with_command_line_api(std::string_view expression,
                                                       const ChildFrame* frame = nullptr) = 0;
   // For each element of the array `elements` evaluates to in that main world: the event types it has
@@ -325,7 +326,7 @@ class Tab {
   // Downloads that began since the last call, once each has ended or `cap` has passed.
   virtual std::vector<Download> take_downloads(milliseconds cap) = 0;
 
-  // The renderer of the page died (Inspector.targetCrashed): Chromium shows its error page until the tab
+  // The renderer of the page died: the browser shows its error page until the tab
   // loads something again (reload() or navigate()).
   [[nodiscard]] virtual bool crashed() const = 0;
 
@@ -334,10 +335,6 @@ class Tab {
   // a remote browser.
   virtual Status relaunch() = 0;
 
-  // For tests and diagnostics that speak DevTools themselves (a crash to inject, an event to watch); the
-  // modules use the calls above, and lint keeps DevTools methods out of them.
-  virtual cdp::Connection& connection() = 0;
-  [[nodiscard]] virtual std::string session_id() const = 0;
   [[nodiscard]] virtual bool alive() const = 0;
   // Why the browser's connection ended ("the browser exited with code 1", ...); empty while it is alive.
   [[nodiscard]] virtual std::string closed_reason() const = 0;

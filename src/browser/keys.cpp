@@ -4,7 +4,7 @@
 #include <array>
 #include <cctype>
 
-#include "browser/tab_impl.h"
+#include "browser/core.h"
 #include "common/text.h"
 
 namespace vimgpt::browser {
@@ -61,19 +61,6 @@ std::string_view to_string(Key key) {
 }
 
 namespace {
-
-struct ModifierKey {
-  unsigned bit;
-  std::string_view name;  // KeyboardEvent.key
-  std::string_view code;
-  int virtual_key;
-};
-constexpr std::array<ModifierKey, 4> kModifiers{{
-    {kControl, "Control", "ControlLeft", 17},
-    {kShift, "Shift", "ShiftLeft", 16},
-    {kAlt, "Alt", "AltLeft", 18},
-    {kMeta, "Meta", "MetaLeft", 91},
-}};
 
 std::optional<unsigned> modifier_named(std::string_view name) {
   const std::string n = ascii_lower(name);
@@ -246,70 +233,9 @@ std::string to_string(const KeyPress& keys) {
                                    : keys.key);
 }
 
-Status CdpTab::press_key(Key key) {
+KeyPress key_press(Key key) {
   const KeyInfo& k = info(key);
-  return press(KeyPress{0, std::string(k.name), std::string(k.code), k.virtual_key, std::string(k.text), ""});
-}
-
-namespace {
-
-Json key_event(const char* type, std::string_view key, std::string_view code, int virtual_key, unsigned modifiers) {
-  return Json{{"type", type},
-              {"key", key},
-              {"code", code},
-              {"windowsVirtualKeyCode", virtual_key},
-              {"nativeVirtualKeyCode", virtual_key},
-              {"modifiers", modifiers}};
-}
-
-}  // namespace
-
-Status CdpTab::type_text(std::string_view text, Typing how) {
-  VIMGPT_TRY_VOID(impl_->prepare_action());
-  if (how == Typing::Insert) {
-    VIMGPT_TRY_VOID(impl_->call("Input.insertText", {{"text", text}}));
-    return ok();
-  }
-  const auto keys = keys_for_text(text);
-  if (keys.empty()) return ok();
-  // Every press but the last is posted without waiting for its answer: the renderer takes input events in the order
-  // they came, so when the last one is answered all were handled (a round trip a key would cost a 200-character text
-  // most of a second).
-  for (std::size_t i = 0; i < keys.size(); ++i) {
-    const KeyPress& k = keys[i];
-    Json down = key_event(k.text.empty() ? "rawKeyDown" : "keyDown", k.key, k.code, k.virtual_key, k.modifiers);
-    if (!k.text.empty()) down["text"] = down["unmodifiedText"] = k.text;
-    Json up = key_event("keyUp", k.key, k.code, k.virtual_key, k.modifiers);
-    impl_->connection->post("Input.dispatchKeyEvent", std::move(down), impl_->session_id);
-    if (i + 1 < keys.size()) {
-      impl_->connection->post("Input.dispatchKeyEvent", std::move(up), impl_->session_id);
-    } else {
-      VIMGPT_TRY_VOID(impl_->call("Input.dispatchKeyEvent", std::move(up)));
-    }
-  }
-  return ok();
-}
-
-Status CdpTab::press(const KeyPress& keys) {
-  VIMGPT_TRY_VOID(impl_->prepare_action());
-  const auto event = key_event;
-  unsigned held = 0;
-  for (const auto& m : kModifiers) {
-    if ((keys.modifiers & m.bit) == 0) continue;
-    held |= m.bit;
-    VIMGPT_TRY_VOID(impl_->call("Input.dispatchKeyEvent", event("rawKeyDown", m.name, m.code, m.virtual_key, held)));
-  }
-  Json down = event(keys.text.empty() ? "rawKeyDown" : "keyDown", keys.key, keys.code, keys.virtual_key, held);
-  if (!keys.text.empty()) down["text"] = keys.text;
-  if (!keys.command.empty()) down["commands"] = Json::array({keys.command});
-  VIMGPT_TRY_VOID(impl_->call("Input.dispatchKeyEvent", down));
-  VIMGPT_TRY_VOID(impl_->call("Input.dispatchKeyEvent", event("keyUp", keys.key, keys.code, keys.virtual_key, held)));
-  for (auto m = kModifiers.rbegin(); m != kModifiers.rend(); ++m) {
-    if ((held & m->bit) == 0) continue;
-    held &= ~m->bit;
-    VIMGPT_TRY_VOID(impl_->call("Input.dispatchKeyEvent", event("keyUp", m->name, m->code, m->virtual_key, held)));
-  }
-  return ok();
+  return KeyPress{0, std::string(k.name), std::string(k.code), k.virtual_key, std::string(k.text), ""};
 }
 
 }  // namespace vimgpt::browser

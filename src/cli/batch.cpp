@@ -24,9 +24,9 @@ namespace vimgpt::cli::batch_pool {
 
 namespace {
 
-Result<std::shared_ptr<cdp::Connection>> connect_endpoint(const std::string& url, const fleet::BrowserOptions& remote) {
+Result<std::shared_ptr<wire::Connection>> connect_endpoint(const std::string& url, const fleet::BrowserOptions& remote) {
   VIMGPT_TRY(auto transport, fleet::connect_browser(url, remote));
-  return std::make_shared<cdp::Connection>(std::move(transport));
+  return std::make_shared<wire::Connection>(std::move(transport));
 }
 
 // A shared endpoint still alive, `preferred` first (under Batch::mutex).
@@ -44,7 +44,7 @@ Endpoint* pick_shared(std::vector<std::unique_ptr<Endpoint>>& shared, std::size_
 // queue the request for minutes while the other workers run tasks), else a shared endpoint still alive. Null when it
 // has none left, and the worker leaves.
 Endpoint* worker_browser(Batch& batch, std::vector<std::unique_ptr<Endpoint>>& shared, const Seat& seat,
-                         std::shared_ptr<cdp::Connection>& connection) {
+                         std::shared_ptr<wire::Connection>& connection) {
   if (seat.own == nullptr) {
     std::scoped_lock lock(batch.mutex);
     Endpoint* endpoint = pick_shared(shared, seat.preferred);
@@ -82,7 +82,7 @@ namespace {
 // request waits for.
 void leave(Batch& batch, const Seat& seat) {
   if (seat.own == nullptr) return;
-  std::shared_ptr<cdp::Connection> connection;
+  std::shared_ptr<wire::Connection> connection;
   {
     std::scoped_lock lock(batch.mutex);
     connection.swap(seat.own->connection);
@@ -91,14 +91,14 @@ void leave(Batch& batch, const Seat& seat) {
 }
 
 // Whether a task's failure leaves its browser usable.
-bool browser_answers(cdp::Connection& connection) {
+bool browser_answers(wire::Connection& connection) {
   return connection.answers(std::chrono::seconds(5));
 }
 
 }  // namespace
 
 nlohmann::json run_task(const TaskSettings& s, const BatchTask& task, const std::string& browser_name,
-                        const std::shared_ptr<cdp::Connection>& connection, bool& endpoint_died) {
+                        const std::shared_ptr<wire::Connection>& connection, bool& endpoint_died) {
   const auto start = std::chrono::steady_clock::now();
   nlohmann::json line = {{"id", task.id}, {"browser", browser_name}};
   auto finish = [&](std::string_view status, const std::string& message) {
@@ -193,8 +193,8 @@ void count_result_locked(Batch& batch, const nlohmann::json& line) {
 
 // A browser that died: a worker's own is opened again (the run's --max-restarts times), a shared one is left out from
 // now on.
-void replace_or_drop(Batch& batch, Endpoint& endpoint, const std::shared_ptr<cdp::Connection>& dead, int max_restarts) {
-  Result<std::shared_ptr<cdp::Connection>> fresh = fail(ErrorKind::BrowserExited, "it is not one vimgpt can reopen");
+void replace_or_drop(Batch& batch, Endpoint& endpoint, const std::shared_ptr<wire::Connection>& dead, int max_restarts) {
+  Result<std::shared_ptr<wire::Connection>> fresh = fail(ErrorKind::BrowserExited, "it is not one vimgpt can reopen");
   if (endpoint.open && endpoint.reopened < max_restarts) fresh = endpoint.open();
   dead->close();
   std::scoped_lock lock(batch.mutex);
@@ -215,7 +215,7 @@ namespace {
 void worker(const TaskSettings& settings, Batch& batch, std::vector<std::unique_ptr<Endpoint>>& shared,
             const Seat& seat) {
   while (!stop_requested()) {
-    std::shared_ptr<cdp::Connection> connection;
+    std::shared_ptr<wire::Connection> connection;
     Endpoint* endpoint = worker_browser(batch, shared, seat, connection);
     if (endpoint == nullptr) return;
     QueuedTask next;
@@ -320,7 +320,7 @@ std::vector<std::unique_ptr<Endpoint>> open_shared_endpoints(const std::vector<s
 std::vector<Seat> seat_workers(int workers, const std::vector<std::string>& urls, const TaskSettings& settings,
                                const fleet::BrowserOptions& remote, Batch& batch,
                                std::vector<std::unique_ptr<Endpoint>>& own) {
-  cdp::LaunchOptions local = settings.run.launch;
+  launch::LaunchOptions local = settings.run.launch;
   local.window_width = settings.run.tab.viewport.width;
   local.window_height = settings.run.tab.viewport.height;
   std::vector<Seat> seats(static_cast<std::size_t>(workers));
@@ -331,10 +331,9 @@ std::vector<Seat> seat_workers(int workers, const std::vector<std::string>& urls
       // Tasks still get a fresh context each (Chromium's browser context, Firefox's user context).
       own.push_back(std::make_unique<Endpoint>());
       own.back()->name = "local-" + number;
-      own.back()->open = [local]() -> Result<std::shared_ptr<cdp::Connection>> {
-        VIMGPT_TRY(auto transport,
-                   local.engine == cdp::Engine::Firefox ? cdp::launch_firefox(local) : cdp::launch_chromium(local));
-        return std::make_shared<cdp::Connection>(std::move(transport));
+      own.back()->open = [local]() -> Result<std::shared_ptr<wire::Connection>> {
+        VIMGPT_TRY(auto transport, launch::launch_browser(local));
+        return std::make_shared<wire::Connection>(std::move(transport));
       };
       seat.own = own.back().get();
       continue;

@@ -25,8 +25,8 @@ namespace vimgpt::cli::batch_pool {
 // request queued by a busy Grid holds up no other worker, and opens again when it dies (--max-restarts times).
 struct Endpoint {
   std::string name;
-  std::function<Result<std::shared_ptr<cdp::Connection>>()> open;  // a worker's own: opens it; empty: shared
-  std::shared_ptr<cdp::Connection> connection;  // under Batch::mutex; null until opened, and once its worker left
+  std::function<Result<std::shared_ptr<wire::Connection>>()> open;  // a worker's own: opens it; empty: shared
+  std::shared_ptr<wire::Connection> connection;  // under Batch::mutex; null until opened, and once its worker left
   bool dead = false;                            // under Batch::mutex
   int reopened = 0;
 };
@@ -91,14 +91,14 @@ struct QueueSettings {
 // The browser a worker runs its next task on (its own, opened now when it is not yet, else a shared endpoint still
 // alive); null when it has none left, and the worker leaves.
 Endpoint* worker_browser(Batch& batch, std::vector<std::unique_ptr<Endpoint>>& shared, const Seat& seat,
-                         std::shared_ptr<cdp::Connection>& connection);
+                         std::shared_ptr<wire::Connection>& connection);
 // One task on `connection`: its result line. `endpoint_died`: the browser is gone with it.
 nlohmann::json run_task(const TaskSettings& settings, const BatchTask& task, const std::string& browser_name,
-                        const std::shared_ptr<cdp::Connection>& connection, bool& endpoint_died);
+                        const std::shared_ptr<wire::Connection>& connection, bool& endpoint_died);
 // Counts a task's result line and reports it on stderr (under Batch::mutex).
 void count_result_locked(Batch& batch, const nlohmann::json& line);
 // A browser that died: a worker's own is opened again (the run's --max-restarts times), a shared one is left out.
-void replace_or_drop(Batch& batch, Endpoint& endpoint, const std::shared_ptr<cdp::Connection>& dead, int max_restarts);
+void replace_or_drop(Batch& batch, Endpoint& endpoint, const std::shared_ptr<wire::Connection>& dead, int max_restarts);
 
 // A worker taking tasks from the shared queue until it is drained (batch_queue.cpp).
 void queue_worker(const TaskSettings& settings, Batch& batch, std::vector<std::unique_ptr<Endpoint>>& shared,

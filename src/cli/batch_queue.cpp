@@ -63,7 +63,7 @@ void queue_worker(const TaskSettings& settings, Batch& batch, std::vector<std::u
   }
   while (!stop_requested()) {
     // The browser first, then the task: a task is not held while a Grid queues this worker's session.
-    std::shared_ptr<cdp::Connection> connection;
+    std::shared_ptr<wire::Connection> connection;
     Endpoint* endpoint = worker_browser(batch, shared, seat, connection);
     if (endpoint == nullptr) return;
     // Without waiting first: an empty, drained queue ends the worker at once.

@@ -115,7 +115,7 @@ int devices_command() {
   return 0;
 }
 
-Result<std::unique_ptr<browser::Tab>> open_browser_tab(const Options& options, const cdp::LaunchOptions& launch,
+Result<std::unique_ptr<browser::Tab>> open_browser_tab(const Options& options, const launch::LaunchOptions& launch,
                                                        const browser::TabOptions& tab) {
   if (options.browsers.empty()) return browser::Tab::launch(launch, tab);
   VIMGPT_TRY(auto remote, remote_options(options));
@@ -124,7 +124,7 @@ Result<std::unique_ptr<browser::Tab>> open_browser_tab(const Options& options, c
   remote.on_queued = [](const std::string& message) { std::cerr << "vimgpt: " << message << " (Ctrl-C stops)\n"; };
   VIMGPT_TRY(auto transport, fleet::connect_browser(options.browsers.front(), remote));
   // The tab holds the only reference: closing it disposes of its context and then drops the link.
-  return browser::Tab::open(std::make_shared<cdp::Connection>(std::move(transport)), tab, remote.engine);
+  return browser::Tab::open(std::make_shared<wire::Connection>(std::move(transport)), tab, remote.engine);
 }
 
 }  // namespace vimgpt::cli

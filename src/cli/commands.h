@@ -126,7 +126,7 @@ struct McpFlags {
 };
 int mcp_command(const Options& options, const McpFlags& flags);
 // A local Chromium, or with --browser a fresh context on the first remote endpoint.
-Result<std::unique_ptr<browser::Tab>> open_browser_tab(const Options& options, const cdp::LaunchOptions& launch,
+Result<std::unique_ptr<browser::Tab>> open_browser_tab(const Options& options, const launch::LaunchOptions& launch,
                                                        const browser::TabOptions& tab);
 
 }  // namespace vimgpt::cli

@@ -30,13 +30,13 @@ Failure usage_error(const std::string& message) {
 // --engine, else $VIMGPT_ENGINE, else chromium. Read here, not by CLI11's envname: the flag is bound on the main
 // command and on each subcommand to the same variable, and the environment, applied to the one not given, overwrote
 // the flag given.
-Result<cdp::Engine> chosen_engine(const Options& o) {
+Result<launch::Engine> chosen_engine(const Options& o) {
   std::string name = o.engine;
   if (name.empty()) {
     const char* from_environment = std::getenv("VIMGPT_ENGINE");
     name = from_environment != nullptr && *from_environment != '\0' ? from_environment : "chromium";
   }
-  return cdp::parse_engine(name);
+  return launch::parse_engine(name);
 }
 
 }  // namespace
@@ -215,17 +215,17 @@ void add_live_flag(CLI::App& app, Options& o) {
                  "pause it, take over and hand back; its address, with its token, is printed at the start");
 }
 
-Result<cdp::LaunchOptions> launch_options(const Options& o, const Config& config) {
-  cdp::LaunchOptions launch;
+Result<launch::LaunchOptions> launch_options(const Options& o, const Config& config) {
+  launch::LaunchOptions launch;
   launch.chrome_path = o.chrome.empty() ? config.get("CHROME_PATH").value_or("") : o.chrome;
   if (o.xvfb && o.headed)
     return usage_error("--xvfb is headed on a virtual display: give --xvfb or --headed, not both");
   if (o.xvfb && !o.browsers.empty()) return usage_error("--xvfb starts a local browser; it does not go with --browser");
-  launch.display = o.xvfb ? cdp::Display::Xvfb : o.headed ? cdp::Display::Headed : cdp::Display::Headless;
+  launch.display = o.xvfb ? launch::Display::Xvfb : o.headed ? launch::Display::Headed : launch::Display::Headless;
   auto engine = chosen_engine(o);
   if (!engine) return engine.failure();
   launch.engine = *engine;
-  if (launch.engine == cdp::Engine::Firefox) {
+  if (launch.engine == launch::Engine::Firefox) {
     if (!o.extension.empty()) return usage_error("--extension loads a Chromium extension; not with --engine firefox");
     // A remote Firefox is a WebDriver session's (its BiDi socket): a DevTools endpoint is Chromium's.
     for (const auto& url : o.browsers)

@@ -118,7 +118,7 @@ struct Viewport {
 };
 Result<Viewport> parse_viewport(const std::string& text);
 
-Result<cdp::LaunchOptions> launch_options(const Options& options, const Config& config);
+Result<launch::LaunchOptions> launch_options(const Options& options, const Config& config);
 Result<browser::TabOptions> tab_options(const Options& options);
 Result<hints::CaptureOptions> capture_options(const Options& options);
 // Everything about the model, from flags, then the environment, then .env. A run with no model configured
@@ -136,7 +136,7 @@ Result<std::map<std::string, std::string>> secrets(const Options& options);
 
 // What `run` and each `batch` task need from the flags, every flag checked (before any browser starts).
 struct RunSettings {
-  cdp::LaunchOptions launch;
+  launch::LaunchOptions launch;
   browser::TabOptions tab;
   hints::CaptureOptions capture;
   agent::PlannerSettings planner;  // what the model is shown; secret names included

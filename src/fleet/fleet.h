@@ -13,8 +13,8 @@
 #include <utility>
 #include <vector>
 
-#include "cdp/cdp.h"
 #include "common/result.h"
+#include "launch/launch.h"
 
 namespace vimgpt::fleet {
 
@@ -24,15 +24,15 @@ using std::chrono::milliseconds;
 // ---- Browsers elsewhere -------------------------------------------------------------------------------------
 
 struct BrowserOptions {
-  cdp::HttpHeaders headers;  // every request to the endpoint: /json/version, WebDriver's, the WebSocket handshake
+  wire::HttpHeaders headers;  // every request to the endpoint: /json/version, WebDriver's, the WebSocket handshake
   // webdriver+ only: merged (JSON merge patch) into the new session's capabilities.alwaysMatch, over
   // default_webdriver_capabilities(engine); its goog:chromeOptions.args are added to the defaults' (a
   // --disable-features joins vimgpt's).
   Json webdriver_capabilities = Json::object();
-  milliseconds timeout = cdp::kDefaultConnectTimeout;
+  milliseconds timeout = wire::kDefaultConnectTimeout;
   // webdriver+ only: the browser the session asks for. Chromium is driven over the session's CDP socket ("se:cdp"),
   // Firefox over its WebDriver BiDi socket ("webSocketUrl": the session is the BiDi session).
-  cdp::Engine engine = cdp::Engine::Chromium;
+  launch::Engine engine = launch::Engine::Chromium;
   // Asked about once a second while a WebDriver server makes us wait (a Grid queueing a new session for minutes):
   // true ends the wait at once, as ErrorKind::Cancelled, and a session the server answered with all the same is
   // deleted. A DevTools endpoint is not asked once it is true; its connect is bounded by `timeout` a phase instead.
@@ -51,14 +51,14 @@ inline constexpr milliseconds kNewSessionTimeout{300000};
 
 // What a WebDriver session asks for unless told otherwise: Chromium headless with vimgpt's disabled features, or
 // Firefox headless with its WebDriver BiDi socket and the prefs vimgpt's own Firefox gets.
-Json default_webdriver_capabilities(cdp::Engine engine = cdp::Engine::Chromium);
+Json default_webdriver_capabilities(launch::Engine engine = launch::Engine::Chromium);
 
-// ws(s):// and http(s):// as cdp::connect_browser; webdriver+http(s)://HOST:PORT[/PATH] (a Selenium Grid, or any
+// ws(s):// and http(s):// as wire::connect_browser; webdriver+http(s)://HOST:PORT[/PATH] (a Selenium Grid, or any
 // W3C WebDriver server: Chromium sessions that announce "se:cdp", Firefox sessions with a "webSocketUrl"): a new
 // session, its socket driven like any remote browser, the session deleted when the transport closes (or at once when
 // it cannot be used). Cancelled when options.stop ended a wait.
 // USER:PASSWORD@ in a webdriver URL becomes Basic authorisation, as Selenium's own clients take it.
-Result<std::unique_ptr<cdp::Transport>> connect_browser(std::string_view url, const BrowserOptions& options = {});
+Result<std::unique_ptr<wire::Transport>> connect_browser(std::string_view url, const BrowserOptions& options = {});
 
 // A session's announced se:cdp (or webSocketUrl) URL as this machine reaches it: one naming localhost (or 0.0.0.0) gets
 // the WebDriver server's host, port and TLS instead, unless that server is on this machine too.

@@ -83,7 +83,7 @@ std::string webdriver_error(const http::HttpResponse& reply) {
 // default_webdriver_capabilities() with the caller's merged in (JSON merge patch), except Chromium's arguments:
 // the caller's join ours (a patch would replace the list), and a --disable-features joins vimgpt's, as for a
 // local launch (Chromium reads only the last one).
-Json session_capabilities(const Json& asked, cdp::Engine engine) {
+Json session_capabilities(const Json& asked, launch::Engine engine) {
   const std::string options_key = "goog:chromeOptions";
   const std::string disable = "--disable-features=";
   Json patch = asked;
@@ -94,7 +94,7 @@ Json session_capabilities(const Json& asked, cdp::Engine engine) {
   }
   Json capabilities = default_webdriver_capabilities(engine);
   capabilities.merge_patch(patch);
-  if (engine == cdp::Engine::Firefox) return capabilities;
+  if (engine == launch::Engine::Firefox) return capabilities;
   Json& args = capabilities[options_key]["args"];
   for (const auto& arg : more_args) {
     const std::string text = arg.is_string() ? arg.get<std::string>() : arg.dump();
@@ -144,9 +144,9 @@ void end_session(const Server& server, const std::string& session) {
 
 // The CDP socket of one WebDriver session; closing it deletes the session, so the Grid's slot is free at once
 // instead of after its idle timeout.
-class WebDriverTransport final : public cdp::Transport {
+class WebDriverTransport final : public wire::Transport {
  public:
-  WebDriverTransport(std::unique_ptr<cdp::Transport> socket, Server server, std::string session)
+  WebDriverTransport(std::unique_ptr<wire::Transport> socket, Server server, std::string session)
       : socket_(std::move(socket)), server_(std::move(server)), session_(std::move(session)) {}
   ~WebDriverTransport() override { close(); }
   WebDriverTransport(const WebDriverTransport&) = delete;
@@ -164,7 +164,7 @@ class WebDriverTransport final : public cdp::Transport {
   }
 
  private:
-  std::unique_ptr<cdp::Transport> socket_;
+  std::unique_ptr<wire::Transport> socket_;
   Server server_;
   std::string session_;  // /session/ID
   std::once_flag deleted_;
@@ -190,8 +190,8 @@ std::function<bool()> new_session_wait(const BrowserOptions& options, const std:
   };
 }
 
-Result<std::unique_ptr<cdp::Transport>> open_webdriver_session(std::string_view webdriver_url,
-                                                               const BrowserOptions& options) {
+Result<std::unique_ptr<wire::Transport>> open_webdriver_session(std::string_view webdriver_url,
+                                                                const BrowserOptions& options) {
   VIMGPT_TRY(UrlParts parts, split_url(webdriver_url.substr(kWebDriverScheme.size())));
   if (parts.scheme != "http" && parts.scheme != "https") {
     return fail(ErrorKind::InvalidArgument, "a WebDriver server is webdriver+http://HOST:PORT or webdriver+https://");
@@ -228,7 +228,7 @@ Result<std::unique_ptr<cdp::Transport>> open_webdriver_session(std::string_view 
     return fail(ErrorKind::Cancelled, where + " answered a new session as the run stopped; it was deleted");
   }
   const Json capabilities = value.value("capabilities", Json::object());
-  const bool firefox = options.engine == cdp::Engine::Firefox;
+  const bool firefox = options.engine == launch::Engine::Firefox;
   const std::string socket_key = firefox ? "webSocketUrl" : "se:cdp";
   if (!capabilities.is_object() || !capabilities.contains(socket_key) || !capabilities[socket_key].is_string()) {
     end_session(server, session);  // it cannot be used: free the Grid's slot, then say why
@@ -238,11 +238,11 @@ Result<std::unique_ptr<cdp::Transport>> open_webdriver_session(std::string_view 
                     (firefox ? "vimgpt drives Firefox over WebDriver BiDi (capability \"webSocketUrl\": true)"
                              : "vimgpt drives Chromium-based browsers through it (for Firefox: --engine firefox)"));
   }
-  auto socket = [&]() -> Result<std::unique_ptr<cdp::Transport>> {
+  auto socket = [&]() -> Result<std::unique_ptr<wire::Transport>> {
     VIMGPT_TRY(std::string cdp_url, reachable_cdp_url(capabilities[socket_key].get<std::string>(), server.base));
-    cdp::HttpHeaders handshake;  // Grid checks its authorisation on the socket too
+    wire::HttpHeaders handshake;  // Grid checks its authorisation on the socket too
     for (const auto& header : server.headers.entries()) handshake.emplace_back(header.name, header.value);
-    return cdp::connect_websocket(cdp_url, options.timeout, handshake);
+    return wire::connect_websocket(cdp_url, options.timeout, handshake);
   }();
   if (!socket || stopping(options)) {
     end_session(server, session);
@@ -250,7 +250,7 @@ Result<std::unique_ptr<cdp::Transport>> open_webdriver_session(std::string_view 
     return fail(socket.error().kind,
                 where + " started a session whose DevTools socket failed: " + socket.error().message);
   }
-  return std::unique_ptr<cdp::Transport>(
+  return std::unique_ptr<wire::Transport>(
       std::make_unique<WebDriverTransport>(std::move(*socket), std::move(server), session));
 }
 
@@ -267,25 +267,26 @@ Result<std::string> reachable_cdp_url(std::string_view announced, std::string_vi
   return std::string(server.tls() ? "wss://" : "ws://") + server.host + ":" + port + cdp.rest;
 }
 
-Json default_webdriver_capabilities(cdp::Engine engine) {
-  if (engine == cdp::Engine::Firefox) {
-    return {{"browserName", "firefox"},
-            {"webSocketUrl", true},
-            {"unhandledPromptBehavior", {{"default", "ignore"}}},
-            {"moz:firefoxOptions", {{"args", Json::array({"-headless"})}, {"prefs", cdp::firefox_automation_prefs()}}}};
+Json default_webdriver_capabilities(launch::Engine engine) {
+  if (engine == launch::Engine::Firefox) {
+    return {
+        {"browserName", "firefox"},
+        {"webSocketUrl", true},
+        {"unhandledPromptBehavior", {{"default", "ignore"}}},
+        {"moz:firefoxOptions", {{"args", Json::array({"-headless"})}, {"prefs", launch::firefox_automation_prefs()}}}};
   }
   return {{"browserName", "chrome"},
           {"goog:chromeOptions",
-           {{"args", Json::array({"--headless=new", "--disable-features=" + std::string(cdp::kDisabledFeatures),
+           {{"args", Json::array({"--headless=new", "--disable-features=" + std::string(launch::kDisabledFeatures),
                                   "--disable-renderer-backgrounding", "--disable-background-timer-throttling",
                                   "--disable-backgrounding-occluded-windows", "--hide-scrollbars"})}}}};
 }
 
-Result<std::unique_ptr<cdp::Transport>> connect_browser(std::string_view url, const BrowserOptions& options) {
+Result<std::unique_ptr<wire::Transport>> connect_browser(std::string_view url, const BrowserOptions& options) {
   if (stopping(options))
     return fail(ErrorKind::Cancelled, "the run stopped before " + std::string(url) + " was reached");
   if (url.starts_with(kWebDriverScheme)) return open_webdriver_session(url, options);
-  return cdp::connect_browser(url, options.timeout, options.headers);
+  return wire::connect_browser(url, options.timeout, options.headers);
 }
 
 }  // namespace vimgpt::fleet

@@ -14,7 +14,7 @@ using detail::in_main_viewport;
 using detail::locate;
 using detail::resolve;
 
-using cdp::Json;
+using browser::Json;
 
 namespace {
 
@@ -105,7 +105,7 @@ Status check_reply(const Json& reply, const Hint& hint) {
   return ok();
 }
 
-cdp::Json element_args(const HintMap& map, const Hint& hint) {
+browser::Json element_args(const HintMap& map, const Hint& hint) {
   return {{"pass", map.pass()}, {"index", hint.index}};
 }
 
@@ -125,7 +125,7 @@ Result<browser::Point> in_main_viewport(browser::Tab& tab, const Hint& hint, bro
   return browser::Point{point.x + box.x, point.y + box.y};
 }
 
-Result<cdp::Json> locate(browser::Tab& tab, const HintMap& map, const Hint& hint, browser::Point& point) {
+Result<browser::Json> locate(browser::Tab& tab, const HintMap& map, const Hint& hint, browser::Point& point) {
   VIMGPT_TRY(Json where, detail::call_library(detail::evaluator_for(tab, hint), "locate", element_args(map, hint)));
   VIMGPT_TRY_VOID(check_reply(where, hint));
   if (where["x"].is_null())

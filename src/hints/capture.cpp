@@ -8,7 +8,7 @@
 
 namespace vimgpt::hints {
 
-using cdp::Json;
+using browser::Json;
 
 namespace {
 detail::Evaluator in_tab(browser::Tab& tab) {

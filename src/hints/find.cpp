@@ -14,7 +14,7 @@
 
 namespace vimgpt::hints {
 
-using cdp::Json;
+using browser::Json;
 
 namespace detail {
 

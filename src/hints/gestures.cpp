@@ -9,7 +9,7 @@
 
 namespace vimgpt::hints {
 
-using cdp::Json;
+using browser::Json;
 using detail::check_reply;
 using detail::element_args;
 

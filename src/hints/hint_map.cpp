@@ -114,8 +114,8 @@ std::vector<std::string> HintMap::near(std::string_view label, std::size_t limit
   return out;
 }
 
-cdp::Json to_json(const Hint& hint) {
-  cdp::Json item = {
+browser::Json to_json(const Hint& hint) {
+  browser::Json item = {
       {"label", hint.label},
       {"rect", {{"x", hint.rect.x}, {"y", hint.rect.y}, {"width", hint.rect.width}, {"height", hint.rect.height}}},
       {"tag", hint.tag},
@@ -134,8 +134,8 @@ cdp::Json to_json(const Hint& hint) {
   return item;
 }
 
-cdp::Json HintMap::to_json() const {
-  cdp::Json out = cdp::Json::array();
+browser::Json HintMap::to_json() const {
+  browser::Json out = browser::Json::array();
   for (const auto& hint : hints_) out.push_back(hints::to_json(hint));
   return out;
 }

@@ -11,16 +11,16 @@ std::string preload_source() {
   return "globalThis.__vimgptHints = globalThis.__vimgptHints || " + std::string(library_source()) + ";";
 }
 
-Result<cdp::Json> call_library(const Evaluator& evaluate, std::string_view function, const cdp::Json& args) {
+Result<browser::Json> call_library(const Evaluator& evaluate, std::string_view function, const browser::Json& args) {
   constexpr std::string_view kMissing = "vimgpt:hint-library-missing";
   const std::string call =
-      std::string(function) + "(" + args.dump(-1, ' ', false, cdp::Json::error_handler_t::replace) + ")";
+      std::string(function) + "(" + args.dump(-1, ' ', false, browser::Json::error_handler_t::replace) + ")";
   // The answer comes back as JSON text: Chromium hands over one string much faster than it converts an
   // object of a few hundred records to protocol values (a seventh to a quarter of a 1,000-link find's round
   // trip, measured).
-  const auto parsed = [](const cdp::Json& text) -> Result<cdp::Json> {
-    if (!text.is_string()) return cdp::Json();  // undefined
-    auto value = cdp::Json::parse(text.get<std::string>(), nullptr, false);
+  const auto parsed = [](const browser::Json& text) -> Result<browser::Json> {
+    if (!text.is_string()) return browser::Json();  // undefined
+    auto value = browser::Json::parse(text.get<std::string>(), nullptr, false);
     if (value.is_discarded()) return fail(ErrorKind::Protocol, "the hint script answered with malformed JSON");
     return value;
   };
@@ -29,11 +29,11 @@ Result<cdp::Json> call_library(const Evaluator& evaluate, std::string_view funct
   const auto stringified = [](const std::string& value) {
     return "((v) => v instanceof Promise ? v.then((r) => JSON.stringify(r)) : JSON.stringify(v))(" + value + ")";
   };
-  VIMGPT_TRY(cdp::Json answer,
+  VIMGPT_TRY(browser::Json answer,
              evaluate("globalThis.__vimgptHints ? " + stringified("globalThis.__vimgptHints." + call) + " : \"" +
                       std::string(kMissing) + "\""));
   if (answer != kMissing) return parsed(answer);
-  VIMGPT_TRY(cdp::Json installed,
+  VIMGPT_TRY(browser::Json installed,
              evaluate(stringified("(globalThis.__vimgptHints = " + std::string(library_source()) + ")." + call)));
   return parsed(installed);
 }
@@ -47,13 +47,13 @@ constexpr std::string_view kLookup =
     " return n || null; })";
 }  // namespace
 
-std::string main_world_lookup(const cdp::Json& paths) {
+std::string main_world_lookup(const browser::Json& paths) {
   // Runs in the page's main world for one evaluate: it stores nothing there and returns the elements as a
   // remote array, so DOMDebugger.getEventListeners sees the listeners page scripts added.
   return "((paths) => " + std::string(kLookup) + ")(" + paths.dump() + ")";
 }
 
-std::string main_world_listener_check(const cdp::Json& paths, const cdp::Json& types) {
+std::string main_world_listener_check(const browser::Json& paths, const browser::Json& types) {
   // getEventListeners is DevTools' command-line function (the evaluate must include the command-line API):
   // it reports the listeners of the world it runs in, which is the page's. A page global of that name
   // hides it; then the answer is null.
@@ -65,7 +65,7 @@ std::string main_world_listener_check(const cdp::Json& paths, const cdp::Json& t
          paths.dump() + ", " + types.dump() + ")";
 }
 
-std::string main_world_key_listener_check(const cdp::Json& path, const cdp::Json& types) {
+std::string main_world_key_listener_check(const browser::Json& path, const browser::Json& types) {
   return "((paths, types) => { if (!String(typeof getEventListeners === 'function' && getEventListeners)"
          ".includes('[Command Line API]')) return null; const el = " +
          std::string(kLookup) +
@@ -74,7 +74,7 @@ std::string main_world_key_listener_check(const cdp::Json& path, const cdp::Json
          " chain.push(el.ownerDocument.defaultView || window);"
          " return chain.some((n) => { const l = getEventListeners(n);"
          " return types.some((t) => Array.isArray(l[t]) && l[t].length > 0); }); })(" +
-         cdp::Json::array({path}).dump() + ", " + types.dump() + ")";
+         browser::Json::array({path}).dump() + ", " + types.dump() + ")";
 }
 
 }  // namespace vimgpt::hints::detail

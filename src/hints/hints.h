@@ -79,7 +79,7 @@ struct Hint {
 };
 
 // One hint as HintMap::to_json writes it.
-cdp::Json to_json(const Hint& hint);
+browser::Json to_json(const Hint& hint);
 // One hint as HintMap::to_text writes it, without the line's end.
 std::string to_text(const Hint& hint);
 // `query`'s words, split at whitespace, ASCII case folded (HintMap::search; words_in).
@@ -108,7 +108,7 @@ class HintMap {
 
   // [{"label":"A","rect":{x,y,width,height},"tag","role","text","href", form fields: "type",
   //   "placeholder","name","empty"; "frame" when not the main frame; "reason" when not a Vimium rule}]
-  [[nodiscard]] cdp::Json to_json() const;
+  [[nodiscard]] browser::Json to_json() const;
   // One line per hint for a hybrid prompt: `[A] link "Home" -> /index.html`.
   [[nodiscard]] std::string to_text() const;
   // The hints whose role, type, name, placeholder, field name or link target hold words of `query` (where a word
@@ -286,9 +286,9 @@ struct KeysTarget {
   std::string input_type;  // a date-like input's type (date, time, datetime-local, month, week); else empty
   // A date-like input: the keys that type the text into it, segment by segment in the order its locale shows them,
   // and the value (ISO) they make. Empty when the text names no date or time of the field's kind.
-  cdp::Json segments;
+  browser::Json segments;
   std::string date_value;
-  cdp::Json path;          // the focused element, for asking the page's own world who listens for its keys
+  browser::Json path;      // the focused element, for asking the page's own world who listens for its keys
   bool in_frame = false;   // the focus is in a cross-origin frame: what the keys did there cannot be read from here
   bool read_only = false;  // the focused element is a read-only or disabled field
 };

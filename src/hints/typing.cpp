@@ -6,7 +6,7 @@
 
 namespace vimgpt::hints {
 
-using cdp::Json;
+using browser::Json;
 
 namespace {
 

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "browser/browser.h"
+#include "browser/diagnostics.h"
 #include "support/assertions.h"
 #include "support/browser_options.h"
 #include "support/proc.h"
@@ -88,7 +89,7 @@ class RecoveryTest : public ::testing::Test {
     fs::remove_all(dir_);
   }
 
-  void launch(const browser::TabOptions& options = {}, cdp::LaunchOptions launch = test::loopback_only_launch()) {
+  void launch(const browser::TabOptions& options = {}, launch::LaunchOptions launch = test::loopback_only_launch()) {
     auto tab = Tab::launch(launch, options);
     ASSERT_TRUE(tab) << tab.error().describe();
     tab_ = std::move(*tab);
@@ -96,9 +97,9 @@ class RecoveryTest : public ::testing::Test {
 
   // Kills the local browser by its pid and waits until the tab has seen the connection go.
   void kill_browser() {
-    cdp::EventQueue nothing(tab_->connection(), [](const cdp::Event&) { return false; });
+    wire::EventQueue nothing(browser::connection_of(*tab_), [](const wire::Event&) { return false; });
     ASSERT_EQ(::kill(tab_->browser_pid(), SIGKILL), 0);
-    auto waited = nothing.wait([](const cdp::Event&) { return false; }, 10s);  // ends when the link does
+    auto waited = nothing.wait([](const wire::Event&) { return false; }, 10s);  // ends when the link does
     ASSERT_FALSE(waited);
     EXPECT_EQ(waited.error().kind, ErrorKind::BrowserExited);
     EXPECT_FALSE(tab_->alive());
@@ -108,13 +109,14 @@ class RecoveryTest : public ::testing::Test {
   void click_download_link() {
     const std::string began_event =
         test::on_firefox() ? "browsingContext.downloadWillBegin" : "Browser.downloadWillBegin";
-    cdp::EventQueue began(tab_->connection(), [&](const cdp::Event& e) { return e.method == began_event; });
+    wire::EventQueue began(browser::connection_of(*tab_),
+                           [&](const wire::Event& e) { return e.method == began_event; });
     auto box = tab_->evaluate(
         "(() => { const r = document.getElementById('get').getBoundingClientRect();"
         " return [r.x + r.width / 2, r.y + r.height / 2]; })()");
     ASSERT_TRUE(box) << box.error().describe();
     ASSERT_OK(tab_->click({(*box)[0].get<double>(), (*box)[1].get<double>()}));
-    ASSERT_TRUE(began.wait([](const cdp::Event&) { return true; }, 10s));
+    ASSERT_TRUE(began.wait([](const wire::Event&) { return true; }, 10s));
   }
 
   fs::path dir_;
@@ -129,10 +131,10 @@ TEST_F(RecoveryTest, RendererCrashIsSeenAndReloadBringsThePageBack) {
   launch();
   ASSERT_OK(tab_->navigate(server_->url("/page")));
   EXPECT_FALSE(tab_->crashed());
-  cdp::EventQueue crashes(tab_->connection(),
-                          [](const cdp::Event& e) { return e.method == "Inspector.targetCrashed"; });
-  tab_->connection().post("Page.crash", cdp::Json::object(), tab_->session_id());
-  ASSERT_TRUE(crashes.wait([](const cdp::Event&) { return true; }, 10s));
+  wire::EventQueue crashes(browser::connection_of(*tab_),
+                           [](const wire::Event& e) { return e.method == "Inspector.targetCrashed"; });
+  browser::connection_of(*tab_).post("Page.crash", wire::Json::object(), browser::session_of(*tab_));
+  ASSERT_TRUE(crashes.wait([](const wire::Event&) { return true; }, 10s));
   EXPECT_TRUE(tab_->crashed());
   EXPECT_TRUE(tab_->alive());  // the browser itself lives on
 
@@ -145,7 +147,7 @@ TEST_F(RecoveryTest, RendererCrashIsSeenAndReloadBringsThePageBack) {
 }
 
 TEST_F(RecoveryTest, KilledBrowserIsRelaunchedWithTheSameProfile) {
-  cdp::LaunchOptions options = test::loopback_only_launch();
+  launch::LaunchOptions options = test::loopback_only_launch();
   options.user_data_dir = (dir_ / "profile").string();
   launch({}, options);
   ASSERT_OK(tab_->navigate(server_->url("/page")));

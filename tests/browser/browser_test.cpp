@@ -13,6 +13,7 @@
 #include <future>
 
 #include "browser/browser.h"
+#include "browser/diagnostics.h"
 #include "support/assertions.h"
 #include "support/browser_options.h"
 #include "support/fake_latency.h"
@@ -313,7 +314,7 @@ TEST(BrowserLaunch, ACallersDisabledFeaturesJoinOurs) {
   options.extra_args.emplace_back("--disable-features=AutofillServerCommunication");
   auto tab = Tab::launch(options);
   ASSERT_TRUE(tab) << tab.error().describe();
-  auto line = (*tab)->connection().call("Browser.getBrowserCommandLine");
+  auto line = browser::connection_of(**tab).call("Browser.getBrowserCommandLine");
   ASSERT_TRUE(line) << line.error().describe();
   std::vector<std::string> lists;
   for (const auto& arg : (*line)["arguments"]) {
@@ -327,7 +328,7 @@ TEST(BrowserLaunch, ACallersDisabledFeaturesJoinOurs) {
 }
 
 TEST(BrowserLaunch, MissingChromiumSaysWhatToDo) {
-  cdp::LaunchOptions options;
+  launch::LaunchOptions options;
   options.chrome_path = "/nonexistent/chromium";
   auto tab = Tab::launch(options);
   ASSERT_FALSE(tab);

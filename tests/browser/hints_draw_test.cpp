@@ -102,7 +102,7 @@ TEST_F(HintsDrawing, OverlayModeDrawsInThePageAndRemovesTheMarkers) {
   auto visible = tab().evaluate_in_page(
       "(() => { const h = document.querySelector('vimgpt-hints'); return [!!h, h && h.shadowRoot === null]; })()");
   ASSERT_TRUE(visible) << visible.error().describe();
-  EXPECT_EQ(*visible, cdp::Json::parse("[true, true]"));
+  EXPECT_EQ(*visible, wire::Json::parse("[true, true]"));
   ASSERT_TRUE(remove_overlay(tab()));
   EXPECT_EQ(outer_html(), before);
 }

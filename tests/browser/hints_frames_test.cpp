@@ -186,7 +186,7 @@ TEST_F(HintsFrames, TheNavigationFilterHoldsInsideCrossOriginFrames) {
   ASSERT_TRUE(t.navigate(server_->url(frames_page("frame-inner.html"))));
   const auto wait_in = [&t](const std::string& type, const std::string& token) {
     auto entry = t.evaluate_in_page("__waitFor('" + type + "', '" + token + "')");
-    return entry && entry->is_string() ? cdp::Json::parse(entry->get<std::string>()) : cdp::Json();
+    return entry && entry->is_string() ? wire::Json::parse(entry->get<std::string>()) : wire::Json();
   };
   ASSERT_TRUE(wait_in("frame-load", "1").is_object());
   auto map = find_hints(t);

@@ -113,7 +113,7 @@ TEST_F(HintsRules, TextFieldsGetFocusWithTheCaretAtTheEnd) {
         "JSON.stringify([document.activeElement.getAttribute('aria-label'), document.activeElement.selectionStart,"
         " document.activeElement.selectionEnd, document.activeElement.value.length])");
     ASSERT_TRUE(state) << state.error().describe();
-    const auto values = cdp::Json::parse(state->get<std::string>());
+    const auto values = wire::Json::parse(state->get<std::string>());
     EXPECT_EQ(values[0], token);
     EXPECT_EQ(values[1], values[3]) << token << ": caret not at the end";
     EXPECT_EQ(values[2], values[3]);

@@ -23,7 +23,7 @@ class HintsBrowserTest : public ::testing::Test {
   static void SetUpTestSuite() { start(); }
   // For suites that need their own routes or tab settings.
   static void start(const test::SiteServer::Routes& routes = {}, const browser::TabOptions& options = {},
-                    const cdp::LaunchOptions& launch = launch_options()) {
+                    const launch::LaunchOptions& launch = launch_options()) {
     server_ = std::make_unique<test::SiteServer>(routes);
     server_->mount("/fx", VIMGPT_FIXTURES_DIR);
     if (const auto pages = test::saved_pages_dir()) server_->mount("/pages", pages->string());
@@ -46,7 +46,7 @@ class HintsBrowserTest : public ::testing::Test {
 
   // Loopback only; every site in its own process, so the localhost frame is out of process whatever the
   // defaults.
-  static cdp::LaunchOptions launch_options() {
+  static launch::LaunchOptions launch_options() {
     auto launch = test::loopback_only_launch();
     launch.extra_args.emplace_back("--site-per-process");
     return launch;
@@ -58,10 +58,10 @@ class HintsBrowserTest : public ::testing::Test {
   }
 
   // Waits (in the page, on the event) for the harness to log `type` on the element marked `t`.
-  static cdp::Json wait_for(const std::string& type, const std::string& t) {
+  static wire::Json wait_for(const std::string& type, const std::string& t) {
     auto entry = tab_->evaluate_in_page("__waitFor('" + type + "', '" + t + "')");
     if (!entry || !entry->is_string()) return nullptr;
-    return cdp::Json::parse(entry->get<std::string>());
+    return wire::Json::parse(entry->get<std::string>());
   }
 
   static inline std::unique_ptr<test::SiteServer> server_;

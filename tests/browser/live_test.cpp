@@ -8,6 +8,7 @@
 
 #include <future>
 
+#include "browser/diagnostics.h"
 #include "support/assertions.h"
 #include "support/browser_options.h"
 #include "support/live_client.h"
@@ -30,11 +31,11 @@ class LiveTest : public ::testing::Test {
     auto server = live::Server::start(options);
     ASSERT_TRUE(server) << server.error().describe();
     server_ = std::move(*server);
-    frames_ = tab_->connection().subscribe([this](const cdp::Event& event) {
+    frames_ = browser::connection_of(*tab_).subscribe([this](const wire::Event& event) {
       if (event.method == "Page.screencastFrame") ++streamed_;
     });
   }
-  void TearDown() override { tab_->connection().unsubscribe(frames_); }
+  void TearDown() override { browser::connection_of(*tab_).unsubscribe(frames_); }
 
   test::SiteServer site_{[](httplib::Server& s) {
     s.Get("/", [](const httplib::Request&, httplib::Response& res) {
@@ -140,7 +141,7 @@ TEST_F(LiveTest, AWaitForThePersonEndsAtTheDeadlineOrOnInterrupt) {
 // --xvfb: the full browser, headed (no "Headless" in what it sends), on an Xvfb of its own that ends with it.
 TEST(Xvfb, RunsTheFullBrowserHeadedOnADisplayOfItsOwn) {
   auto options = test::loopback_only_launch();
-  options.display = cdp::Display::Xvfb;
+  options.display = launch::Display::Xvfb;
   pid_t xvfb = 0;
   {
     auto tab = browser::Tab::launch(options);

@@ -26,17 +26,17 @@ std::unique_ptr<test::SiteServer> start_site() {
   });
 }
 
-std::shared_ptr<cdp::Connection> connect(const RemoteChromium& chromium) {
-  auto transport = cdp::connect_browser(chromium.http_url());
+std::shared_ptr<wire::Connection> connect(const RemoteChromium& chromium) {
+  auto transport = wire::connect_browser(chromium.http_url());
   EXPECT_TRUE(transport) << transport.error().describe();
   if (!transport) return nullptr;
-  return std::make_shared<cdp::Connection>(std::move(*transport));
+  return std::make_shared<wire::Connection>(std::move(*transport));
 }
 
 TEST(Remote, ResolvesTheAnnouncedWebSocketAndDrivesATab) {
   RemoteChromium chromium;
   ASSERT_TRUE(chromium.ready());
-  auto resolved = cdp::resolve_browser_url(chromium.http_url());
+  auto resolved = wire::resolve_browser_url(chromium.http_url());
   ASSERT_TRUE(resolved) << resolved.error().describe();
   EXPECT_EQ(*resolved, chromium.ws_url());
 
@@ -108,11 +108,11 @@ TEST(Remote, AKilledBrowserIsBrowserExited) {
   ASSERT_TRUE(connection);
   auto tab = browser::Tab::open(connection, {});
   ASSERT_TRUE(tab);
-  cdp::EventQueue closed(*connection, [](const cdp::Event& e) { return e.method == "Connection.closed"; });
+  wire::EventQueue closed(*connection, [](const wire::Event& e) { return e.method == "Connection.closed"; });
   chromium.kill();
   // The lost socket ends the connection by itself, without a command to notice it.
   // (EventQueue reports a dead connection as BrowserExited rather than as an event.)
-  auto event = closed.wait([](const cdp::Event&) { return false; }, std::chrono::seconds(10));
+  auto event = closed.wait([](const wire::Event&) { return false; }, std::chrono::seconds(10));
   ASSERT_FALSE(event);
   EXPECT_EQ(event.error().kind, ErrorKind::BrowserExited) << event.error().describe();
   EXPECT_NE(event.error().message.find("WebSocket"), std::string::npos) << event.error().message;
@@ -137,10 +137,10 @@ TEST(Remote, ClosingTheConnectionEndsAPendingCommandAtOnce) {
   ASSERT_TRUE(attached);
   const std::string session = (*attached)["sessionId"];
   ASSERT_TRUE(connection->call("Runtime.enable", {}, session));
-  cdp::EventQueue logged(*connection, [](const cdp::Event& e) { return e.method == "Runtime.consoleAPICalled"; });
+  wire::EventQueue logged(*connection, [](const wire::Event& e) { return e.method == "Runtime.consoleAPICalled"; });
   std::thread closer([&] {
     // The page logs once it is evaluating the command, so the close lands while the command is in flight.
-    auto event = logged.wait([](const cdp::Event&) { return true; }, std::chrono::seconds(10));
+    auto event = logged.wait([](const wire::Event&) { return true; }, std::chrono::seconds(10));
     EXPECT_TRUE(event);
     connection->close();
   });
@@ -161,7 +161,7 @@ namespace vimgpt {
 namespace {
 
 // Tasks open their tabs at the same moment on a shared browser: each must still get its own context.
-void open_concurrently(const std::shared_ptr<cdp::Connection>& connection) {
+void open_concurrently(const std::shared_ptr<wire::Connection>& connection) {
   auto site = start_site();
   std::vector<std::string> titles(4);
   std::vector<std::thread> threads;
@@ -193,9 +193,9 @@ TEST(Remote, TabsOpenedConcurrentlyHaveTheirOwnCookies) {
 
 // The same over a pipe: whether a failure above belongs to the WebSocket or to tabs sharing a connection.
 TEST(Remote, TabsOpenedConcurrentlyOverAPipeHaveTheirOwnCookies) {
-  auto transport = cdp::launch_chromium({});
+  auto transport = launch::launch_chromium({});
   ASSERT_TRUE(transport);
-  open_concurrently(std::make_shared<cdp::Connection>(std::move(*transport)));
+  open_concurrently(std::make_shared<wire::Connection>(std::move(*transport)));
 }
 
 }  // namespace

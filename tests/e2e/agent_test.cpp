@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "browser/browser.h"
+#include "browser/diagnostics.h"
 #include "support/assertions.h"
 #include "support/browser_options.h"
 #include "support/cli_runner.h"
@@ -201,23 +202,23 @@ TEST_F(AgentE2E, ReportOpensWithoutConsoleErrorsAndShowsEveryStep) {
   EXPECT_NE(steps[1]["result"].get<std::string>().find("ZZ"), std::string::npos);
 
   // The report is looked at in Chromium, whichever engine made the run: its console errors come as CDP events.
-  auto tab = browser::Tab::launch(test::loopback_only_launch(cdp::Engine::Chromium));
+  auto tab = browser::Tab::launch(test::loopback_only_launch(launch::Engine::Chromium));
   ASSERT_OK(tab);
   std::atomic<int> console_errors{0};
-  const auto id = (*tab)->connection().subscribe([&](const cdp::Event& e) {
+  const auto id = browser::connection_of(**tab).subscribe([&](const wire::Event& e) {
     if (e.method == "Runtime.exceptionThrown" ||
         (e.method == "Runtime.consoleAPICalled" && e.params.value("type", "") == "error")) {
       ++console_errors;
     }
   });
-  ASSERT_OK((*tab)->connection().call("Runtime.enable", {}, (*tab)->session_id()));
+  ASSERT_OK(browser::connection_of(**tab).call("Runtime.enable", {}, browser::session_of(**tab)));
   ASSERT_OK((*tab)->navigate("file://" + (record_ / "report.html").string()));
   auto sections = (*tab)->evaluate("document.querySelectorAll('section.step img').length");
   ASSERT_OK(sections);
   EXPECT_EQ(*sections, 3);
   auto loaded = (*tab)->evaluate("[...document.images].every(i => i.complete && i.naturalWidth > 0)");
   EXPECT_EQ(*loaded, true);
-  (*tab)->connection().unsubscribe(id);
+  browser::connection_of(**tab).unsubscribe(id);
   EXPECT_EQ(console_errors.load(), 0);
 }
 

@@ -44,10 +44,10 @@ TEST(RemoteFirefox, ATabOnAWebDriverSessionWorksInItsBiDiSessionAndClosingEndsIt
   GeckoDriver driver;
   auto site = two_pages();
   fleet::BrowserOptions options;
-  options.engine = cdp::Engine::Firefox;
+  options.engine = launch::Engine::Firefox;
   auto transport = fleet::connect_browser(driver.url(), options);
   ASSERT_TRUE(transport) << transport.error().describe();
-  auto tab = browser::Tab::open(std::make_shared<cdp::Connection>(std::move(*transport)), {}, cdp::Engine::Firefox);
+  auto tab = browser::Tab::open(std::make_shared<wire::Connection>(std::move(*transport)), {}, launch::Engine::Firefox);
   ASSERT_TRUE(tab) << tab.error().describe();
 
   const auto sessions = driver.sessions();

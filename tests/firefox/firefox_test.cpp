@@ -21,9 +21,9 @@ namespace {
 using browser::Tab;
 using namespace std::chrono_literals;
 
-cdp::LaunchOptions firefox() {
-  cdp::LaunchOptions options;
-  options.engine = cdp::Engine::Firefox;
+launch::LaunchOptions firefox() {
+  launch::LaunchOptions options;
+  options.engine = launch::Engine::Firefox;
   return options;
 }
 
@@ -119,7 +119,7 @@ TEST_F(FirefoxTest, TheLiveViewsFramesComeWhenThePageChangesAndStopWithTheWatche
 
 TEST(FirefoxLaunch, WhatCannotStartSaysWhatToDo) {
   auto options = firefox();
-  options.display = cdp::Display::Headed;
+  options.display = launch::Display::Headed;
   const std::string display = std::getenv("DISPLAY") != nullptr ? std::getenv("DISPLAY") : "";
   const std::string wayland = std::getenv("WAYLAND_DISPLAY") != nullptr ? std::getenv("WAYLAND_DISPLAY") : "";
   ::unsetenv("DISPLAY");

@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "cdp/cdp.h"
+#include "launch/launch.h"
 #include "support/refused_port.h"
 
 namespace vimgpt::test {
@@ -20,23 +20,23 @@ namespace vimgpt::test {
 // Firefox resolves only the names it is given (network.dns.localDomains), not a whole TLD.
 inline constexpr const char* kLoopbackTestHosts = "nested.test";
 
-inline cdp::Engine test_engine() {
+inline launch::Engine test_engine() {
   const char* name = std::getenv("VIMGPT_TEST_ENGINE");
-  return name != nullptr && std::string_view(name) == "firefox" ? cdp::Engine::Firefox : cdp::Engine::Chromium;
+  return name != nullptr && std::string_view(name) == "firefox" ? launch::Engine::Firefox : launch::Engine::Chromium;
 }
 inline bool on_firefox() {
-  return test_engine() == cdp::Engine::Firefox;
+  return test_engine() == launch::Engine::Firefox;
 }
 
 // The vimgpt processes a test starts run on the test's engine: their --engine, from the environment.
 inline std::string engine_variable() {
-  return "VIMGPT_ENGINE=" + std::string(cdp::to_string(test_engine()));
+  return "VIMGPT_ENGINE=" + std::string(launch::to_string(test_engine()));
 }
 
-inline cdp::LaunchOptions loopback_only_launch(cdp::Engine engine = test_engine()) {
-  cdp::LaunchOptions options;
+inline launch::LaunchOptions loopback_only_launch(launch::Engine engine = test_engine()) {
+  launch::LaunchOptions options;
   options.engine = engine;
-  if (options.engine == cdp::Engine::Firefox) {
+  if (options.engine == launch::Engine::Firefox) {
     // Firefox has no resolver rules: every request but loopback's (which Firefox never proxies) and the test hosts'
     // goes to a proxy on a loopback port that refuses it, so it fails at once and never leaves the machine.
     static const RefusedPort proxy;
@@ -60,8 +60,8 @@ inline cdp::LaunchOptions loopback_only_launch(cdp::Engine engine = test_engine(
 // icons and runs an isolated world's new-document scripts only when the world is first used. Firefox has one
 // build: the same Firefox.
 inline constexpr const char* kFullChromium = "/usr/lib/chromium/chromium";
-inline cdp::LaunchOptions full_browser_launch(cdp::LaunchOptions options = loopback_only_launch()) {
-  if (options.engine == cdp::Engine::Chromium) options.chrome_path = kFullChromium;
+inline launch::LaunchOptions full_browser_launch(launch::LaunchOptions options = loopback_only_launch()) {
+  if (options.engine == launch::Engine::Chromium) options.chrome_path = kFullChromium;
   return options;
 }
 

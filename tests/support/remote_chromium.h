@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "cdp/cdp.h"
+#include "launch/launch.h"
 
 namespace vimgpt::test {
 
@@ -38,7 +38,7 @@ class RemoteChromium {
                                      "--disable-component-update",
                                      "--disable-sync",
                                      "--disable-gpu",
-                                     "--disable-features=" + std::string(cdp::kDisabledFeatures),
+                                     "--disable-features=" + std::string(launch::kDisabledFeatures),
                                      "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
                                      "about:blank"};
     if (::geteuid() == 0) args.insert(args.begin() + 1, "--no-sandbox");

@@ -8,11 +8,11 @@
 #include <mutex>
 #include <string>
 
-#include "cdp/cdp.h"
+#include "wire/wire.h"
 
 namespace vimgpt::test {
 
-class ScriptedTransport final : public cdp::Transport {
+class ScriptedTransport final : public wire::Transport {
  public:
   explicit ScriptedTransport(std::deque<std::string> messages) : messages_(std::move(messages)) {}
   Status send(std::string_view) override {

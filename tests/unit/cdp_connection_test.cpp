@@ -12,8 +12,8 @@
 
 #include "common/file.h"
 
-#include "cdp/cdp.h"
 #include "support/scripted_transport.h"
+#include "wire/wire.h"
 
 namespace vimgpt {
 namespace {
@@ -21,7 +21,7 @@ namespace {
 using namespace std::chrono_literals;
 
 TEST(Connection, AnErrorReplyOfTheWrongShapeIsStillAnError) {
-  cdp::Connection connection(std::make_unique<test::ScriptedTransport>(
+  wire::Connection connection(std::make_unique<test::ScriptedTransport>(
       std::deque<std::string>{R"({"id": 1, "error": {"code": "No target", "message": "gone"}})"}));
   auto reply = connection.call("Target.attachToTarget", {}, "", 5s);
   ASSERT_FALSE(reply);
@@ -32,12 +32,12 @@ TEST(Connection, AnErrorReplyOfTheWrongShapeIsStillAnError) {
 TEST(Connection, MalformedEventsAreSkippedAndTheReaderGoesOn) {
   std::vector<std::string> seen;  // outlives the connection, whose reader thread writes it
   {
-    cdp::Connection connection(std::make_unique<test::ScriptedTransport>(std::deque<std::string>{
+    wire::Connection connection(std::make_unique<test::ScriptedTransport>(std::deque<std::string>{
         R"({"method": "Page.loadEventFired", "sessionId": 7, "params": {}})",          // numeric session id
         R"({"method": "Page.frameNavigated", "params": {"frame": "not an object"}})",  // the handler throws
         R"({"method": "Page.loadEventFired", "sessionId": "S1", "params": {}})",
         R"({"id": 1, "result": {"ok": true}})"}));
-    connection.subscribe([&seen](const cdp::Event& event) {
+    connection.subscribe([&seen](const wire::Event& event) {
       if (event.method == "Page.frameNavigated") (void)event.params["frame"].value("id", "");  // throws
       seen.push_back(event.method + "@" + event.session_id);
     });
@@ -55,7 +55,7 @@ TEST(Connection, VimgptCdpLogWritesEveryMessageBothWaysCutShort) {
   std::filesystem::remove(path);
   ::setenv("VIMGPT_CDP_LOG", path.c_str(), 1);
   {
-    cdp::Connection connection(std::make_unique<test::ScriptedTransport>(
+    wire::Connection connection(std::make_unique<test::ScriptedTransport>(
         std::deque<std::string>{R"({"method": "Page.loadEventFired", "sessionId": "S1", "params": {}})",
                                 R"({"id": 1, "result": {"data": ")" + std::string(1000, 'A') + R"("}})"}));
     auto reply = connection.call("Page.captureScreenshot", {{"format", "jpeg"}}, "S1", 5s);
@@ -77,7 +77,7 @@ TEST(Connection, VimgptCdpLogWritesEveryMessageBothWaysCutShort) {
 
 // A browser that is gone, seen from the writing end first: the write fails while the reader, blocked in
 // receive(), has not noticed yet.
-class BrokenPipeTransport final : public cdp::Transport {
+class BrokenPipeTransport final : public wire::Transport {
  public:
   Status send(std::string_view) override { return fail(ErrorKind::BrowserExited, "Chromium's pipe closed (EPIPE)"); }
   Result<std::string> receive() override {
@@ -101,8 +101,8 @@ class BrokenPipeTransport final : public cdp::Transport {
 
 TEST(Connection, AFailedWriteEndsTheConnectionAtOnce) {
   std::atomic<int> closed_events{0};
-  cdp::Connection connection(std::make_unique<BrokenPipeTransport>());
-  connection.subscribe([&](const cdp::Event& event) {
+  wire::Connection connection(std::make_unique<BrokenPipeTransport>());
+  connection.subscribe([&](const wire::Event& event) {
     if (event.method == "Connection.closed") ++closed_events;
   });
   auto reply = connection.call("Page.enable", {}, "", 5s);

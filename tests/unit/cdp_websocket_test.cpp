@@ -3,10 +3,10 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
-#include "cdp/cdp.h"
 #include "support/fake_latency.h"
 #include "support/refused_port.h"
 #include "support/site_server.h"
+#include "wire/wire.h"
 
 namespace vimgpt {
 namespace {
@@ -16,7 +16,7 @@ using namespace std::chrono_literals;
 TEST(ResolveBrowserUrl, PassesWebSocketUrlsThrough) {
   for (const char* url : {"ws://127.0.0.1:9222/devtools/browser/abc", "wss://fleet.example:443/session?token=x",
                           "ws://[::1]:9222/devtools/browser/abc", "ws://host/path"}) {
-    auto resolved = cdp::resolve_browser_url(url);
+    auto resolved = wire::resolve_browser_url(url);
     ASSERT_TRUE(resolved) << url << ": " << resolved.error().describe();
     EXPECT_EQ(*resolved, url);
   }
@@ -25,7 +25,7 @@ TEST(ResolveBrowserUrl, PassesWebSocketUrlsThrough) {
 TEST(ResolveBrowserUrl, RefusesWhatIsNotABrowserUrl) {
   for (const char* url : {"127.0.0.1:9222", "ftp://127.0.0.1/", "ws://:9222/", "ws://host:0/", "ws://host:70000/",
                           "ws://host:12ab/", "ws://[::1/", "ws://user:pw@host/", "ws://[::1]x/"}) {
-    auto resolved = cdp::resolve_browser_url(url);
+    auto resolved = wire::resolve_browser_url(url);
     ASSERT_FALSE(resolved) << url;
     EXPECT_EQ(resolved.error().kind, ErrorKind::InvalidArgument) << url << ": " << resolved.error().describe();
   }
@@ -41,7 +41,7 @@ TEST(ResolveBrowserUrl, AsksJsonVersionWhateverPathWasGiven) {
     });
   });
   for (const std::string path : {"", "/", "/json/version", "/anything"}) {
-    auto resolved = cdp::resolve_browser_url("http://127.0.0.1:" + std::to_string(site.port()) + path);
+    auto resolved = wire::resolve_browser_url("http://127.0.0.1:" + std::to_string(site.port()) + path);
     ASSERT_TRUE(resolved) << path << ": " << resolved.error().describe();
     EXPECT_EQ(*resolved, "ws://127.0.0.1:1/devtools/browser/x");
   }
@@ -66,13 +66,13 @@ TEST(ResolveBrowserUrl, CarriesTheQueryToJsonVersionAndOntoTheSocket) {
     });
   });
   const std::string base = "http://127.0.0.1:" + std::to_string(site.port());
-  auto resolved = cdp::resolve_browser_url(base + "?token=T&timeout=0", {{"X-Fleet-Key", "k1"}}, 5s);
+  auto resolved = wire::resolve_browser_url(base + "?token=T&timeout=0", {{"X-Fleet-Key", "k1"}}, 5s);
   ASSERT_TRUE(resolved) << resolved.error().describe();
   EXPECT_EQ(*resolved, "ws://127.0.0.1:1/devtools/browser/x?token=T&timeout=0");
   EXPECT_EQ(asked_with, "T");
   EXPECT_EQ(header, "k1");
   // Without the token: the 401 says where the token goes.
-  auto refused = cdp::resolve_browser_url(base + "/");
+  auto refused = wire::resolve_browser_url(base + "/");
   ASSERT_FALSE(refused);
   EXPECT_NE(refused.error().message.find("401"), std::string::npos) << refused.error().message;
   EXPECT_NE(refused.error().message.find("token"), std::string::npos) << refused.error().message;
@@ -83,7 +83,7 @@ TEST(ResolveBrowserUrl, PointsAGridAtTheWebDriverForm) {
   test::SiteServer grid([](httplib::Server& s) {
     s.Get("/json/version", [](const httplib::Request&, httplib::Response& res) { res.status = 404; });
   });
-  auto resolved = cdp::resolve_browser_url(grid.url(""));
+  auto resolved = wire::resolve_browser_url(grid.url(""));
   ASSERT_FALSE(resolved);
   EXPECT_NE(resolved.error().message.find("webdriver+" + grid.url("")), std::string::npos) << resolved.error().message;
 }
@@ -94,20 +94,20 @@ TEST(ResolveBrowserUrl, ExplainsAnEndpointThatIsNotDevTools) {
       res.set_content(R"({"hello": "world"})", "application/json");
     });
   });
-  auto resolved = cdp::resolve_browser_url(site.url("/"));
+  auto resolved = wire::resolve_browser_url(site.url("/"));
   ASSERT_FALSE(resolved);
   EXPECT_EQ(resolved.error().kind, ErrorKind::Protocol);
   EXPECT_NE(resolved.error().message.find("webSocketDebuggerUrl"), std::string::npos);
 
   test::SiteServer missing;
-  auto not_found = cdp::resolve_browser_url(missing.url("/"));
+  auto not_found = wire::resolve_browser_url(missing.url("/"));
   ASSERT_FALSE(not_found);
   EXPECT_NE(not_found.error().message.find("404"), std::string::npos) << not_found.error().message;
 }
 
 TEST(ResolveBrowserUrl, ARefusedConnectionIsANetworkError) {
   const test::RefusedPort refused;
-  auto resolved = cdp::resolve_browser_url(refused.url(""));
+  auto resolved = wire::resolve_browser_url(refused.url(""));
   ASSERT_FALSE(resolved);
   EXPECT_EQ(resolved.error().kind, ErrorKind::Network) << resolved.error().describe();
 }
@@ -121,21 +121,21 @@ TEST(ResolveBrowserUrl, ASilentServerTimesOut) {
     });
   });
   const auto start = std::chrono::steady_clock::now();
-  auto resolved = cdp::resolve_browser_url(silent.url("/"), 300ms);
+  auto resolved = wire::resolve_browser_url(silent.url("/"), 300ms);
   ASSERT_FALSE(resolved);
   EXPECT_EQ(resolved.error().kind, ErrorKind::Timeout) << resolved.error().describe();
   EXPECT_LT(std::chrono::steady_clock::now() - start, 2s);
 }
 
 TEST(ConnectWebSocket, WantsAWebSocketUrl) {
-  auto transport = cdp::connect_websocket("http://127.0.0.1:9222");
+  auto transport = wire::connect_websocket("http://127.0.0.1:9222");
   ASSERT_FALSE(transport);
   EXPECT_EQ(transport.error().kind, ErrorKind::InvalidArgument);
 }
 
 TEST(ConnectWebSocket, AnHttpServerThatRefusesTheUpgradeIsANetworkError) {
   test::SiteServer site;
-  auto transport = cdp::connect_websocket("ws://127.0.0.1:" + std::to_string(site.port()) + "/devtools/browser/x");
+  auto transport = wire::connect_websocket("ws://127.0.0.1:" + std::to_string(site.port()) + "/devtools/browser/x");
   ASSERT_FALSE(transport);
   EXPECT_EQ(transport.error().kind, ErrorKind::Network) << transport.error().describe();
 }

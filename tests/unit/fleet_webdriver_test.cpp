@@ -108,7 +108,7 @@ TEST(WebDriver, AsksForChromiumWithVimgptsFeaturesAndTheCallersCapabilities) {
   EXPECT_EQ(std::count_if(args.begin(), args.end(),
                           [](const std::string& arg) { return arg.starts_with("--disable-features="); }),
             1);
-  EXPECT_NE(disabled->find(std::string(cdp::kDisabledFeatures)), std::string::npos) << *disabled;
+  EXPECT_NE(disabled->find(std::string(launch::kDisabledFeatures)), std::string::npos) << *disabled;
   EXPECT_TRUE(disabled->ends_with(",Foo")) << *disabled;
 }
 

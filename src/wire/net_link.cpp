@@ -1,13 +1,13 @@
 // Remote-browser URLs, bounded network phases, and resolving http://HOST:PORT through /json/version.
-#include "cdp/net_link.h"
+#include "wire/net_link.h"
 
 #include <boost/beast/http.hpp>
 #include <charconv>
 #include <nlohmann/json.hpp>
 
-#include "cdp/cdp.h"
+#include "wire/wire.h"
 
-namespace vimgpt::cdp {
+namespace vimgpt::wire {
 namespace link {
 
 namespace http = beast::http;
@@ -187,4 +187,4 @@ Result<std::string> resolve_browser_url(std::string_view http_or_ws_url, const l
   return announced;
 }
 
-}  // namespace vimgpt::cdp
+}  // namespace vimgpt::wire

@@ -1,5 +1,5 @@
 // The tab streamed as it repaints, for a person watching the run (the live view).
-#include "browser/tab_impl.h"
+#include "browser/cdp/state.h"
 #include "common/base64.h"
 
 namespace vimgpt::browser {
@@ -14,7 +14,7 @@ void CdpTab::Impl::post_start_screencast() {
                    session_id);
 }
 
-void CdpTab::Impl::on_screencast_frame(const cdp::Event& event) {
+void CdpTab::Impl::on_screencast_frame(const wire::Event& event) {
   FrameSink sink;
   {
     std::scoped_lock lock(mutex);

@@ -6,16 +6,16 @@
 
 #include <memory>
 
-#include "browser/browser.h"
+#include "browser/core.h"
 
 namespace vimgpt::browser {
 
-class BidiTab final : public Tab {
+class BidiTab final : public EngineTab {
  public:
-  // Launches a local Firefox (cdp::launch_firefox), starts a BiDi session and works in its first tab.
-  static Result<std::unique_ptr<Tab>> launch_local(const cdp::LaunchOptions& launch, const TabOptions& options);
+  // Launches a local Firefox (launch::launch_firefox), starts a BiDi session and works in its first tab.
+  static Result<std::unique_ptr<Tab>> launch_local(const launch::LaunchOptions& launch, const TabOptions& options);
   // Works in a user context of its own on a connection it shares (Tab::open): the session is made if there is none.
-  static Result<std::unique_ptr<Tab>> open_shared(const std::shared_ptr<cdp::Connection>& connection,
+  static Result<std::unique_ptr<Tab>> open_shared(const std::shared_ptr<wire::Connection>& connection,
                                                   const TabOptions& options);
   struct State;
   explicit BidiTab(std::unique_ptr<State> state);

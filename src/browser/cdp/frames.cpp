@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <future>
 
-#include "browser/tab_impl.h"
+#include "browser/cdp/state.h"
 
 namespace vimgpt::browser {
 namespace {
@@ -14,7 +14,7 @@ struct Owner {
   std::string session;  // the session whose DOM holds the owner <iframe>
 };
 
-Result<Owner> owner_in(cdp::Connection& connection, std::string_view frame_id, const std::string& session) {
+Result<Owner> owner_in(wire::Connection& connection, std::string_view frame_id, const std::string& session) {
   VIMGPT_TRY(Json owner, connection.call("DOM.getFrameOwner", {{"frameId", frame_id}}, session));
   const int backend = owner.value("backendNodeId", 0);
   VIMGPT_TRY(Json box, connection.call("DOM.getBoxModel", {{"backendNodeId", backend}}, session));
@@ -32,7 +32,7 @@ Result<Owner> owner_in(cdp::Connection& connection, std::string_view frame_id, c
 
 // The owner in the main frame's DOM, or (a frame nested in another out-of-process frame) in that frame's,
 // moved into the main viewport.
-Result<Owner> owner_of(Tab& tab, cdp::Connection& connection, const std::string& main_session,
+Result<Owner> owner_of(Tab& tab, wire::Connection& connection, const std::string& main_session,
                        std::string_view frame_id) {
   auto direct = owner_in(connection, frame_id, main_session);
   if (direct) return direct;
@@ -118,10 +118,6 @@ Result<std::vector<std::vector<std::string>>> CdpTab::listener_types(std::string
   for (std::size_t i = 0; i < answers.size(); ++i) types[objects[i].first] = answers[i].get();
   release();
   return types;
-}
-
-std::string CdpTab::closed_reason() const {
-  return impl_->connection ? impl_->connection->closed_reason() : "the browser was closed";
 }
 
 }  // namespace vimgpt::browser

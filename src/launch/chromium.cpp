@@ -18,12 +18,12 @@
 #include <filesystem>
 #include <mutex>
 
-#include "cdp/cdp.h"
-#include "cdp/child.h"
-#include "cdp/framing.h"
-#include "cdp/xvfb.h"
+#include "launch/child.h"
+#include "launch/launch.h"
+#include "launch/xvfb.h"
+#include "wire/framing.h"
 
-namespace vimgpt::cdp {
+namespace vimgpt::launch {
 namespace {
 
 constexpr const char* kDefaultChrome = "/usr/lib/chromium/chromium";
@@ -228,7 +228,7 @@ class PipeTransport final : public Transport {
   std::filesystem::path scratch_root_;  // temporary profile and Chromium's $TMPDIR
   std::mutex send_mutex_;
   bool closed_ = false;
-  NulFramer framer_;
+  wire::NulFramer framer_;
   std::deque<std::string> ready_;
   bool eof_ = false;
 };
@@ -340,4 +340,4 @@ Result<std::unique_ptr<Transport>> launch_chromium(const LaunchOptions& options)
       std::move(display)));
 }
 
-}  // namespace vimgpt::cdp
+}  // namespace vimgpt::launch

@@ -1,8 +1,8 @@
 // Xvfb as a child of ours: its own process group, killed with us (PR_SET_PDEATHSIG), its display number read from the
 // pipe -displayfd writes it to once it accepts connections, so nothing polls for its socket.
-#include "cdp/xvfb.h"
+#include "launch/xvfb.h"
 
-#include "cdp/child.h"
+#include "launch/child.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -13,7 +13,7 @@
 #include <chrono>
 #include <cstring>
 
-namespace vimgpt::cdp {
+namespace vimgpt::launch {
 namespace {
 
 constexpr const char* kXvfb = "/usr/bin/Xvfb";
@@ -57,4 +57,4 @@ VirtualDisplay::~VirtualDisplay() {
   end_child(pid_);
 }
 
-}  // namespace vimgpt::cdp
+}  // namespace vimgpt::launch

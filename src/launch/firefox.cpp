@@ -15,11 +15,11 @@
 #include <fstream>
 #include <thread>
 
-#include "cdp/cdp.h"
-#include "cdp/child.h"
-#include "cdp/xvfb.h"
+#include "launch/child.h"
+#include "launch/launch.h"
+#include "launch/xvfb.h"
 
-namespace vimgpt::cdp {
+namespace vimgpt::launch {
 namespace {
 
 constexpr const char* kDefaultFirefox = "/usr/lib/firefox-esr/firefox-esr";
@@ -160,16 +160,6 @@ class FirefoxTransport final : public Transport {
 
 }  // namespace
 
-Result<Engine> parse_engine(std::string_view name) {
-  if (name == "chromium" || name == "chrome") return Engine::Chromium;
-  if (name == "firefox") return Engine::Firefox;
-  return fail(ErrorKind::InvalidArgument, "--engine takes chromium or firefox, not \"" + std::string(name) + "\"");
-}
-
-std::string_view to_string(Engine engine) {
-  return engine == Engine::Firefox ? "firefox" : "chromium";
-}
-
 Result<std::unique_ptr<Transport>> launch_firefox(const LaunchOptions& options) {
   std::string firefox = options.firefox_path;
   if (firefox.empty()) {
@@ -244,7 +234,7 @@ Result<std::unique_ptr<Transport>> launch_firefox(const LaunchOptions& options) 
       output[0], [](std::string_view line) { return line.starts_with(kAnnouncement); }, kStartTimeout);
   if (!announced) return abandon("Firefox did not start its WebDriver BiDi server: " + announced.error().message);
   const std::string url = announced->substr(kAnnouncement.size()) + "/session";
-  auto socket = connect_websocket(url);
+  auto socket = wire::connect_websocket(url);
   if (!socket) {
     return abandon("cannot reach Firefox's WebDriver BiDi server at " + url + ": " + socket.error().message);
   }
@@ -252,4 +242,4 @@ Result<std::unique_ptr<Transport>> launch_firefox(const LaunchOptions& options) 
       std::make_unique<FirefoxTransport>(*pid, std::move(*socket), scratch, output[0], std::move(display)));
 }
 
-}  // namespace vimgpt::cdp
+}  // namespace vimgpt::launch

@@ -1,4 +1,4 @@
-// Private to src/browser: the state behind a BidiTab, shared by its files (bidi_tab.cpp: navigation, pages,
+// Private to src/browser: the state behind a BidiTab, shared by its files (tab.cpp: opening and closing, the browser;
 // scripts, the browser; bidi_input.cpp: trusted input).
 #pragma once
 
@@ -10,8 +10,8 @@
 #include <set>
 #include <thread>
 
-#include "browser/bidi_tab.h"
-#include "browser/tab_impl.h"
+#include "browser/bidi/tab.h"
+#include "browser/core.h"
 #include "common/text.h"
 
 namespace vimgpt::browser {
@@ -79,10 +79,8 @@ struct BidiScreencast {
   std::thread thread;
 };
 
-struct BidiTab::State {
-  std::shared_ptr<cdp::Connection> connection;
-  cdp::LaunchOptions launch;
-  TabOptions options;
+struct BidiTab::State : TabCore {
+  launch::LaunchOptions launch;
   std::uint64_t subscription = 0;
   std::set<std::string> preloaded;  // names given to preload()
   std::string listener_key;         // the page-realm property the listener recorder answers on (bidi_frames.cpp)
@@ -92,7 +90,6 @@ struct BidiTab::State {
   std::string intercept;
 
   // Written by the event handler on the connection's reader thread.
-  mutable std::mutex mutex;
   std::condition_variable changed;
   std::string context;                                    // the top-level browsing context worked in
   std::vector<std::string> pages;                         // ours, in the order they opened
@@ -102,19 +99,14 @@ struct BidiTab::State {
   std::map<std::string, std::string> requests_in_flight;  // request id → context
   bidi::Clock::time_point network_changed = bidi::Clock::now();
   bidi::Clock::time_point load_ended = bidi::Clock::now();
-  std::uint64_t generation = 0;  // documents committed in the context worked in
-  std::uint64_t started = 0;     // navigations started there
-  std::uint64_t loaded = 0;      // and ended (load, failure, a download instead)
-  std::string known_url;
-  std::vector<Dialog> dialogs;
-  std::vector<BlockedNavigation> blocked;
+  std::uint64_t started = 0;  // navigations started there
+  std::uint64_t loaded = 0;   // and ended (load, failure, a download instead)
   std::vector<Download> downloads;
   int downloads_going = 0;  // begun, not yet ended
-  // The tab's content process died: Firefox sends no event, and shows its "tab crashed" page, a parent-process page no
-  // script reaches, in the same context; the next navigation there starts a content process again.
-  bool crashed = false;
-  std::optional<Json> file_dialog;      // the element of the last file chooser the page opened
-  std::optional<DomWindow> dom_window;  // left open by the last settle(..., LeaveOpen) without a navigation
+  // TabCore::crashed: the tab's content process died. Firefox sends no event, and shows its "tab crashed" page, a
+  // parent-process page no script reaches, in the same context; the next navigation there starts a content process
+  // again.
+  std::optional<Json> file_dialog;  // the element of the last file chooser the page opened
   BidiScreencast screencast;
 
   Result<Json> call(std::string_view method, Json params, milliseconds timeout = bidi::kBidiTimeout) {
@@ -134,7 +126,7 @@ struct BidiTab::State {
     return false;
   }
 
-  void on_event(const cdp::Event& event) {
+  void on_event(const wire::Event& event) {
     const Json& p = event.params;
     const std::string at = p.value("context", "");
     std::scoped_lock lock(mutex);
@@ -246,7 +238,7 @@ struct BidiTab::State {
           call("session.new",
                {{"capabilities", {{"alwaysMatch", {{"unhandledPromptBehavior", {{"default", "ignore"}}}}}}}}));
     }
-    subscription = connection->subscribe([this](const cdp::Event& event) { on_event(event); });
+    subscription = connection->subscribe([this](const wire::Event& event) { on_event(event); });
     VIMGPT_TRY_VOID(call("session.subscribe", {{"events", {"browsingContext", "network", "input"}}}));
     std::string first;
     if (shared) {
@@ -287,7 +279,7 @@ struct BidiTab::State {
     return params;
   }
 
-  Status apply_viewport() {
+  Status apply_viewport() override {
     const auto& v = options.viewport;
     return call("browsingContext.setViewport", {{"context", current()},
                                                 {"viewport", {{"width", v.width}, {"height", v.height}}},

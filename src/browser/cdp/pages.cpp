@@ -1,7 +1,7 @@
 // The tabs a Tab works across: listing them, switching between them, closing one.
 #include <algorithm>
 
-#include "browser/tab_impl.h"
+#include "browser/cdp/state.h"
 
 namespace vimgpt::browser {
 
@@ -27,15 +27,6 @@ Result<std::vector<PageSummary>> CdpTab::pages() {
     }
   }
   return listed;
-}
-
-Failure no_such_tab(int number, std::size_t open) {
-  return fail(ErrorKind::NotFound, "there is no tab " + std::to_string(number) + ": " + std::to_string(open) +
-                                       (open == 1 ? " tab is" : " tabs are") + " open, numbered from 1");
-}
-
-Failure only_tab_open() {
-  return fail(ErrorKind::InvalidArgument, "this is the only open tab: it cannot be closed (navigate instead)");
 }
 
 Status CdpTab::switch_page(int number) {

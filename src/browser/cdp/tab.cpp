@@ -4,7 +4,7 @@
 #include <chrono>
 #include <filesystem>
 
-#include "browser/tab_impl.h"
+#include "browser/cdp/state.h"
 
 namespace vimgpt::browser {
 namespace {
@@ -68,26 +68,7 @@ DownloadState download_state(std::string_view state) {
 
 }  // namespace
 
-std::string_view to_string(DialogType type) {
-  switch (type) {
-    case DialogType::Alert: return "alert";
-    case DialogType::Confirm: return "confirm";
-    case DialogType::Prompt: return "prompt";
-    case DialogType::BeforeUnload: return "beforeunload";
-  }
-  return "alert";
-}
-
-std::string_view to_string(DownloadState state) {
-  switch (state) {
-    case DownloadState::InProgress: return "inProgress";
-    case DownloadState::Completed: return "completed";
-    case DownloadState::Canceled: return "canceled";
-  }
-  return "inProgress";
-}
-
-void CdpTab::Impl::on_event(const cdp::Event& event) {
+void CdpTab::Impl::on_event(const wire::Event& event) {
   if (event.method == "Page.screencastFrame") return on_screencast_frame(event);
   std::scoped_lock lock(mutex);
   if (!connection) return;  // a late event of a browser relaunch() has let go of
@@ -185,7 +166,7 @@ bool CdpTab::Impl::is_own_session(const std::string& session) const {
 // A target auto-attached to the page or to one of its frames. It waits for us (waitForDebuggerOnStart), so
 // an out-of-process frame gets the document filter and auto-attach for the frames inside it before its
 // first request; then it, and any worker, runs. Called with the mutex held.
-void CdpTab::Impl::on_attached(const cdp::Event& event) {
+void CdpTab::Impl::on_attached(const wire::Event& event) {
   const auto& info = event.params["targetInfo"];
   const std::string child = event.params.value("sessionId", "");
   if (info.value("type", "") == "iframe") {
@@ -219,7 +200,7 @@ void CdpTab::Impl::configure_session(const std::string& session) {
 
 // Chromium saves a download under its guid (behavior allowAndName, so we always know the path); once it is
 // complete it gets the name the site suggested, made safe and unique. Called with the mutex held.
-void CdpTab::Impl::on_download(const cdp::Event& event) {
+void CdpTab::Impl::on_download(const wire::Event& event) {
   const std::string guid = event.params.value("guid", "");
   if (event.method == "Browser.downloadWillBegin") {
     download_order.push_back(guid);
@@ -256,7 +237,7 @@ Status CdpTab::Impl::attach(const std::string& target) {
     child_contexts.clear();
     requests_in_flight.clear();
   }
-  page_events = std::make_unique<cdp::EventQueue>(*connection, [session](const cdp::Event& event) {
+  page_events = std::make_unique<wire::EventQueue>(*connection, [session](const wire::Event& event) {
     return event.session_id == session &&
            (event.method == "Page.lifecycleEvent" || event.method == "Page.frameNavigated" ||
             event.method == "Page.frameStartedLoading" || event.method == "Page.frameRequestedNavigation" ||
@@ -362,12 +343,12 @@ Status CdpTab::Impl::choose_user_agent() {
 }
 
 Status CdpTab::Impl::start_local() {
-  VIMGPT_TRY(auto transport, cdp::launch_chromium(launch_options));
+  VIMGPT_TRY(auto transport, launch::launch_chromium(launch_options));
   {
     std::scoped_lock lock(mutex);
-    connection = std::make_shared<cdp::Connection>(std::move(transport));
+    connection = std::make_shared<wire::Connection>(std::move(transport));
   }
-  subscription = connection->subscribe([this](const cdp::Event& e) { on_event(e); });
+  subscription = connection->subscribe([this](const wire::Event& e) { on_event(e); });
   VIMGPT_TRY_VOID(choose_user_agent());
   if (!options.download_dir.empty()) {
     std::error_code error;
@@ -401,7 +382,7 @@ Status CdpTab::Impl::start_local() {
   return attach(first_page);
 }
 
-Result<std::unique_ptr<Tab>> CdpTab::launch_local(const cdp::LaunchOptions& launch, const TabOptions& options) {
+Result<std::unique_ptr<Tab>> CdpTab::launch_local(const launch::LaunchOptions& launch, const TabOptions& options) {
   auto impl = std::make_unique<Impl>();
   impl->launch_options = launch;
   impl->launch_options.window_width = options.viewport.width;
@@ -417,7 +398,7 @@ Result<std::unique_ptr<Tab>> CdpTab::launch_local(const cdp::LaunchOptions& laun
 Status CdpTab::relaunch() {
   if (!impl_->owns_browser)
     return fail(ErrorKind::Unsupported, "the browser is remote: it cannot be restarted from here");
-  std::shared_ptr<cdp::Connection> old;
+  std::shared_ptr<wire::Connection> old;
   {
     std::scoped_lock lock(impl_->mutex);
     old = std::move(impl_->connection);
@@ -431,11 +412,6 @@ Status CdpTab::relaunch() {
     old->close();  // reaps what is left of the old browser
   }
   return impl_->start_local();
-}
-
-bool CdpTab::crashed() const {
-  std::scoped_lock lock(impl_->mutex);
-  return impl_->crashed;
 }
 
 std::vector<Download> CdpTab::take_downloads(milliseconds cap) {
@@ -456,7 +432,7 @@ std::vector<Download> CdpTab::take_downloads(milliseconds cap) {
   return taken;
 }
 
-Result<std::unique_ptr<Tab>> CdpTab::open_remote(const std::shared_ptr<cdp::Connection>& connection,
+Result<std::unique_ptr<Tab>> CdpTab::open_remote(const std::shared_ptr<wire::Connection>& connection,
                                                  const TabOptions& options) {
   auto impl = std::make_unique<Impl>();
   impl->connection = connection;
@@ -470,12 +446,13 @@ Result<std::unique_ptr<Tab>> CdpTab::open_remote(const std::shared_ptr<cdp::Conn
   impl->pages = {created.value("targetId", "")};
   VIMGPT_TRY_VOID(impl->choose_user_agent());
   auto tab = std::make_unique<CdpTab>(std::move(impl));
-  tab->impl_->subscription = connection->subscribe([raw = tab->impl_.get()](const cdp::Event& e) { raw->on_event(e); });
+  tab->impl_->subscription =
+      connection->subscribe([raw = tab->impl_.get()](const wire::Event& e) { raw->on_event(e); });
   VIMGPT_TRY_VOID(tab->impl_->attach(created.value("targetId", "")));
   return std::unique_ptr<Tab>(std::move(tab));
 }
 
-CdpTab::CdpTab(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+CdpTab::CdpTab(std::unique_ptr<Impl> impl) : EngineTab(*impl), impl_(std::move(impl)) {}
 
 CdpTab::~CdpTab() {
   close();
@@ -494,43 +471,14 @@ void CdpTab::close() {
   impl_->connection.reset();
 }
 
-Status CdpTab::set_viewport(const Viewport& viewport) {
-  VIMGPT_TRY_VOID(valid_viewport(viewport));
-  impl_->options.viewport = viewport;
-  return impl_->apply_viewport();
-}
-
-const Viewport& CdpTab::viewport() const {
-  return impl_->options.viewport;
-}
-
-std::vector<Dialog> CdpTab::take_dialogs() {
-  std::scoped_lock lock(impl_->mutex);
-  return std::exchange(impl_->dialogs, {});
-}
-
-std::vector<BlockedNavigation> CdpTab::take_blocked() {
-  std::scoped_lock lock(impl_->mutex);
-  return std::exchange(impl_->blocked, {});
-}
-
 std::vector<ChildFrame> CdpTab::child_frames() const {
   std::scoped_lock lock(impl_->mutex);
   return impl_->child_frames;
 }
 
-cdp::Connection& CdpTab::connection() {
-  return *impl_->connection;
-}
 std::string CdpTab::session_id() const {
   std::scoped_lock lock(impl_->mutex);
   return impl_->session_id;
-}
-bool CdpTab::alive() const {
-  return impl_->connection && impl_->connection->alive();
-}
-int CdpTab::browser_pid() const {
-  return impl_->connection ? impl_->connection->process_id() : 0;
 }
 
 }  // namespace vimgpt::browser

@@ -1,4 +1,4 @@
-// Private to src/cdp: URLs of remote browsers and the Boost.Asio plumbing shared by the WebSocket transport
+// Private to src/wire: URLs of remote browsers and the Boost.Asio plumbing shared by the WebSocket transport
 // and the /json/version lookup (resolve, connect, TLS, each phase bounded by a deadline).
 #pragma once
 
@@ -13,10 +13,10 @@
 #include <string>
 #include <string_view>
 
-#include "cdp/cdp.h"
 #include "common/result.h"
+#include "wire/wire.h"
 
-namespace vimgpt::cdp::link {
+namespace vimgpt::wire::link {
 
 namespace net = boost::asio;
 namespace beast = boost::beast;
@@ -110,4 +110,4 @@ Status connect(net::io_context& ioc, Stream& stream, const Endpoint& endpoint, m
 // A client TLS context that verifies peers against the system's certificate store.
 ssl::context make_tls_context();
 
-}  // namespace vimgpt::cdp::link
+}  // namespace vimgpt::wire::link

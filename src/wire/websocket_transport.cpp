@@ -12,10 +12,10 @@
 #include <optional>
 #include <thread>
 
-#include "cdp/cdp.h"
-#include "cdp/net_link.h"
+#include "wire/net_link.h"
+#include "wire/wire.h"
 
-namespace vimgpt::cdp {
+namespace vimgpt::wire {
 namespace {
 
 namespace net = link::net;
@@ -242,4 +242,4 @@ Result<std::unique_ptr<Transport>> connect_browser(std::string_view url, millise
   return connect_websocket(resolved, timeout, headers);
 }
 
-}  // namespace vimgpt::cdp
+}  // namespace vimgpt::wire

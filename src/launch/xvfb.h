@@ -1,4 +1,4 @@
-// Private to src/cdp: a virtual X display of our own (Debian's Xvfb), for a headed browser on a machine without a
+// Private to src/launch: a virtual X display of our own (Debian's Xvfb), for a headed browser on a machine without a
 // display (--xvfb).
 #pragma once
 
@@ -9,7 +9,7 @@
 
 #include "common/result.h"
 
-namespace vimgpt::cdp {
+namespace vimgpt::launch {
 
 class VirtualDisplay {
  public:
@@ -30,4 +30,4 @@ class VirtualDisplay {
   std::string name_;
 };
 
-}  // namespace vimgpt::cdp
+}  // namespace vimgpt::launch

@@ -5,9 +5,9 @@
 #include <map>
 #include <thread>
 
-#include "cdp/cdp.h"
+#include "wire/wire.h"
 
-namespace vimgpt::cdp {
+namespace vimgpt::wire {
 
 // The reader thread and callers share this; the thread keeps it alive until it has stopped.
 struct Connection::State {
@@ -310,4 +310,4 @@ std::vector<Event> EventQueue::drain() {
   return all;
 }
 
-}  // namespace vimgpt::cdp
+}  // namespace vimgpt::wire

@@ -1,4 +1,4 @@
-// Private to src/cdp: starting a helper program of the browser's (Xvfb, Firefox) as a child of ours.
+// Private to src/launch: starting a helper program of the browser's (Xvfb, Firefox) as a child of ours.
 #pragma once
 
 #include <sys/types.h>
@@ -13,7 +13,7 @@
 
 #include "common/result.h"
 
-namespace vimgpt::cdp {
+namespace vimgpt::launch {
 
 struct ChildSpec {
   std::vector<std::string> argv;         // argv[0]: the program's path
@@ -49,4 +49,4 @@ void end_child(pid_t pid, int grace_ms = 2000);
 // launches make us one), reaps them, so none is left, not even a zombie; gives up after `grace_ms`.
 void collect_group(pid_t pid, int grace_ms = 2000);
 
-}  // namespace vimgpt::cdp
+}  // namespace vimgpt::launch

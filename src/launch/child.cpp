@@ -1,4 +1,4 @@
-#include "cdp/child.h"
+#include "launch/child.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -13,7 +13,7 @@
 #include <chrono>
 #include <cstring>
 
-namespace vimgpt::cdp {
+namespace vimgpt::launch {
 
 std::vector<std::string> environment_with(const std::vector<std::string>& set,
                                           const std::vector<std::string>& dropped) {
@@ -141,4 +141,4 @@ void collect_group(pid_t pid, int grace_ms) {
   }
 }
 
-}  // namespace vimgpt::cdp
+}  // namespace vimgpt::launch

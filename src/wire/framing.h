@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-namespace vimgpt::cdp {
+namespace vimgpt::wire {
 
 class NulFramer {
  public:
@@ -17,4 +17,4 @@ class NulFramer {
   std::string partial_;
 };
 
-}  // namespace vimgpt::cdp
+}  // namespace vimgpt::wire

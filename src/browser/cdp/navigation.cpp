@@ -4,7 +4,7 @@
 #include <chrono>
 #include <utility>
 
-#include "browser/tab_impl.h"
+#include "browser/cdp/state.h"
 
 namespace vimgpt::browser {
 namespace {
@@ -17,50 +17,9 @@ milliseconds remaining(Clock::time_point deadline) {
 
 }  // namespace
 
-std::string with_reason(const std::string& error) {
-  static constexpr std::pair<std::string_view, std::string_view> kReasons[] = {
-      {"net::ERR_CONNECTION_REFUSED", "nothing is listening at that address"},
-      {"net::ERR_NAME_NOT_RESOLVED", "that host name does not resolve"},
-      {"net::ERR_ADDRESS_UNREACHABLE", "that address cannot be reached from here"},
-      {"net::ERR_INTERNET_DISCONNECTED", "this machine is offline"},
-      {"net::ERR_CONNECTION_TIMED_OUT", "the server did not answer in time"},
-      {"net::ERR_TIMED_OUT", "the server did not answer in time"},
-      {"net::ERR_CONNECTION_RESET", "the server closed the connection"},
-      {"net::ERR_EMPTY_RESPONSE", "the server closed the connection without an answer"},
-      {"net::ERR_UNSAFE_PORT", "Chromium never connects to that port: it is on its list of unsafe ports"},
-      {"net::ERR_SSL_PROTOCOL_ERROR", "the TLS handshake failed (an https URL for a plain http server?)"},
-      {"net::ERR_CERT_AUTHORITY_INVALID", "the site's certificate is not signed by a trusted authority"},
-      {"net::ERR_CERT_COMMON_NAME_INVALID", "the site's certificate is for another host name"},
-      {"net::ERR_CERT_DATE_INVALID", "the site's certificate has expired or is not valid yet"},
-      {"net::ERR_TOO_MANY_REDIRECTS", "the site redirects in a loop"},
-      // Firefox's (Gecko's nsresult names, which its BiDi navigation errors carry inside a longer message).
-      {"NS_ERROR_CONNECTION_REFUSED", "nothing is listening at that address"},
-      {"NS_ERROR_UNKNOWN_HOST", "that host name does not resolve"},
-      {"NS_ERROR_OFFLINE", "this machine is offline"},
-      {"NS_ERROR_NET_TIMEOUT", "the server did not answer in time"},
-      {"NS_ERROR_NET_RESET", "the server closed the connection"},
-      {"NS_ERROR_NET_INTERRUPT", "the server closed the connection"},
-      {"NS_ERROR_NET_EMPTY_RESPONSE", "the server closed the connection without an answer"},
-      {"NS_ERROR_PORT_ACCESS_NOT_ALLOWED", "Firefox never connects to that port: it is on its list of unsafe ports"},
-      {"NS_ERROR_PROXY_CONNECTION_REFUSED", "the proxy Firefox is set to use refused the connection"},
-      {"NS_ERROR_REDIRECT_LOOP", "the site redirects in a loop"},
-  };
-  for (const auto& [name, reason] : kReasons) {
-    const auto at = error.find(name);
-    // The whole name: NS_ERROR_NET_RESET is not NS_ERROR_NET_RESET_SOMETHING.
-    const auto after = at + name.size();
-    if (at == std::string::npos ||
-        (after < error.size() && (std::isalnum(static_cast<unsigned char>(error[after])) || error[after] == '_'))) {
-      continue;
-    }
-    return error.substr(0, after) + " (" + std::string(reason) + ")" + error.substr(after);
-  }
-  return error;
-}
-
 namespace {
 
-bool is_lifecycle(const cdp::Event& event, std::string_view name, std::string_view loader) {
+bool is_lifecycle(const wire::Event& event, std::string_view name, std::string_view loader) {
   return event.method == "Page.lifecycleEvent" && event.params.value("name", "") == name &&
          event.params.value("loaderId", "") == loader;
 }
@@ -88,7 +47,7 @@ Status CdpTab::Impl::wait_for_navigation(std::string loader_id, milliseconds loa
   }
   if (loader_id.empty()) {
     auto navigated = page_events->wait(
-        [&](const cdp::Event& e) {
+        [&](const wire::Event& e) {
           return e.method == "Page.frameNavigated" && !e.params["frame"].contains("parentId");
         },
         load_cap);
@@ -96,7 +55,7 @@ Status CdpTab::Impl::wait_for_navigation(std::string loader_id, milliseconds loa
     loader_id = navigated->params["frame"].value("loaderId", "");
   }
   auto loaded =
-      page_events->wait([&](const cdp::Event& e) { return is_lifecycle(e, "load", loader_id); }, remaining(deadline));
+      page_events->wait([&](const wire::Event& e) { return is_lifecycle(e, "load", loader_id); }, remaining(deadline));
   if (!loaded && loaded.error().kind != ErrorKind::Timeout) return loaded.failure();
   wait_for_network_quiet(wait == SettleWait::Close ? options.settle.network_quiet : milliseconds{0},
                          options.settle.idle_cap);
@@ -171,25 +130,6 @@ void CdpTab::wait_network_quiet() {
   impl_->wait_for_network_quiet(impl_->options.settle.network_quiet, impl_->options.settle.idle_cap);
 }
 
-std::optional<DomWindow> CdpTab::take_dom_window() {
-  std::scoped_lock lock(impl_->mutex);
-  return std::exchange(impl_->dom_window, std::nullopt);
-}
-
-std::string dom_quiet_script(milliseconds quiet, milliseconds cap) {
-  return "new Promise(resolve => {"
-         "  const quietMs = " +
-         std::to_string(quiet.count()) + ", capMs = " + std::to_string(cap.count()) +
-         ";"
-         "  let timer = setTimeout(() => done(true), quietMs);"
-         "  const cap = setTimeout(() => done(false), capMs);"
-         "  const observer = new MutationObserver(() => {"
-         "    clearTimeout(timer); timer = setTimeout(() => done(true), quietMs); });"
-         "  observer.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});"
-         "  function done(quiet) { observer.disconnect(); clearTimeout(timer); clearTimeout(cap); resolve(quiet); }"
-         "})";
-}
-
 Status CdpTab::settle(milliseconds cap, milliseconds quiet, SettleWait wait) {
   {
     std::scoped_lock lock(impl_->mutex);
@@ -198,7 +138,7 @@ Status CdpTab::settle(milliseconds cap, milliseconds quiet, SettleWait wait) {
   if (impl_->has_crashed()) return ok();  // nothing will change until a page loads again
   const auto deadline = Clock::now() + cap;
   const auto navigation_started = [&] {
-    return impl_->page_events->contains([&](const cdp::Event& e) {
+    return impl_->page_events->contains([&](const wire::Event& e) {
       return (e.method == "Page.frameStartedLoading" || e.method == "Page.frameRequestedNavigation") &&
              e.params.value("frameId", "") == impl_->main_frame_id;
     });

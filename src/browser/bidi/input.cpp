@@ -2,9 +2,14 @@
 // (https://w3c.github.io/webdriver/#actions).
 #include <cmath>
 
-#include "browser/bidi_state.h"
+#include "browser/bidi/state.h"
+#include "common/base64.h"
+#include "common/pixels.h"
 
 namespace vimgpt::browser {
+
+using bidi::kSandbox;
+
 namespace {
 // WebDriver's key values for the keys that type no character (https://w3c.github.io/webdriver/#keyboard-actions).
 std::string key_value(std::string_view key) {
@@ -152,6 +157,87 @@ Status BidiTab::press(const KeyPress& keys) {
   actions.push_back({{"type", "keyUp"}, {"value", key_value(keys.key)}});
   for (auto& one : up) actions.push_back(std::move(one));
   return s_->perform(Json::array({{{"type", "key"}, {"id", "keyboard"}, {"actions", actions}}}));
+}
+
+// BiDi captures at the viewport's size only: a scaled frame (the agent's, at the model's width) is scaled here, from a
+// capture fine enough (JPEG at 90 or better) that its second encoding loses nothing a model or a person would see.
+Result<Screenshot> BidiTab::screenshot(const ScreenshotOptions& options) {
+  if (options.format != ImageFormat::Jpeg && options.format != ImageFormat::Png) {
+    return fail(ErrorKind::Unsupported, "Firefox captures PNG or JPEG only");
+  }
+  VIMGPT_TRY_VOID(valid_screenshot_scale(options.scale));
+  const bool scaled = options.scale != 1.0;
+  const int quality = std::clamp(scaled ? std::max(options.quality, 90) : options.quality, 1, 100);
+  Json format = {{"type", options.format == ImageFormat::Jpeg ? "image/jpeg" : "image/png"}};
+  if (options.format == ImageFormat::Jpeg) format["quality"] = quality / 100.0;
+  VIMGPT_TRY(Json shot, s_->call("browsingContext.captureScreenshot",
+                                 {{"context", s_->current()}, {"origin", "viewport"}, {"format", format}}));
+  VIMGPT_TRY(std::string bytes, base64_decode(shot.value("data", "")));
+  if (scaled) {
+    VIMGPT_TRY(Pixels pixels, decode_pixels(bytes));
+    const int width = std::max(1, static_cast<int>(std::lround(pixels.width * options.scale)));
+    VIMGPT_TRY(pixels, scale_to_width(pixels, width));
+    if (options.format == ImageFormat::Jpeg) {
+      VIMGPT_TRY(bytes, encode_jpeg(pixels, std::clamp(options.quality, 1, 100)));
+    } else {
+      VIMGPT_TRY(bytes, encode_png(pixels));
+    }
+  }
+  auto image = inspect_image(std::move(bytes));
+  if (!image) return fail(ErrorKind::Protocol, "Firefox returned a screenshot that is not a readable image");
+  return image;
+}
+
+Status BidiTab::click_to_choose_files(Point point, const std::vector<std::string>& files, milliseconds cap) {
+  {
+    std::scoped_lock lock(s_->mutex);
+    s_->file_dialog.reset();
+  }
+  VIMGPT_TRY_VOID(click(point));
+  Json element;
+  {
+    std::unique_lock lock(s_->mutex);
+    if (!s_->changed.wait_for(lock, cap, [&] { return s_->file_dialog.has_value(); })) {
+      return fail(ErrorKind::NotFound, "no file chooser opened");
+    }
+    element = *s_->file_dialog;
+  }
+  VIMGPT_TRY_VOID(s_->call(
+      "input.setFiles",
+      {{"context", s_->current()}, {"element", {{"sharedId", element.value("sharedId", "")}}}, {"files", files}}));
+  return ok();
+}
+
+Status BidiTab::scroll(ScrollDirection direction) {
+  return scroll_by_script(*this, direction);
+}
+
+Result<PageInfo> BidiTab::page_info() {
+  s_->follow_new_tabs();
+  VIMGPT_TRY(Json info, evaluate("({url: location.href, title: document.title})"));
+  return PageInfo{info.value("url", ""), info.value("title", "")};
+}
+
+Result<Json> BidiTab::evaluate(std::string_view expression) {
+  return s_->evaluate({{"context", s_->current()}, {"sandbox", kSandbox}}, expression);
+}
+
+Result<Json> BidiTab::evaluate_in_page(std::string_view expression) {
+  return s_->evaluate({{"context", s_->current()}}, expression);
+}
+
+Result<Json> BidiTab::evaluate_in_frame(const ChildFrame& frame, std::string_view expression) {
+  return s_->evaluate({{"context", frame.frame_id}, {"sandbox", kSandbox}}, expression);
+}
+
+Status BidiTab::preload(std::string_view name, const std::string& source) {
+  if (!s_->preloaded.insert(std::string(name)).second) return ok();
+  // Run by an indirect eval, so the library's top-level declarations are the realm's globals, as on Chromium.
+  VIMGPT_TRY_VOID(
+      s_->call("script.addPreloadScript",
+               s_->in_user_context({{"functionDeclaration", "() => { (0, eval)(" + Json(source).dump() + "); }"},
+                                    {"sandbox", kSandbox}})));
+  return ok();
 }
 
 }  // namespace vimgpt::browser

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "browser/tab_impl.h"
+#include "browser/cdp/state.h"
 #include "common/base64.h"
 #include "common/encoded_image.h"
 
@@ -39,15 +39,6 @@ Result<Screenshot> CdpTab::screenshot(const ScreenshotOptions& options) {
   auto shot = inspect_image(std::move(bytes));
   if (!shot) return fail(ErrorKind::Protocol, "Chromium returned a screenshot that is not a readable image");
   return shot;
-}
-
-Status inside(Point point, const Viewport& v) {
-  if (point.x < 0 || point.y < 0 || point.x >= v.width || point.y >= v.height) {
-    return fail(ErrorKind::InvalidArgument, "the point (" + std::to_string(int(point.x)) + ", " +
-                                                std::to_string(int(point.y)) + ") is outside the " +
-                                                std::to_string(v.width) + "x" + std::to_string(v.height) + " viewport");
-  }
-  return ok();
 }
 
 namespace {
@@ -141,7 +132,7 @@ Result<bool> CdpTab::drag(Point from, Point to, int steps) {
     first = Point{from.x + (to.x - from.x) * t, from.y + (to.y - from.y) * t};
   }
   const std::string session = impl_->session_id;
-  cdp::EventQueue intercepted(*impl_->connection, [session](const cdp::Event& event) {
+  wire::EventQueue intercepted(*impl_->connection, [session](const wire::Event& event) {
     return event.session_id == session && event.method == "Input.dragIntercepted";
   });
   VIMGPT_TRY_VOID(impl_->call("Input.setInterceptDrags", {{"enabled", true}}));
@@ -161,7 +152,7 @@ Result<bool> CdpTab::drag(Point from, Point to, int steps) {
       " globalThis.__vimgptDrag = undefined; return !!d.event && !d.event.defaultPrevented; })()");
   std::optional<Json> data;
   if (started && *started == true) {
-    auto event = intercepted.wait([](const cdp::Event&) { return true; }, milliseconds{2000});
+    auto event = intercepted.wait([](const wire::Event&) { return true; }, milliseconds{2000});
     if (event) data = event->params.value("data", Json::object());
   }
   restore();
@@ -187,21 +178,17 @@ Result<bool> CdpTab::drag(Point from, Point to, int steps) {
   return true;
 }
 
-std::uint64_t CdpTab::page_generation() const {
-  std::scoped_lock lock(impl_->mutex);
-  return impl_->generation;
-}
-
 Status CdpTab::click_to_choose_files(Point point, const std::vector<std::string>& files, milliseconds cap) {
   VIMGPT_TRY_VOID(impl_->prepare_action());
   const std::string session = impl_->session_id;
-  cdp::EventQueue choosers(*impl_->connection, [session](const cdp::Event& event) {
+  wire::EventQueue choosers(*impl_->connection, [session](const wire::Event& event) {
     return event.session_id == session && event.method == "Page.fileChooserOpened";
   });
   // While intercepted, a file dialog the page opens is reported here instead of shown.
   VIMGPT_TRY_VOID(impl_->call("Page.setInterceptFileChooserDialog", {{"enabled", true}}));
   auto clicked = click(point);
-  Result<cdp::Event> opened = clicked ? choosers.wait([](const cdp::Event&) { return true; }, cap) : clicked.failure();
+  Result<wire::Event> opened =
+      clicked ? choosers.wait([](const wire::Event&) { return true; }, cap) : clicked.failure();
   [[maybe_unused]] auto restored = impl_->call("Page.setInterceptFileChooserDialog", {{"enabled", false}});
   if (!opened) {
     if (opened.error().kind != ErrorKind::Timeout) return opened.failure();
@@ -222,38 +209,10 @@ Status CdpTab::scroll(ScrollDirection direction) {
   return scroll_by_script(*this, direction);
 }
 
-Status scroll_by_script(Tab& tab, ScrollDirection direction) {
-  // Scroll the page by most of a screen; when the page itself does not move (an app that scrolls an inner
-  // container), scroll the largest scrollable element under the middle of the viewport instead.
-  const std::string sign = direction == ScrollDirection::Down ? "1" : "-1";
-  const std::string script =
-      "(() => { const dy = " + sign +
-      " * Math.round(innerHeight * 0.8); const before = scrollY;"
-      "  scrollBy({top: dy, behavior: 'instant'});"
-      "  if (scrollY !== before) return true;"
-      "  for (let el = document.elementFromPoint(innerWidth / 2, innerHeight / 2); el; el = el.parentElement) {"
-      "    const s = getComputedStyle(el);"
-      "    if (/(auto|scroll)/.test(s.overflowY) && el.scrollHeight > el.clientHeight) {"
-      "      const top = el.scrollTop; el.scrollBy({top: dy, behavior: 'instant'}); return el.scrollTop !== top; }"
-      "  }"
-      "  return false; })()";
-  VIMGPT_TRY(Json moved, tab.evaluate(script));
-  if (!moved.is_boolean() || !moved.get<bool>()) {
-    return fail(ErrorKind::InvalidArgument,
-                std::string("the page cannot scroll further ") + (direction == ScrollDirection::Down ? "down" : "up"));
-  }
-  return ok();
-}
-
 Result<PageInfo> CdpTab::page_info() {
   VIMGPT_TRY_VOID(impl_->follow_new_tabs());
   VIMGPT_TRY(Json info, impl_->connection->call("Target.getTargetInfo", {{"targetId", impl_->target_id}}));
   return PageInfo{info["targetInfo"].value("url", ""), info["targetInfo"].value("title", "")};
-}
-
-std::string CdpTab::last_url() const {
-  std::scoped_lock lock(impl_->mutex);
-  return impl_->known_url;
 }
 
 // Scripts ---------------------------------------------------------------------------------------------------
@@ -367,6 +326,71 @@ Result<Json> CdpTab::evaluate_in_frame(const ChildFrame& frame, std::string_view
     impl_->child_contexts.erase(frame.session_id);
   }
   return run();
+}
+
+Status CdpTab::press_key(Key key) {
+  return press(key_press(key));
+}
+
+namespace {
+
+Json key_event(const char* type, std::string_view key, std::string_view code, int virtual_key, unsigned modifiers) {
+  return Json{{"type", type},
+              {"key", key},
+              {"code", code},
+              {"windowsVirtualKeyCode", virtual_key},
+              {"nativeVirtualKeyCode", virtual_key},
+              {"modifiers", modifiers}};
+}
+
+}  // namespace
+
+Status CdpTab::type_text(std::string_view text, Typing how) {
+  VIMGPT_TRY_VOID(impl_->prepare_action());
+  if (how == Typing::Insert) {
+    VIMGPT_TRY_VOID(impl_->call("Input.insertText", {{"text", text}}));
+    return ok();
+  }
+  const auto keys = keys_for_text(text);
+  if (keys.empty()) return ok();
+  // Every press but the last is posted without waiting for its answer: the renderer takes input events in the order
+  // they came, so when the last one is answered all were handled (a round trip a key would cost a 200-character text
+  // most of a second).
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const KeyPress& k = keys[i];
+    Json down = key_event(k.text.empty() ? "rawKeyDown" : "keyDown", k.key, k.code, k.virtual_key, k.modifiers);
+    if (!k.text.empty()) down["text"] = down["unmodifiedText"] = k.text;
+    Json up = key_event("keyUp", k.key, k.code, k.virtual_key, k.modifiers);
+    impl_->connection->post("Input.dispatchKeyEvent", std::move(down), impl_->session_id);
+    if (i + 1 < keys.size()) {
+      impl_->connection->post("Input.dispatchKeyEvent", std::move(up), impl_->session_id);
+    } else {
+      VIMGPT_TRY_VOID(impl_->call("Input.dispatchKeyEvent", std::move(up)));
+    }
+  }
+  return ok();
+}
+
+Status CdpTab::press(const KeyPress& keys) {
+  VIMGPT_TRY_VOID(impl_->prepare_action());
+  const auto event = key_event;
+  unsigned held = 0;
+  for (const auto& m : kModifiers) {
+    if ((keys.modifiers & m.bit) == 0) continue;
+    held |= m.bit;
+    VIMGPT_TRY_VOID(impl_->call("Input.dispatchKeyEvent", event("rawKeyDown", m.name, m.code, m.virtual_key, held)));
+  }
+  Json down = event(keys.text.empty() ? "rawKeyDown" : "keyDown", keys.key, keys.code, keys.virtual_key, held);
+  if (!keys.text.empty()) down["text"] = keys.text;
+  if (!keys.command.empty()) down["commands"] = Json::array({keys.command});
+  VIMGPT_TRY_VOID(impl_->call("Input.dispatchKeyEvent", down));
+  VIMGPT_TRY_VOID(impl_->call("Input.dispatchKeyEvent", event("keyUp", keys.key, keys.code, keys.virtual_key, held)));
+  for (auto m = kModifiers.rbegin(); m != kModifiers.rend(); ++m) {
+    if ((held & m->bit) == 0) continue;
+    held &= ~m->bit;
+    VIMGPT_TRY_VOID(impl_->call("Input.dispatchKeyEvent", event("keyUp", m->name, m->code, m->virtual_key, held)));
+  }
+  return ok();
 }
 
 }  // namespace vimgpt::browser

@@ -1,6 +1,6 @@
-#include "cdp/framing.h"
+#include "wire/framing.h"
 
-namespace vimgpt::cdp {
+namespace vimgpt::wire {
 
 void NulFramer::feed(std::string_view bytes, std::vector<std::string>& out) {
   while (!bytes.empty()) {
@@ -16,4 +16,4 @@ void NulFramer::feed(std::string_view bytes, std::vector<std::string>& out) {
   }
 }
 
-}  // namespace vimgpt::cdp
+}  // namespace vimgpt::wire

@@ -5,7 +5,7 @@
 // https://w3c.github.io/webdriver-bidi/: script.addPreloadScript, the "window" remote value, browsingContext.getTree).
 #include <random>
 
-#include "browser/bidi_state.h"
+#include "browser/bidi/state.h"
 
 namespace vimgpt::browser {
 

@@ -1,4 +1,4 @@
-// Private to src/browser: the state behind a Tab.
+// Private to src/browser: the state behind a CdpTab, shared by the files of browser/cdp.
 #pragma once
 
 #include <chrono>
@@ -6,64 +6,15 @@
 #include <map>
 #include <mutex>
 
-#include "browser/browser.h"
+#include "browser/cdp/tab.h"
+#include "browser/core.h"
 
 namespace vimgpt::browser {
 
-// How long a single DevTools command may take before the browser is considered stuck.
-inline constexpr milliseconds kCommandTimeout{15000};
-// The isolated world of evaluate() and preload(): Chromium keeps one world per name and frame.
-inline constexpr const char* kWorldName = "vimgpt";
-
-// What every engine does the same way, through the page itself: scroll by most of a screen (the page, or the
-// scrollable element in the middle of the viewport).
-Status scroll_by_script(Tab& tab, ScrollDirection direction);
-// A failed load's error as the engine names it (Chromium's net::ERR_…, Firefox's NS_ERROR_…), with the common ones'
-// reason in plain words after the name, for the person reading it and for the model reading it in its history.
-std::string with_reason(const std::string& error);
-// That a viewport can be set: InvalidArgument otherwise.
-Status valid_viewport(const Viewport& viewport);
-// That a screenshot's scale is in (0, 4]: InvalidArgument otherwise.
-Status valid_screenshot_scale(double scale);
-// That a point lies inside the viewport: InvalidArgument saying where it is otherwise.
-Status inside(Point point, const Viewport& viewport);
-// What settle() runs in the isolated world after an action with no navigation, on every engine: a promise that is
-// true once the DOM has had no mutation for `quiet`, false when `cap` comes first (a page that keeps changing).
-std::string dom_quiet_script(milliseconds quiet, milliseconds cap);
-// One UTF-8 code point at a time, as keys are pressed.
-std::vector<std::string> code_points(std::string_view text);
-// Each character of `text` as the key a person presses for it on a US layout (Shift noted for capitals and
-// shifted marks, never pressed on its own: a box that moves on keyup must not see it); a character that layout has
-// no key for is typed with its own text, a newline is Enter, a tab Tab, a carriage return nothing.
-std::vector<KeyPress> keys_for_text(std::string_view text);
-// switch_page to a number no tab has, and close_page on the only tab, in the same words on every engine.
-Failure no_such_tab(int number, std::size_t open);
-Failure only_tab_open();
-
-// Chromium over the DevTools Protocol: the engine behind Tab for a local Chromium or a remote one.
-class CdpTab final : public Tab {
- public:
-  struct Impl;
-  // Launches a local Chromium; opens a tab in a context of its own on a browser already running.
-  static Result<std::unique_ptr<Tab>> launch_local(const cdp::LaunchOptions& launch, const TabOptions& options);
-  static Result<std::unique_ptr<Tab>> open_remote(const std::shared_ptr<cdp::Connection>& connection,
-                                                  const TabOptions& options);
-  explicit CdpTab(std::unique_ptr<Impl> impl);
-  ~CdpTab() override;
-  CdpTab(const CdpTab&) = delete;
-  CdpTab& operator=(const CdpTab&) = delete;
-#include "browser/tab_overrides.inc"
-
- private:
-  std::unique_ptr<Impl> impl_;
-};
-
-struct CdpTab::Impl {
-  std::shared_ptr<cdp::Connection> connection;
-  bool owns_browser = false;          // a local Chromium we launched (vs a tab in a remote browser)
-  cdp::LaunchOptions launch_options;  // how it was launched, for relaunch()
-  std::string browser_context_id;     // set when the tab lives in its own context on a remote browser
-  TabOptions options;
+struct CdpTab::Impl : TabCore {
+  bool owns_browser = false;             // a local Chromium we launched (vs a tab in a remote browser)
+  launch::LaunchOptions launch_options;  // how it was launched, for relaunch()
+  std::string browser_context_id;        // set when the tab lives in its own context on a remote browser
   // The User-Agent every page and frame is given: options.user_agent, else the browser's own with "HeadlessChrome"
   // said as the full browser says it ("Chrome"), since many sites answer a headless one with a block page.
   std::string user_agent;
@@ -76,9 +27,6 @@ struct CdpTab::Impl {
   std::vector<std::string> pages;             // every open tab of ours, in the order they opened (pages())
 
   // Everything below is written by event handlers on the connection's reader thread.
-  mutable std::mutex mutex;
-  std::vector<Dialog> dialogs;
-  std::vector<BlockedNavigation> blocked;
   // Requests of the working target and its frames still in flight, for "network quiet" (Chromium's
   // networkAlmostIdle waits a fixed 500 ms+ even when nothing is loading).
   struct Request {
@@ -98,17 +46,13 @@ struct CdpTab::Impl {
     if (std::erase_if(requests_in_flight, [&](const auto& entry) { return gone(entry.second); }) > 0) network_moved();
   }
   std::chrono::steady_clock::time_point network_changed = std::chrono::steady_clock::now();
-  std::optional<DomWindow> dom_window;  // left open by the last settle(..., LeaveOpen) without a navigation
   std::condition_variable network_cv;
   std::vector<std::string> opened_targets;  // pages this tab opened, not yet followed
   bool current_target_destroyed = false;
-  bool crashed = false;
-  bool screenshot_pending = false;            // a capture whose frame a new document would never deliver
-  std::string known_url;                      // the main frame's, from its navigation events (last_url())
-  std::uint64_t generation = 0;               // documents committed and targets attached (page_generation())
-  int isolated_context = 0;                   // 0: create on next use
-  std::vector<ChildFrame> child_frames;       // out-of-process frames, nested ones too, in attach order
-  std::map<std::string, int> child_contexts;  // isolated world per child session
+  bool screenshot_pending = false;                           // a capture whose frame a new document would never deliver
+  int isolated_context = 0;                                  // 0: create on next use
+  std::vector<ChildFrame> child_frames;                      // out-of-process frames, nested ones too, in attach order
+  std::map<std::string, int> child_contexts;                 // isolated world per child session
   std::map<std::string, std::string, std::less<>> preloads;  // name → source, for every session (preload())
   std::vector<std::string> download_order;                   // guids, in the order downloads began
   std::map<std::string, Download> downloads;                 // by guid, until take_downloads()
@@ -120,10 +64,10 @@ struct CdpTab::Impl {
   // Asks the current session for screencast frames. Mutex held.
   void post_start_screencast();
   // A frame: acknowledged (the browser sends the next only then) and given to the sink, outside the mutex.
-  void on_screencast_frame(const cdp::Event& event);
+  void on_screencast_frame(const wire::Event& event);
 
   std::uint64_t subscription = 0;
-  std::unique_ptr<cdp::EventQueue> page_events;  // lifecycle and navigation events of the current target
+  std::unique_ptr<wire::EventQueue> page_events;  // lifecycle and navigation events of the current target
 
   Result<Json> call(std::string_view method, Json params = Json::object(), milliseconds timeout = kCommandTimeout) {
     // A crashed renderer answers nothing; only loading a page again (browser-side commands) can help.
@@ -137,9 +81,9 @@ struct CdpTab::Impl {
   static Failure crash_failure() { return fail(ErrorKind::Protocol, kCrashed); }
   static constexpr const char* kCrashed = "the page crashed (its renderer died); load a page to go on";
 
-  void on_event(const cdp::Event& event);
-  void on_download(const cdp::Event& event);
-  void on_attached(const cdp::Event& event);
+  void on_event(const wire::Event& event);
+  void on_download(const wire::Event& event);
+  void on_attached(const wire::Event& event);
   // The working target's session or one of its out-of-process frames'. Called with the mutex held.
   [[nodiscard]] bool is_own_session(const std::string& session) const;
   // Launches Chromium with launch_options, subscribes and attaches to its first page.
@@ -165,7 +109,7 @@ struct CdpTab::Impl {
   Status wait_for_new_tab_load();
   // Waits until no request has been in flight for `quiet`, at most `cap`.
   void wait_for_network_quiet(milliseconds quiet, milliseconds cap);
-  Status apply_viewport();
+  Status apply_viewport() override;
   Status navigate_history(int offset);
   // Before an action: follow tabs the page opened and forget events from before the action.
   Status prepare_action() {

@@ -1,0 +1,117 @@
+// Navigating, and waiting until the page has settled: the load, the network quiet, the DOM quiet.
+#include "browser/bidi/state.h"
+
+namespace vimgpt::browser {
+
+using bidi::Clock;
+using bidi::kBidiTimeout;
+using bidi::kSandbox;
+
+Status BidiTab::navigate(std::string_view url) {
+  s_->follow_new_tabs();
+  const std::uint64_t generation = page_generation();
+  // The load cap is the command's own deadline: a page that never finishes loading is used as it is once it passes.
+  const auto started =
+      s_->call("browsingContext.navigate", {{"context", s_->current()}, {"url", url}, {"wait", "complete"}},
+               s_->options.settle.load_cap);
+  if (!started) {
+    std::optional<BlockedNavigation> refused;
+    {
+      std::scoped_lock lock(s_->mutex);
+      if (!s_->blocked.empty()) refused = s_->blocked.back();
+    }
+    if (refused) {
+      VIMGPT_TRY_VOID(leave_error_page());
+      return fail(ErrorKind::Refused, "navigation to " + refused->url + " was blocked: " + refused->reason);
+    }
+    if (started.error().kind == ErrorKind::Timeout) return ok();  // loading past the cap: the page is used as it is
+    // A dead browser (or an interrupted wait) is not a page that failed to load.
+    if (started.error().kind != ErrorKind::Protocol) return started.failure();
+    // Firefox 153's navigation tracker also fails a load when an error page shows in one of its frames (a saved
+    // page's third-party ad frame, say: "Address rejected"), though the document itself came: it is used as loaded.
+    const auto document = page_generation() > generation ? evaluate("document.documentURI") : Result<Json>(Json());
+    if (document && document->is_string() && !document->get<std::string>().starts_with("about:")) {
+      s_->wait_loaded(s_->options.settle.load_cap);
+      return ok();
+    }
+    return fail(ErrorKind::Navigation,
+                "could not load " + std::string(url) + ": " + with_reason(started.error().message));
+  }
+  s_->wait_network_quiet(s_->options.settle.idle_cap);
+  return ok();
+}
+
+Status BidiTab::go_back() {
+  s_->follow_new_tabs();
+  std::uint64_t before = 0;
+  {
+    std::scoped_lock lock(s_->mutex);
+    before = s_->started;
+  }
+  auto moved = s_->call("browsingContext.traverseHistory", {{"context", s_->current()}, {"delta", -1}});
+  if (!moved) return fail(ErrorKind::InvalidArgument, "there is no previous page to go back to");
+  // traverseHistory answers before the page has loaded.
+  {
+    std::unique_lock lock(s_->mutex);
+    s_->changed.wait_for(lock, s_->options.settle.load_cap, [&] { return s_->started > before; });
+  }
+  s_->wait_loaded(s_->options.settle.load_cap);
+  return ok();
+}
+
+Status BidiTab::reload() {
+  VIMGPT_TRY_VOID(s_->call("browsingContext.reload", {{"context", s_->current()}, {"wait", "complete"}},
+                           s_->options.settle.load_cap + kBidiTimeout));
+  s_->wait_network_quiet(s_->options.settle.idle_cap);
+  return ok();
+}
+
+Status BidiTab::settle(milliseconds cap, milliseconds quiet, SettleWait wait) {
+  s_->follow_new_tabs();
+  {
+    std::scoped_lock lock(s_->mutex);
+    s_->dom_window.reset();
+  }
+  if (!s_->navigating()) {
+    // No navigation: until the DOM has had no mutation for `quiet` (LeaveOpen: for the page's first reaction, the
+    // rest of the window the caller's), at most `cap`, watched from the sandbox. The script fails when a navigation
+    // replaces the document: that navigation is waited for below.
+    const milliseconds first =
+        wait == SettleWait::LeaveOpen ? std::min(quiet, s_->options.settle.first_reaction) : quiet;
+    auto still = evaluate(dom_quiet_script(first, cap));
+    if (!s_->navigating()) {
+      // A page still changing when the cap came (an animation) has nothing left to verify.
+      if (still && *still == true && first < quiet) {
+        std::scoped_lock lock(s_->mutex);
+        s_->dom_window = DomWindow{Clock::now() + (quiet - first), quiet, cap};
+      }
+      return ok();
+    }
+  }
+  s_->wait_loaded(s_->options.settle.load_cap, wait);
+  return ok();
+}
+
+NetworkState BidiTab::network_state() const {
+  std::scoped_lock lock(s_->mutex);
+  NetworkState state;
+  state.changed = s_->network_changed;
+  state.idle = std::none_of(s_->requests_in_flight.begin(), s_->requests_in_flight.end(),
+                            [&](const auto& r) { return s_->ours(r.second); });
+  state.quiet = state.idle && Clock::now() >= s_->quiet_from();
+  return state;
+}
+
+void BidiTab::wait_network_quiet() {
+  s_->wait_network_quiet(s_->options.settle.idle_cap);
+}
+
+// A refused navigation leaves Firefox's network error page (about:neterror) in the tab: step back so the agent stays
+// where it was.
+Status BidiTab::leave_error_page() {
+  const auto document = evaluate("document.documentURI");
+  if (!document || !document->is_string() || !bidi::is_error_page(document->get<std::string>())) return ok();
+  return go_back();
+}
+
+}  // namespace vimgpt::browser

@@ -24,7 +24,8 @@ namespace vimgpt::cli::batch_pool {
 
 namespace {
 
-Result<std::shared_ptr<wire::Connection>> connect_endpoint(const std::string& url, const fleet::BrowserOptions& remote) {
+Result<std::shared_ptr<wire::Connection>> connect_endpoint(const std::string& url,
+                                                           const fleet::BrowserOptions& remote) {
   VIMGPT_TRY(auto transport, fleet::connect_browser(url, remote));
   return std::make_shared<wire::Connection>(std::move(transport));
 }
@@ -193,7 +194,8 @@ void count_result_locked(Batch& batch, const nlohmann::json& line) {
 
 // A browser that died: a worker's own is opened again (the run's --max-restarts times), a shared one is left out from
 // now on.
-void replace_or_drop(Batch& batch, Endpoint& endpoint, const std::shared_ptr<wire::Connection>& dead, int max_restarts) {
+void replace_or_drop(Batch& batch, Endpoint& endpoint, const std::shared_ptr<wire::Connection>& dead,
+                     int max_restarts) {
   Result<std::shared_ptr<wire::Connection>> fresh = fail(ErrorKind::BrowserExited, "it is not one vimgpt can reopen");
   if (endpoint.open && endpoint.reopened < max_restarts) fresh = endpoint.open();
   dead->close();

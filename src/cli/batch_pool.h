@@ -27,7 +27,7 @@ struct Endpoint {
   std::string name;
   std::function<Result<std::shared_ptr<wire::Connection>>()> open;  // a worker's own: opens it; empty: shared
   std::shared_ptr<wire::Connection> connection;  // under Batch::mutex; null until opened, and once its worker left
-  bool dead = false;                            // under Batch::mutex
+  bool dead = false;                             // under Batch::mutex
   int reopened = 0;
 };
 

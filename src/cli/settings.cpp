@@ -425,9 +425,14 @@ Result<std::vector<Setting>> apply_settings(Options& options, const GivenFlags& 
     if (given.count(key.name) != 0) {
       setting.source = {Layer::Flag, std::string("--") + key.name};
     } else if (auto found = environment_value(key, options, environment)) {
-      // Every variable sets a string setting.
-      options.*std::get<std::string Options::*>(key.member) = found->second.value;
+      // Every variable sets a string setting. The base URL's variables are left for the model's endpoint to read
+      // (options.cpp): copied into the options, they would count as --base-url, and an Anthropic key with
+      // ANTHROPIC_BASE_URL alone would no longer pick the Anthropic default model.
+      if (std::string_view(key.name) != "base-url") {
+        options.*std::get<std::string Options::*>(key.member) = found->second.value;
+      }
       setting.source = environment_source(found->first, found->second);
+      setting.value = found->second.value;
     } else {
       for (const ConfigFile* file : ordered) {
         const auto entry = std::find_if(file->entries.begin(), file->entries.end(),
@@ -438,7 +443,7 @@ Result<std::vector<Setting>> apply_settings(Options& options, const GivenFlags& 
         break;
       }
     }
-    setting.value = show(options, key.member);
+    if (setting.source.layer != Layer::Environment) setting.value = show(options, key.member);
     settings.push_back(std::move(setting));
   }
   // The key: never from a config file itself; --api-key-file on the command line is a flag, and wins over the

@@ -93,6 +93,7 @@ Dialect dialect_of(const Json& json, const std::string& family, const Json& cata
   }
   if (json.contains("tool")) dialect.tool = catalogue.at("dialect_tools").at(json["tool"].get<std::string>());
   dialect.next_turn = json.value("next_turn", "");
+  dialect.first_turn = json.value("first_turn", "");
   if (json.contains("temperature")) dialect.temperature = json["temperature"].get<double>();
   dialect.reply_tokens = json.value("reply_tokens", 0);
   dialect.serving = json.value("serving", std::vector<std::string>{});

@@ -131,10 +131,28 @@ std::string outcome_of(const HistoryEntry& entry) {
 
 }  // namespace
 
+// The line a folded step is remembered by: the reply's words before its call (GUI-Owl's "Action: ..." line).
+std::string folded_line(const std::string& reply) {
+  std::string_view said = trim(std::string_view(reply).substr(0, reply.find("<tool_call>")));
+  if (said.starts_with("Action:")) said = trim(said.substr(7));
+  return std::string(said.substr(0, said.find('\n')));
+}
+
+}  // namespace
+
 std::vector<Turn> dialect_turns(const Dialect& dialect, const StepRequest& step, const std::vector<Size>& images) {
   const Size screen = images.empty() ? Size{} : model_screen(dialect, images.back());
   std::vector<Turn> turns;
   std::string opening = step.objective;
+  // A family whose harness opens with its own template (GUI-Owl) folds the steps whose screenshots were dropped
+  // into it, one "StepN: ..." line each, instead of keeping them as turns.
+  const bool folds = !dialect.first_turn.empty();
+  std::string previous;
+  const auto fold_into_opening = [&] {
+    opening = dialect.first_turn;
+    replace_all(opening, "{previous}", previous.empty() ? "No previous action." : previous);
+    replace_all(opening, "{instruction}", step.objective);
+  };
   if (dialect.kind == DialectKind::UiTars) {
     // UI-TARS's harness sends its prompt, the instruction in it, as the first user turn.
     opening = dialect.system_prompt;
@@ -159,12 +177,19 @@ std::vector<Turn> dialect_turns(const Dialect& dialect, const StepRequest& step,
       continue;
     }
     const bool with_image = seen_steps++ >= first_with_image;
+    if (folds && !with_image) {
+      previous += (previous.empty() ? "Step" : "\nStep") + std::to_string(seen_steps) + ": " + folded_line(entry.reply);
+      since.clear();
+      continue;
+    }
+    if (folds && first) fold_into_opening();
     turns.push_back({"user", first ? opening : later_turn(dialect, entry.url, since), with_image ? next_image++ : -1});
     turns.push_back({"assistant", entry.reply, -1});
     since = outcome_of(entry);
     first = false;
   }
   const int current = images.empty() ? -1 : static_cast<int>(images.size()) - 1;
+  if (folds && first) fold_into_opening();
   turns.push_back({"user", first ? opening : later_turn(dialect, step.current_url, since), current});
   return turns;
 }

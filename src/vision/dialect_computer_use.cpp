@@ -162,6 +162,8 @@ Json action_of(const Json& args, const Dialect& dialect, const PointFrame& frame
     return {{"wait", 0}};
   }
   if (action == "answer") return {{"done", text_of(args, "text")}};
+  // GUI-Owl's "resolve the blocking window by interacting with the user": a question for the person.
+  if (action == "interact") return {{"ask", text_of(args, "text")}};
   if (action == "terminate" || action == "stop") {
     // Fara's harness answers with the thoughts before the call: filled in by the caller.
     return {{"done", text_of(args, "status") == "failure" ? Json("failure") : Json()}};

@@ -201,9 +201,12 @@ struct Dialect {
   ResizeRule resize;
   int screenshots = 1;  // recent screenshots the authors' harness keeps in the conversation
   ThoughtsAt thoughts = ThoughtsAt::None;
-  std::string system_prompt;          // the authors' system prompt; {tools} and {width}x{height} filled in
-  Json tool;                          // the function the model calls (computer_use), as the authors describe it
-  std::string next_turn;              // the text sent with each later screenshot
+  std::string system_prompt;  // the authors' system prompt; {tools} and {width}x{height} filled in
+  Json tool;                  // the function the model calls (computer_use), as the authors describe it
+  std::string next_turn;      // the text sent with each later screenshot
+  // The first user turn as the authors' harness writes it, {instruction} and {previous} (the steps whose
+  // screenshots were dropped, one line each) filled in; empty: the objective alone, earlier steps kept as turns.
+  std::string first_turn;
   std::optional<double> temperature;  // what the authors' harness sends
   int reply_tokens = 0;               // the cap the family needs for its thoughts and action (0: --max-tokens)
   std::vector<std::string> serving;   // what each serving engine needs, one line each

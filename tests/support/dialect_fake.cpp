@@ -102,6 +102,14 @@ FakeFamily fake_family(const std::string& name) {
     family.min_pixels = 65536;
     family.max_pixels = 16777216;
     family.think_tag = true;
+  } else if (name == "gui-owl-1.5") {
+    // X-PLUG/MobileAgent's GUI-Owl 1.5: Qwen3-VL's processor, 0-1000 points, 5 screenshots kept.
+    family.thousandths = true;
+    family.factor = 32;
+    family.min_pixels = 65536;
+    family.max_pixels = 16777216;
+    family.max_images = 5;
+    family.action_line = true;
   } else if (name == "fara") {
     // microsoft/fara: Qwen2.5-VL's processor bounds, 3 screenshots kept.
   } else if (name == "ui-tars-1.5") {
@@ -168,9 +176,13 @@ FakeModelServer::Responder dialect_responder(FakeFamily family, std::array<std::
           "Thought: " + thoughts + "\nAction: " +
           (centre ? "click(start_box='(" + number(x) + "," + number(y) + ")')" : "finished(content='" + answer + "')"));
     }
-    const json arguments = centre ? json{{"action", "left_click"}, {"coordinate", {std::lround(x), std::lround(y)}}}
-                                  : json{{"action", "terminate"}, {"status", "success"}};
-    const std::string said = centre ? thoughts : answer;
+    json arguments = centre ? json{{"action", "left_click"}, {"coordinate", {std::lround(x), std::lround(y)}}}
+                            : json{{"action", "terminate"}, {"status", "success"}};
+    std::string said = centre ? thoughts : answer;
+    if (family.action_line) {
+      if (!centre) arguments = {{"action", "answer"}, {"text", answer}};
+      said = centre ? "Action: Click the coloured element." : "Action: Report the result.";
+    }
     if (family.tool_calls) return as_tool_call(arguments, said);
     const std::string call =
         "<tool_call>\n" + json{{"name", "computer_use"}, {"arguments", arguments}}.dump() + "\n</tool_call>";

@@ -23,9 +23,10 @@ struct FakeFamily {
   std::size_t max_images = 3;  // vLLM --limit-mm-per-prompt image=N
   bool think_tag = false;      // wraps its thoughts in <think></think>
   bool tool_calls = false;     // the server parses the call out into message.tool_calls (vLLM's hermes parser)
+  bool action_line = false;    // GUI-Owl: "Action: ..." before the call, and the answer in an answer call
 };
 
-// qwen2.5-vl, qwen3-vl, fara, ui-tars-1.5 as their authors describe them (models.json's sources).
+// qwen2.5-vl, qwen3-vl, fara, ui-tars-1.5, gui-owl-1.5 as their authors describe them (models.json's sources).
 FakeFamily fake_family(const std::string& name);
 
 struct Centre {

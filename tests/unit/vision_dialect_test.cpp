@@ -38,7 +38,7 @@ TEST(SmartResize, MatchesTheAuthorsFunction) {
 }
 
 TEST(SmartResize, FramesAreSizedSoTheServerChangesNothing) {
-  for (const char* name : {"qwen2.5-vl", "qwen3-vl", "fara", "ui-tars-1.5"}) {
+  for (const char* name : {"qwen2.5-vl", "qwen3-vl", "fara", "ui-tars-1.5", "gui-owl-1.5"}) {
     const Dialect& dialect = family(name);
     for (const Size viewport : {Size{1080, 720}, Size{1280, 800}, Size{1440, 900}, Size{1366, 768}}) {
       const int width = unchanged_width(viewport, 768, dialect.resize);
@@ -58,7 +58,9 @@ TEST(DialectCatalogue, NamesMatchAsServersServeThem) {
                                                         {"/models/microsoft_Fara-7B-Q4_K_M.gguf", "fara"},
                                                         {"UI-TARS-1.5-7B.Q8_0.gguf", "ui-tars-1.5"},
                                                         {"qwen3-vl-8b-instruct-UD-Q4_K_XL.gguf", "qwen3-vl"},
-                                                        {"qwen2.5vl:7b", "qwen2.5-vl"}}) {
+                                                        {"qwen2.5vl:7b", "qwen2.5-vl"},
+                                                        {"mPLUG/GUI-Owl-1.5-8B-Instruct", "gui-owl-1.5"},
+                                                        {"GUI-Owl-1.5-32B-Think", "gui-owl-1.5"}}) {
     const ModelSpec* spec = find_model(served);
     ASSERT_NE(spec, nullptr) << served;
     ASSERT_TRUE(spec->dialect.has_value()) << served;
@@ -90,7 +92,7 @@ std::string reply_with(const Dialect& dialect, double x, double y) {
 }
 
 TEST(DialectPoints, EveryFramePixelComesBackExactly) {
-  for (const char* name : {"qwen2.5-vl", "qwen3-vl", "fara", "ui-tars-1.5"}) {
+  for (const char* name : {"qwen2.5-vl", "qwen3-vl", "fara", "ui-tars-1.5", "gui-owl-1.5"}) {
     const Dialect& dialect = family(name);
     // The frame the agent acts on, and the image as sent: unchanged, then one the server would resize.
     for (const PointFrame frames : {PointFrame{{756, 504}, {756, 504}}, PointFrame{{768, 512}, {1080, 720}}}) {
@@ -291,6 +293,52 @@ TEST(DialectConversation, UiTarsSendsItsPromptAsTheFirstUserTurn) {
   EXPECT_EQ(turns[0].image, 0);
 }
 
+TEST(DialectConversation, GuiOwlFoldsTheStepsWhoseScreenshotsWereDroppedIntoItsFirstTurn) {
+  const Dialect& owl = family("gui-owl-1.5");
+  StepRequest step;
+  step.objective = "find the hours";
+  step.current_url = "http://127.0.0.1/now";
+  for (int n = 1; n <= 6; ++n) {
+    step.history.push_back(
+        step_entry("Action: Click link " + std::to_string(n) + ".\n<tool_call>{\"name\": \"computer_use\"}</tool_call>",
+                   "http://127.0.0.1/" + std::to_string(n), "clicked at (1, 2)"));
+  }
+  // GUI-Owl keeps 5 screenshots: the last four steps' and this one; steps 1 and 2 become lines of the first turn.
+  step.earlier_frames = owl.screenshots - 1;
+  const std::vector<Size> images(static_cast<std::size_t>(owl.screenshots), Size{768, 512});
+  const auto turns = detail::dialect_turns(owl, step, images);
+  ASSERT_EQ(turns.size(), 10U);  // system, 4 x (user, assistant), this step's user
+  EXPECT_EQ(turns[0].role, "system");
+  EXPECT_TRUE(turns[0].text.starts_with("# Tools")) << turns[0].text.substr(0, 40);
+  EXPECT_NE(turns[0].text.find("The screen's resolution is 1000x1000."), std::string::npos);
+  EXPECT_EQ(turns[1].text,
+            "Please generate the next move according to the UI screenshot, instruction and previous actions.\n\n"
+            "Instruction: find the hours\n\nPrevious actions:\nStep1: Click link 1.\nStep2: Click link 2.");
+  EXPECT_EQ(turns[1].image, 0);  // the first step kept with its screenshot is step 3
+  EXPECT_NE(turns[2].text.find("Click link 3."), std::string::npos);
+  EXPECT_EQ(turns[9].image, 4);
+
+  // The first step has nothing before it.
+  StepRequest opening;
+  opening.objective = "find the hours";
+  const auto first = detail::dialect_turns(owl, opening, {Size{768, 512}});
+  ASSERT_EQ(first.size(), 2U);
+  EXPECT_TRUE(first[1].text.ends_with("Previous actions:\nNo previous action.")) << first[1].text;
+  EXPECT_EQ(first[1].image, 0);
+}
+
+TEST(ComputerUseDialect, GuiOwlsInteractIsAQuestionForThePerson) {
+  EXPECT_EQ(read("gui-owl-1.5",
+                 "Action: Ask which account to use.\n<tool_call>{\"name\": \"computer_use\", \"arguments\": "
+                 "{\"action\": \"interact\", \"text\": \"Which account?\"}}</tool_call>"),
+            (Json{{"ask", "Which account?"}}));
+  // Its points are thousandths of the frame.
+  EXPECT_EQ(read("gui-owl-1.5",
+                 "Action: Click it.\n<tool_call>{\"name\": \"computer_use\", \"arguments\": {\"action\": "
+                 "\"left_click\", \"coordinate\": [500, 250]}}</tool_call>"),
+            (Json{{"click_at", {378.0, 126.0}}}));
+}
+
 }  // namespace
 }  // namespace vimgpt::vision
 
@@ -328,7 +376,8 @@ TEST(DialectDoctor, TheBlueSquaresClickLandsForEveryFamily) {
        std::vector<std::pair<std::string, std::string>>{{"qwen2.5vl:7b", "qwen2.5-vl"},
                                                         {"qwen3-vl:8b", "qwen3-vl"},
                                                         {"microsoft/Fara-7B", "fara"},
-                                                        {"UI-TARS-1.5-7B-Q4_K_M.gguf", "ui-tars-1.5"}}) {
+                                                        {"UI-TARS-1.5-7B-Q4_K_M.gguf", "ui-tars-1.5"},
+                                                        {"mPLUG/GUI-Owl-1.5-8B-Instruct", "gui-owl-1.5"}}) {
     test::FakeModelServer server;
     const test::FakeFamily fake = test::fake_family(family_name);
     server.set_responder(test::dialect_responder(fake, kBlue, "clicked"));

@@ -129,8 +129,6 @@ std::string outcome_of(const HistoryEntry& entry) {
   return {};
 }
 
-}  // namespace
-
 // The line a folded step is remembered by: the reply's words before its call (GUI-Owl's "Action: ..." line).
 std::string folded_line(const std::string& reply) {
   std::string_view said = trim(std::string_view(reply).substr(0, reply.find("<tool_call>")));

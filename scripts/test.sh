@@ -38,6 +38,10 @@ fi
 # quicker than GNU ld on these static libraries with debug info (mcp_test: 7.0 CPU-s with ld, 3.9 gold, 2.2 lld).
 linker=bfd
 if command -v ld.lld >/dev/null 2>&1; then linker=lld; elif command -v ld.gold >/dev/null 2>&1; then linker=gold; fi
+# Clang (setup.sh installs it for the fuzz build and clang-tidy) compiles this build in two thirds of GCC's time (631
+# against 905 s on two cores), Boost.Beast's files in half, and its sanitized vimgpt starts in a third of the time.
+# CMake reads CC and CXX only when it first configures a build folder: one made with GCC stays GCC's.
+if command -v clang++ >/dev/null 2>&1; then export CC=clang CXX=clang++; fi
 cmake -S . -B "$build" -G Ninja "${config[@]}" -DVIMGPT_WERROR=ON -DVIMGPT_BUILD_BENCH=OFF -DVIMGPT_WITH_ESPEAK=ON \
   "-DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=$linker" >/dev/null
 cmake --build "$build" -j"$jobs"

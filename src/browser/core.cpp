@@ -122,7 +122,11 @@ std::string dom_quiet_script(milliseconds quiet, milliseconds cap) {
          "  const observer = new MutationObserver(() => {"
          "    clearTimeout(timer); timer = setTimeout(() => done(true), quietMs); });"
          "  observer.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});"
-         "  function done(quiet) { observer.disconnect(); clearTimeout(timer); clearTimeout(cap); resolve(quiet); }"
+         "  addEventListener('pagehide', hidden);"
+         "  function hidden() { done(false); }"
+         "  function done(quiet) {"
+         "    observer.disconnect(); clearTimeout(timer); clearTimeout(cap); removeEventListener('pagehide', hidden);"
+         "    resolve(quiet); }"
          "})";
 }
 

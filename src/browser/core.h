@@ -33,7 +33,8 @@ Status valid_screenshot_scale(double scale);
 // That a point lies inside the viewport: InvalidArgument saying where it is otherwise.
 Status inside(Point point, const Viewport& viewport);
 // What settle() runs in the isolated world after an action with no navigation, on every engine: a promise that is
-// true once the DOM has had no mutation for `quiet`, false when `cap` comes first (a page that keeps changing).
+// true once the DOM has had no mutation for `quiet`, false when `cap` comes first (a page that keeps changing) or
+// the document is hidden (a navigation put it away: a document in the back-forward cache is frozen and never answers).
 std::string dom_quiet_script(milliseconds quiet, milliseconds cap);
 // One UTF-8 code point at a time, as keys are pressed.
 std::vector<std::string> code_points(std::string_view text);

@@ -93,6 +93,26 @@ TEST_F(BrowserTest, RefusedConnectionIsANavigationError) {
   EXPECT_TRUE(tab_->navigate(server_->url("/fx/input.html")));
 }
 
+// A page that sends the tab where nothing listens (a link to a dead or refused site) ends on the browser's error page;
+// Firefox announces its error pages with DOMContentLoaded and never a load event. Settling ends there, not at the
+// load cap, which this tab sets past the test's own timeout: waiting for it fails the test.
+TEST(BrowserSettle, ANavigationToAnErrorPageEndsThere) {
+  test::SiteServer server;
+  server.mount("/fx", VIMGPT_FIXTURES_DIR "/browser");
+  browser::TabOptions options;
+  options.settle.load_cap = std::chrono::minutes{10};
+  auto tab = Tab::launch(test::loopback_only_launch(), options);
+  ASSERT_TRUE(tab) << tab.error().describe();
+  ASSERT_OK((*tab)->navigate(server.url("/fx/input.html")));
+  const test::RefusedPort refused;
+  ASSERT_TRUE((*tab)->evaluate("setTimeout(() => { location.href = '" + refused.url() + "'; }, 0); true"));
+  ASSERT_OK((*tab)->settle(2s));
+  const auto document = (*tab)->evaluate("document.documentURI");
+  ASSERT_TRUE(document) << document.error().describe();
+  EXPECT_TRUE(document->get<std::string>().starts_with(test::on_firefox() ? "about:neterror" : "chrome-error:"))
+      << *document;
+}
+
 struct Decoded {
   int width = 0, height = 0;
   bool ok = false;

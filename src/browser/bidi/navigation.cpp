@@ -7,6 +7,10 @@ using bidi::Clock;
 using bidi::kBidiTimeout;
 using bidi::kSandbox;
 
+namespace {
+constexpr milliseconds kDomQuietReplySlack{2000};
+}  // namespace
+
 Status BidiTab::navigate(std::string_view url) {
   s_->follow_new_tabs();
   const std::uint64_t generation = page_generation();
@@ -78,7 +82,10 @@ Status BidiTab::settle(milliseconds cap, milliseconds quiet, SettleWait wait) {
     // replaces the document: that navigation is waited for below.
     const milliseconds first =
         wait == SettleWait::LeaveOpen ? std::min(quiet, s_->options.settle.first_reaction) : quiet;
-    auto still = evaluate(dom_quiet_script(first, cap));
+    // Its reply is awaited a little past `cap` and no more: a document a navigation put in the back-forward cache
+    // (Firefox does so when the next page is its error page) is frozen, timers and all, and never answers.
+    auto still = s_->evaluate({{"context", s_->current()}, {"sandbox", kSandbox}}, dom_quiet_script(first, cap),
+                              cap + kDomQuietReplySlack);
     if (!s_->navigating()) {
       // A page still changing when the cap came (an animation) has nothing left to verify.
       if (still && *still == true && first < quiet) {

@@ -153,6 +153,12 @@ struct BidiTab::State : TabCore {
       loaded = started;
       load_ended = bidi::Clock::now();
       if (method == "browsingContext.downloadWillBegin") ++downloads_going;
+    } else if (method == "browsingContext.domContentLoaded" && at == context &&
+               bidi::is_error_page(p.value("url", ""))) {
+      // Firefox 153 sends no load event for its own error pages (a refused or unreachable address): their
+      // DOMContentLoaded ends the navigation, or every step that reaches one would wait out the load cap.
+      loaded = started;
+      load_ended = bidi::Clock::now();
     } else if (method == "browsingContext.navigationCommitted" && at == context) {
       ++generation;
       known_url = p.value("url", known_url);
@@ -300,10 +306,10 @@ struct BidiTab::State : TabCore {
     ++generation;
   }
 
-  Result<Json> evaluate(const Json& target, std::string_view expression) {
-    auto evaluated =
-        call("script.evaluate",
-             {{"expression", expression}, {"target", target}, {"awaitPromise", true}, {"resultOwnership", "none"}});
+  Result<Json> evaluate(const Json& target, std::string_view expression, milliseconds timeout = bidi::kBidiTimeout) {
+    auto evaluated = call(
+        "script.evaluate",
+        {{"expression", expression}, {"target", target}, {"awaitPromise", true}, {"resultOwnership", "none"}}, timeout);
     if (!evaluated && shows_crash_page(target, evaluated.error())) return fail(ErrorKind::Protocol, kCrashed);
     VIMGPT_TRY(Json result, std::move(evaluated));
     if (result.value("type", "") == "exception") {

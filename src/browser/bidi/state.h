@@ -148,17 +148,14 @@ struct BidiTab::State : TabCore {
       crashed = false;
       dom_window.reset();  // the document it watched is going
     } else if ((method == "browsingContext.load" || method == "browsingContext.navigationFailed" ||
-                method == "browsingContext.downloadWillBegin" || method == "browsingContext.navigationAborted") &&
+                method == "browsingContext.downloadWillBegin" || method == "browsingContext.navigationAborted" ||
+                // Firefox 153 sends no load event for its own error pages (a refused or unreachable address): their
+                // DOMContentLoaded ends the navigation, or every step that reaches one would wait out the load cap.
+                (method == "browsingContext.domContentLoaded" && bidi::is_error_page(p.value("url", "")))) &&
                at == context) {
       loaded = started;
       load_ended = bidi::Clock::now();
       if (method == "browsingContext.downloadWillBegin") ++downloads_going;
-    } else if (method == "browsingContext.domContentLoaded" && at == context &&
-               bidi::is_error_page(p.value("url", ""))) {
-      // Firefox 153 sends no load event for its own error pages (a refused or unreachable address): their
-      // DOMContentLoaded ends the navigation, or every step that reaches one would wait out the load cap.
-      loaded = started;
-      load_ended = bidi::Clock::now();
     } else if (method == "browsingContext.navigationCommitted" && at == context) {
       ++generation;
       known_url = p.value("url", known_url);

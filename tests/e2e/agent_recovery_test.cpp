@@ -12,6 +12,7 @@
 #include <functional>
 #include <sstream>
 
+#include "support/assertions.h"
 #include "support/browser_options.h"
 #include "support/cli_runner.h"
 #include "support/fake_model_server.h"
@@ -21,16 +22,13 @@ namespace vimgpt {
 namespace {
 
 namespace fs = std::filesystem;
+using test::has;
 using test::ScriptedReply;
 
 std::string contents(const fs::path& path) {
   std::stringstream out;
   out << std::ifstream(path, std::ios::binary).rdbuf();
   return out.str();
-}
-
-bool has(const nlohmann::json& value, std::string_view text) {
-  return value.is_string() && value.get<std::string>().find(text) != std::string::npos;
 }
 
 class RecoveryE2E : public ::testing::Test {
@@ -129,7 +127,9 @@ TEST_F(RecoveryE2E, CrashedRendererIsLoadedAgain) {
         const auto renderers = test::run_browser_helpers(test::on_firefox() ? "tab" : "renderer");
         EXPECT_FALSE(renderers.empty());
         for (pid_t renderer : renderers) EXPECT_TRUE(test::kill_and_wait(renderer));
-        return ScriptedReply::text(R"({"wait": 0})");
+        // A second for the browser to show its crash page first: Firefox commits its "tab crashed" page in the
+        // context, sometimes before the next capture and sometimes after (a run under load met the first).
+        return ScriptedReply::text(R"({"wait": 1})");
       }
       default: return ScriptedReply::text(R"({"done": "still here"})");
     }

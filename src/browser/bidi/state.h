@@ -103,9 +103,9 @@ struct BidiTab::State : TabCore {
   std::uint64_t loaded = 0;   // and ended (load, failure, a download instead)
   std::vector<Download> downloads;
   int downloads_going = 0;  // begun, not yet ended
-  // TabCore::crashed: the tab's content process died. Firefox sends no event, and shows its "tab crashed" page, a
-  // parent-process page no script reaches, in the same context; the next navigation there starts a content process
-  // again.
+  // TabCore::crashed: the tab's content process died. Firefox shows its "tab crashed" page, a parent-process page no
+  // script reaches, in the same context, and says so only by committing it there, sometimes after a script has been
+  // refused; the next navigation there starts a content process again.
   std::optional<Json> file_dialog;  // the element of the last file chooser the page opened
   BidiScreencast screencast;
 
@@ -158,7 +158,14 @@ struct BidiTab::State : TabCore {
       if (method == "browsingContext.downloadWillBegin") ++downloads_going;
     } else if (method == "browsingContext.navigationCommitted" && at == context) {
       ++generation;
-      known_url = p.value("url", known_url);
+      // Firefox's "tab crashed" page commits in the crashed page's navigation, before or after a script sent there
+      // is refused (RecoveryE2E under load): the address stays the page's, the one to load again.
+      const std::string url = p.value("url", known_url);
+      if (url.starts_with("about:tabcrashed")) {
+        crashed = true;
+      } else {
+        known_url = url;
+      }
     } else if ((method == "browsingContext.fragmentNavigated" || method == "browsingContext.historyUpdated") &&
                at == context) {
       known_url = p.value("url", known_url);

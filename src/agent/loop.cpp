@@ -1,4 +1,8 @@
 // The step loop: capture (hints drawn) → plan → act → settle → record → repeat, within the budgets.
+#include <deque>
+#include <functional>
+#include <vector>
+
 #include "agent/agent.h"
 #include "common/text.h"
 
@@ -10,6 +14,83 @@ using Clock = std::chrono::steady_clock;
 milliseconds since(Clock::time_point start) {
   return std::chrono::duration_cast<milliseconds>(Clock::now() - start);
 }
+
+// Loop detection over the last steps: each step's action and a digest of the page it was taken on (the address, the
+// labels with what they name, and the state the labels do not show: scroll positions, field values, checked and
+// open states). On one page the labels name the same elements, so the same action on the same digest is the same
+// act. It sees an act come back, back to back or not (A-B-A-B between two pages), and actions that stopped changing
+// the page (a scroll at the bottom, clicks on what does nothing); it tells the model in plain words the first time,
+// and ends the run when it goes on.
+class ProgressWatch {
+ public:
+  struct Verdict {
+    std::string warning;  // for the model, after what the action did
+    std::string stuck;    // not empty: the run ends before the action
+  };
+
+  Verdict note(const Action& action, const std::string& url, const hints::HintMap& map) {
+    const std::size_t page = std::hash<std::string>()(url + "#" + map.to_text() + "#" + map.state());
+    const std::string act = to_json(action).dump();
+    ++step_;
+    // What the last action did: the page it left behind is this one. Waiting for a slow page is not an action
+    // that failed to change it.
+    if (!window_.empty() && window_.back().page == page) {
+      if (!window_.back().waited) ++unchanged_;
+    } else {
+      unchanged_ = 0;
+    }
+    std::vector<int> earlier;  // the steps that took this action on this page
+    for (const Seen& seen : window_)
+      if (seen.page == page && seen.act == act) earlier.push_back(seen.step);
+    window_.push_back({act, page, step_, action.kind == ActionKind::Wait});
+    if (window_.size() > kWindow) window_.pop_front();
+
+    Verdict verdict;
+    const auto where = [&] {
+      const bool in_a_row = earlier.back() == step_ - 1 && earlier.front() == step_ - static_cast<int>(earlier.size());
+      if (in_a_row) return std::string("in a row on this unchanged page");
+      return "on this same page in the last " + std::to_string(step_ - earlier.front() + 1) + " steps (steps " +
+             list(earlier) + " and now): the run is going round in a loop";
+    };
+    if (earlier.size() + 1 >= kRepeatsToStop) {
+      verdict.stuck = describe(action) + " taken " + std::to_string(earlier.size() + 1) + " times " + where();
+    } else if (unchanged_ >= kUnchangedToStop) {
+      verdict.stuck = "the last " + std::to_string(unchanged_) + " actions changed nothing on the page";
+    } else if (earlier.size() + 1 == kRepeatsToWarn) {
+      verdict.warning = "Warning: this is the third time this action was taken " + where() +
+                        ". It is not working: try something different, or the run will end";
+    } else if (unchanged_ == kUnchangedToWarn) {
+      verdict.warning = "Warning: the last " + std::to_string(unchanged_) +
+                        " actions changed nothing on the page (its address, its elements, what they hold and where "
+                        "it is scrolled are as they were). Try something different, or the run will end";
+    }
+    return verdict;
+  }
+
+ private:
+  static constexpr std::size_t kWindow = 12;
+  static constexpr std::size_t kRepeatsToWarn = 3;
+  static constexpr std::size_t kRepeatsToStop = 4;
+  static constexpr int kUnchangedToWarn = 4;
+  static constexpr int kUnchangedToStop = 6;
+
+  struct Seen {
+    std::string act;
+    std::size_t page = 0;
+    int step = 0;
+    bool waited = false;
+  };
+
+  static std::string list(const std::vector<int>& steps) {
+    std::string text;
+    for (int step : steps) text += (text.empty() ? "" : ", ") + std::to_string(step);
+    return text;
+  }
+
+  std::deque<Seen> window_;
+  int step_ = 0;       // actions noted
+  int unchanged_ = 0;  // actions in a row after which the page was as before
+};
 
 }  // namespace
 
@@ -25,10 +106,8 @@ struct Agent::Impl {
   std::vector<vision::HistoryEntry> history;
   int restarts = 0;
   Clock::time_point started_at;
-  std::string last_url;  // where a restarted browser goes back to
-  // The stuck detector: the last action with the page it was taken on, and how often in a row.
-  std::string last_signature;
-  int repeats = 0;
+  std::string last_url;       // where a restarted browser goes back to
+  ProgressWatch progress;     // loop detection
   int answers_sent_back = 0;  // --output-schema
 
   // Before a capture: a page whose renderer crashed is loaded again, and a local browser that died is
@@ -287,16 +366,6 @@ struct Agent::Impl {
     return why;
   }
 
-  // The same action on an unchanged page: the model is warned the third time, and the fourth ends the run.
-  int repeat_count(const Action& action, const StepRecord& record, const hints::Capture& capture) {
-    // The map's state: scrolling a box, filling a field or opening a menu changes no label but is progress.
-    const std::string signature =
-        to_json(action).dump() + "@" + record.url + "#" + capture.map.to_text() + "#" + capture.map.state();
-    repeats = signature == last_signature ? repeats + 1 : 0;
-    last_signature = signature;
-    return repeats;
-  }
-
   // {"ask"} and {"handoff"}: to the live view when one is open, else the terminal; what came of it for the model,
   // or nothing when nobody is there (the run then ends NeedsInput). An error when the wait ended the run.
   Result<std::optional<std::string>> hand_over(StepRecord& record, const Action& action) {
@@ -377,18 +446,13 @@ struct Agent::Impl {
       }
       acted = {true, **handed, std::nullopt};
     } else {
-      const int repeated = repeat_count(*action, record, *capture);
-      if (repeated >= 3) {
-        return end_at(record, *capture, on_step,
-                      "the same action on an unchanged page, again after a warning: the run is stuck", Outcome::Stuck,
-                      "stuck: " + describe(*action) + " repeated on an unchanged page");
+      const auto verdict = progress.note(*action, record.url, capture->map);
+      if (!verdict.stuck.empty()) {
+        return end_at(record, *capture, on_step, verdict.stuck + ", again after a warning: the run is stuck",
+                      Outcome::Stuck, verdict.stuck);
       }
       acted = actor.act(*action, *capture);
-      if (repeated == 2) {
-        acted.message +=
-            ". Warning: this is the third time this action was taken on an unchanged page; it is "
-            "not working. Try something different, or the run will end";
-      }
+      if (!verdict.warning.empty()) acted.message += ". " + verdict.warning;
       acted_on_page = true;
     }
     record.timings.act = since(act_start);

@@ -38,6 +38,18 @@ std::unique_ptr<test::SiteServer> start_shop() {
                           "<li><a href='/fx/none.html'>Red Widget</a></li></ul>",
                       "text/html");
     });
+    // Two pages that lead to each other, and a page one scroll tall: where a model can go round in circles.
+    for (const auto& page : {std::pair{"/one", "/two"}, std::pair{"/two", "/one"}}) {
+      s.Get(page.first, [page](const httplib::Request&, httplib::Response& res) {
+        res.set_content(std::string("<!doctype html><title>Page ") + (page.first + 1) + "</title><a href='" +
+                            page.second + "'>Onward</a>",
+                        "text/html");
+      });
+    }
+    s.Get("/tall", [](const httplib::Request&, httplib::Response& res) {
+      res.set_content("<!doctype html><title>Tall</title><a href='/one'>Start</a><div style='height:150vh'></div>",
+                      "text/html");
+    });
     s.Post("/reserve", [](const httplib::Request& req, httplib::Response& res) {
       res.set_content("<!doctype html><title>Reserved</title><p>Reserved for " + req.get_param_value("name") +
                           ". Confirmation number 4242.</p>",
@@ -58,12 +70,11 @@ class AgentE2E : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(record_); }
 
-  std::vector<std::string> args(const std::string& objective, std::vector<std::string> extra = {}) {
-    std::vector<std::string> all = {objective,   "--base-url",     model_.url(),
-                                    "--api-key", "test-key",       "--observe",
-                                    "hybrid",    "--start-url",    site_->url("/fx/index.html"),
-                                    "--record",  record_.string(), "--max-retries",
-                                    "0"};
+  std::vector<std::string> args(const std::string& objective, std::vector<std::string> extra = {},
+                                std::string_view start = "/fx/index.html") {
+    std::vector<std::string> all = {
+        objective,     "--base-url",      model_.url(), "--api-key",      "test-key",      "--observe", "hybrid",
+        "--start-url", site_->url(start), "--record",   record_.string(), "--max-retries", "0"};
     all.insert(all.end(), extra.begin(), extra.end());
     return all;
   }
@@ -239,6 +250,43 @@ TEST_F(AgentE2E, SameActionOnAnUnchangedPageIsStuck) {
   // The third repeat was reported to the model before the run ended.
   EXPECT_NE(steps[2]["result"].get<std::string>().find("third time"), std::string::npos);
   EXPECT_NE(model_.requests()[3].text.find("third time"), std::string::npos);
+}
+
+TEST_F(AgentE2E, GoingRoundALoopBetweenTwoPagesIsStuckAfterANudge) {
+  // Onward from page one to page two and back: each click works, and the pages come back as they were.
+  model_.set_responder([&](const test::ReceivedRequest& request) {
+    return ScriptedReply::text(R"({"click": ")" + test::label_in_prompt(request.text, "Onward") + R"("})");
+  });
+  const CliRun run = run_vimgpt(args("go round", {"--max-steps", "20"}, "/one"));
+  EXPECT_EQ(run.exit_code, 3) << run.err;
+  const auto steps = read_steps(record_);
+  // Page one at steps 1, 3 and 5: the third time is told to the model, the fourth (step 7) ends the run.
+  ASSERT_EQ(steps.size(), 7U);
+  for (int i = 0; i < 6; ++i) EXPECT_TRUE(steps[i]["ok"].get<bool>()) << steps[i];
+  EXPECT_TRUE(test::has(steps[4]["result"], "going round in a loop")) << steps[4];
+  EXPECT_TRUE(test::has(steps[4]["result"], "steps 1, 3 and now")) << steps[4];
+  EXPECT_NE(model_.requests()[5].text.find("going round in a loop"), std::string::npos);
+  EXPECT_TRUE(test::has(steps[6]["result"], "taken 4 times")) << steps[6];
+  EXPECT_TRUE(test::has(steps[6]["url"], "/one")) << steps[6];
+  EXPECT_EQ(site_->count("GET", "/one"), 4);  // the fourth click was never made
+}
+
+TEST_F(AgentE2E, ActionsThatNoLongerChangeThePageAreStuckAfterANudge) {
+  // A page one scroll tall: the first scroll reaches its end; after it, a scroll, a key and a click on nothing in
+  // turn, each different from the last, and none changes the page.
+  const std::vector<std::string> cycle = {R"({"scroll": "down"})", R"({"key": "End"})", R"({"click_at": [600, 200]})"};
+  int step = 0;
+  model_.set_responder([&](const test::ReceivedRequest&) { return ScriptedReply::text(cycle[step++ % 3]); });
+  const CliRun run = run_vimgpt(args("scroll on", {"--max-steps", "20"}, "/tall"));
+  EXPECT_EQ(run.exit_code, 3) << run.err;
+  const auto steps = read_steps(record_);
+  // Steps 2 to 5 changed nothing: step 6 tells the model; steps 2 to 7 changed nothing: step 8 ends the run.
+  ASSERT_EQ(steps.size(), 8U);
+  EXPECT_TRUE(steps[0]["ok"].get<bool>()) << steps[0];
+  EXPECT_TRUE(test::has(steps[5]["result"], "the last 4 actions changed nothing on the page")) << steps[5];
+  EXPECT_NE(model_.requests()[6].text.find("the last 4 actions changed nothing"), std::string::npos);
+  EXPECT_TRUE(test::has(steps[7]["result"], "the last 6 actions changed nothing on the page")) << steps[7];
+  EXPECT_NE(run.err.find("stuck"), std::string::npos) << run.err;
 }
 
 TEST_F(AgentE2E, ActionsFileReplaysWithoutAModel) {

@@ -1,10 +1,12 @@
 // Carrying out one action on the tab as a person would, and noting what the page did after it.
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <thread>
 
 #include "agent/agent.h"
 #include "common/text.h"
+#include "common/totp.h"
 
 namespace vimgpt::agent {
 namespace {
@@ -13,7 +15,8 @@ ActResult failed(const Error& error) {
   return {false, error.message, std::nullopt};
 }
 
-// Replaces <secret:NAME> with its value at the last moment, so values never reach the model or a record.
+// Replaces <secret:NAME> with its value at the last moment, so values never reach the model or a record; a
+// one-time-code key with the code for now.
 Result<std::string> with_secrets(std::string text, const std::map<std::string, std::string>& secrets) {
   std::size_t at = 0;
   while ((at = text.find("<secret:", at)) != std::string::npos) {
@@ -22,8 +25,14 @@ Result<std::string> with_secrets(std::string text, const std::map<std::string, s
     const std::string name = text.substr(at + 8, end - at - 8);
     const auto it = secrets.find(name);
     if (it == secrets.end()) return fail(ErrorKind::NotFound, "there is no secret named " + name);
-    text.replace(at, end - at + 1, it->second);
-    at += it->second.size();
+    std::string value = it->second;
+    if (is_totp(value)) {
+      VIMGPT_TRY(std::string key, totp_key(value));
+      const auto now = std::chrono::system_clock::now().time_since_epoch();
+      value = totp_code(key, std::chrono::duration_cast<std::chrono::seconds>(now).count());
+    }
+    text.replace(at, end - at + 1, value);
+    at += value.size();
   }
   return text;
 }
@@ -339,7 +348,8 @@ ActResult Actor::type_into_focus(const std::string& text, Enter enter) {
   const std::uint64_t generation = tab_.page_generation();
   auto typed = hints::type_keys(tab_, *target, *value);
   if (!typed) return failed(typed.error());
-  std::string message = "typed " + count_text(utf8_length(text), "character", "characters");
+  // A secret's placeholder as the model wrote it: its length is the placeholder's, not what was typed.
+  std::string message = "typed " + (*value != text ? text : count_text(utf8_length(text), "character", "characters"));
   if (target->field.kind == hints::FocusKind::None && !target->read_only) {
     message += " to the page (nothing had the focus)";
   }

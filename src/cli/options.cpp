@@ -13,6 +13,7 @@
 
 #include "common/duration.h"
 #include "common/file.h"
+#include "common/totp.h"
 #include "voice/voice.h"
 
 namespace vimgpt::cli {
@@ -153,7 +154,9 @@ void add_run_flags(CLI::App& app, Options& o) {
       "-v,--verbose", [&o](std::int64_t n) { o.verbosity += static_cast<int>(n); }, "More output");
   app.add_flag(
       "-q,--quiet", [&o](std::int64_t n) { o.verbosity -= static_cast<int>(n); }, "Less output");
-  app.add_option("--secret", o.secrets, "NAME=VALUE: the model types <secret:NAME>, the value is never shown to it");
+  app.add_option("--secret", o.secrets,
+                 "NAME=VALUE: the model types <secret:NAME>, the value is never shown to it (NAME=totp:BASE32: the "
+                 "one-time code for the moment it is typed)");
   app.add_option("--secrets-file", o.secrets_file, "File of NAME=VALUE lines");
   app.add_option("--allow-domain", o.allow_domains,
                  "Only these hosts may load (repeatable; *.example.com for subdomains)");
@@ -415,6 +418,9 @@ Result<std::map<std::string, std::string>> secrets(const Options& o) {
       return usage_error("--secret takes NAME=VALUE with a name of letters, digits and _");
     }
     values[name] = entry.substr(equals + 1);
+    if (is_totp(values[name])) {
+      if (auto key = totp_key(values[name]); !key) return usage_error("--secret " + name + ": " + key.error().message);
+    }
   }
   return values;
 }

@@ -5,10 +5,14 @@
 #include <stb_image.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "common/totp.h"
+#include "support/assertions.h"
 #include "support/cli_runner.h"
 #include "support/fake_model_server.h"
 #include "support/site_server.h"
@@ -35,6 +39,16 @@ class SafetyE2E : public ::testing::Test {
             "<input aria-label='API token' style='position:absolute;left:100px;top:100px;width:400px;"
             "height:40px;font-size:24px;border:1px solid #888;background:#fff'></body>",
             "text/html");
+      });
+      // A sign-in's second step: a one-time code, posted when Enter is pressed in its only field.
+      s.Get("/otp", [](const httplib::Request&, httplib::Response& res) {
+        res.set_content(
+            "<!doctype html><title>Verify</title><form method=post action=/otp><input name=code "
+            "aria-label='One-time code' autocomplete=one-time-code inputmode=numeric></form>",
+            "text/html");
+      });
+      s.Post("/otp", [](const httplib::Request&, httplib::Response& res) {
+        res.set_content("<title>Signed in</title><p>Signed in.</p>", "text/html");
       });
       s.Post("/reserve", [](const httplib::Request&, httplib::Response& res) {
         res.set_content("<title>Reserved</title><p>Reserved.</p>", "text/html");
@@ -125,6 +139,60 @@ TEST_F(SafetyE2E, SecretsReachThePageButNoModelRecordOrTerminal) {
     EXPECT_EQ(bytes.find("test-key"), std::string::npos) << entry.path();
   }
   EXPECT_GE(files, 4);  // steps.jsonl, run.json, report.html, frames
+}
+
+std::int64_t unix_now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+TEST_F(SafetyE2E, AOneTimeCodeSecretTypesTheCodeForTheTime) {
+  const std::string key = "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ";  // RFC 6238's test key, in base32
+  int step = 0;
+  model_.set_responder([&](const test::ReceivedRequest& request) {
+    if (++step > 1) return ScriptedReply::text(R"({"done": "signed in"})");
+    return ScriptedReply::text(R"({"click": ")" + test::label_in_prompt(request.text, "One-time code") +
+                               R"(", "type": "<secret:OTP>"})");
+  });
+  const std::int64_t before = unix_now();
+  const auto run = test::run_vimgpt({"sign in", "--base-url", model_.url(), "--api-key", "test-key", "--observe",
+                                     "hybrid", "--start-url", site_->url("/otp"), "--secret", "OTP=totp:" + key,
+                                     "--record", record_.string(), "--json"});
+  const std::int64_t after = unix_now();
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  // The code of one of the 30-second steps the run spanned (it types it between `before` and `after`).
+  std::vector<std::string> codes;
+  for (std::int64_t t = before - before % kTotpPeriodSeconds; t <= after; t += kTotpPeriodSeconds)
+    codes.push_back(totp_code(*totp_key("totp:" + key), t));
+  std::string posted;
+  for (const auto& request : site_->requests())
+    if (request.method == "POST") posted = request.body;
+  ASSERT_TRUE(posted.starts_with("code=")) << posted;
+  EXPECT_NE(std::find(codes.begin(), codes.end(), posted.substr(5)), codes.end()) << posted;
+  // The key reaches nothing but the page's code: not the model, the terminal or any file of the record.
+  for (const auto& request : model_.requests()) EXPECT_EQ(request.raw_body.find(key), std::string::npos);
+  EXPECT_EQ(run.out.find(key), std::string::npos);
+  EXPECT_EQ(run.err.find(key), std::string::npos);
+  for (const auto& entry : fs::recursive_directory_iterator(record_))
+    if (entry.is_regular_file()) EXPECT_EQ(read_all(entry.path()).find(key), std::string::npos) << entry.path();
+  // Nor the code (six digits turn up by chance in images and timings: it is looked for where text is).
+  const std::string code = posted.substr(5);
+  for (const auto& request : model_.requests()) EXPECT_EQ(request.text.find(code), std::string::npos);
+  const auto steps = test::read_steps(record_);
+  ASSERT_FALSE(steps.empty());
+  EXPECT_NE(steps[0]["action"].dump().find("<secret:OTP>"), std::string::npos) << steps[0]["action"];
+  EXPECT_TRUE(test::has(steps[0]["result"], "typed <secret:OTP> and pressed Enter")) << steps[0]["result"];
+  for (const auto& recorded : steps)
+    for (const char* field : {"action", "result", "raw_reply"})
+      EXPECT_EQ(recorded.value(field, nlohmann::json()).dump().find(code), std::string::npos) << field;
+}
+
+TEST_F(SafetyE2E, AOneTimeCodeKeyThatIsNotBase32IsAUsageError) {
+  const auto run = test::run_vimgpt({"sign in", "--base-url", model_.url(), "--api-key", "test-key", "--start-url",
+                                     site_->url("/otp"), "--secret", "OTP=totp:not-a-key-1"});
+  EXPECT_EQ(run.exit_code, 64) << run.err;
+  EXPECT_NE(run.err.find("--secret OTP"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("not base32"), std::string::npos) << run.err;
+  EXPECT_EQ(model_.request_count(), 0U);
 }
 
 // The darkest and brightest pixel of a frame's box (frame pixels; frames here are 1:1 with the viewport).

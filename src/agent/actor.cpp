@@ -434,6 +434,7 @@ void Actor::after(const Action& action, ActResult& acted) {
   }
   if (!blocked.empty()) [[maybe_unused]]
     auto stayed = tab_.leave_error_page();
+  for (const auto& challenge : tab_.take_auth_challenges()) acted.message += "; " + describe(challenge);
   for (const auto& dialog : tab_.take_dialogs()) {
     acted.message += "; the page showed a " + std::string(browser::to_string(dialog.type)) + " dialog: \"" +
                      dialog.message + "\" (dismissed)";

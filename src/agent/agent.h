@@ -127,6 +127,9 @@ class NavigationPolicy {
 // The host of an http(s) URL, lowercased; empty when there is none.
 std::string url_host(std::string_view url);
 
+// A site's HTTP authentication challenge and what it got, in words for the model (never the credentials).
+std::string describe(const browser::AuthChallenge& challenge);
+
 // ---- Planning: where the next action comes from -----------------------------------------------------------
 
 struct Observation {

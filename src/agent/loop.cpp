@@ -238,6 +238,10 @@ struct Agent::Impl {
       if (loaded.error().kind == ErrorKind::BrowserExited) return end(Outcome::Error, loaded.error().message, 0);
       history.push_back({Json{{"navigate", options.start_url}}, "", options.start_url, loaded.error().message, ""});
     }
+    // The start page's own HTTP authentication, told as an action's would be.
+    std::string asked;
+    for (const auto& challenge : tab.take_auth_challenges()) asked += (asked.empty() ? "" : "; ") + describe(challenge);
+    if (!asked.empty()) history.push_back({Json{{"navigate", options.start_url}}, asked, options.start_url, "", ""});
     return std::nullopt;
   }
 

@@ -27,6 +27,20 @@ std::string url_host(std::string_view url) {
   return ascii_lower(rest.substr(0, rest.find(':')));
 }
 
+std::string describe(const browser::AuthChallenge& challenge) {
+  const std::string host = url_host(challenge.url);
+  const std::string asked = challenge.url + " asked for a user name and password" +
+                            (challenge.realm.empty() ? std::string() : " for \"" + challenge.realm + "\"");
+  switch (challenge.answer) {
+    case browser::AuthAnswer::Given: return asked + ", and got the ones the user set for " + host;
+    case browser::AuthAnswer::Refused:
+      return asked + ", and refused the ones the user set for " + host + ": the page shows the refusal";
+    case browser::AuthAnswer::NotGiven: break;
+  }
+  return asked + "; the user set none for " + host + ", so the page shows the refusal: ask the user for them (vimgpt " +
+         "takes them as --http-credentials " + host + "=SECRET) or try another way";
+}
+
 Result<NavigationPolicy> NavigationPolicy::create(std::vector<std::string> allow, std::vector<std::string> block) {
   NavigationPolicy policy;
   for (auto* list : {&allow, &block}) {

@@ -123,6 +123,26 @@ struct SettleOptions {
 // Decides whether a document may load (top-level or frame): the reason it may not, or nothing.
 using NavigationFilter = std::function<std::optional<std::string>(const std::string& url)>;
 
+// A user name and password for a site's HTTP authentication (Basic or Digest).
+struct HttpCredentials {
+  std::string username;
+  std::string password;
+};
+// The credentials to answer a challenge from `url` with, or nothing.
+using CredentialsLookup = std::function<std::optional<HttpCredentials>(const std::string& url)>;
+
+// A site that asked for HTTP authentication, and what it got.
+enum class AuthAnswer {
+  NotGiven,  // no credentials for it: the page shows the site's refusal (401)
+  Given,     // the lookup's credentials were sent
+  Refused,   // they were sent and the site asked again: the page shows its refusal
+};
+struct AuthChallenge {
+  std::string url;
+  std::string realm;  // the name the site gives what it protects; may be empty
+  AuthAnswer answer = AuthAnswer::NotGiven;
+};
+
 // How settle() ends its wait. Close: after a navigation's load event, nothing in flight for the network-quiet
 // window (SettleOptions::network_quiet); without a navigation, no DOM mutation for `quiet`. LeaveOpen: the
 // windows are the caller's to close, so it can work on the page meanwhile and then check that they held: a
@@ -193,6 +213,9 @@ struct TabOptions {
   // When set, every document request is held (Fetch domain) until the filter allows it, so a refused one
   // never leaves the browser, whether the model asked for it or a click or script caused it.
   NavigationFilter navigation_filter;
+  // When set, a document's HTTP authentication challenge is answered from it, once (a second challenge for the same
+  // request is the site refusing them); a site it has nothing for is refused as the browser alone would.
+  CredentialsLookup http_credentials;
 };
 
 // A frame the page runs out of process (a cross-origin iframe), reached through a link of its own.
@@ -322,6 +345,9 @@ class Tab {
 
   // Dialogs opened since the last call; each was dismissed (alert accepted) so the page could go on.
   virtual std::vector<Dialog> take_dialogs() = 0;
+
+  // Documents that asked for HTTP authentication since the last call, and what they got.
+  virtual std::vector<AuthChallenge> take_auth_challenges() = 0;
 
   // Downloads that began since the last call, once each has ended or `cap` has passed.
   virtual std::vector<Download> take_downloads(milliseconds cap) = 0;

@@ -174,6 +174,32 @@ std::vector<Dialog> EngineTab::take_dialogs() {
   return std::exchange(core_.dialogs, {});
 }
 
+std::vector<AuthChallenge> EngineTab::take_auth_challenges() {
+  std::scoped_lock lock(core_.mutex);
+  return std::exchange(core_.auth_challenges, {});
+}
+
+std::optional<HttpCredentials> TabCore::answer_auth(const std::string& request, const std::string& url,
+                                                    std::string realm) {
+  AuthChallenge challenge{url, std::move(realm), AuthAnswer::NotGiven};
+  std::optional<HttpCredentials> credentials;
+  if (auth_answered.contains(request)) {
+    // Asked again after the credentials: the site refused them (answering again would go round for good).
+    for (auto& noted : auth_challenges) {
+      if (noted.url == url && noted.answer == AuthAnswer::Given) {
+        noted.answer = AuthAnswer::Refused;
+        return std::nullopt;
+      }
+    }
+    challenge.answer = AuthAnswer::Refused;
+  } else if (options.http_credentials && (credentials = options.http_credentials(url))) {
+    challenge.answer = AuthAnswer::Given;
+    auth_answered.insert(request);
+  }
+  auth_challenges.push_back(std::move(challenge));
+  return credentials;
+}
+
 bool EngineTab::crashed() const {
   std::scoped_lock lock(core_.mutex);
   return core_.crashed;

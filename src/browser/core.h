@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -72,6 +73,8 @@ struct TabCore {
   mutable std::mutex mutex;
   std::vector<Dialog> dialogs;
   std::vector<BlockedNavigation> blocked;
+  std::vector<AuthChallenge> auth_challenges;
+  std::set<std::string> auth_answered;  // requests whose challenge got credentials
   std::string known_url;                // the main frame's, from its navigation events (last_url())
   std::uint64_t generation = 0;         // documents committed and tabs moved to (page_generation())
   bool crashed = false;                 // the page's renderer or content process died
@@ -79,6 +82,10 @@ struct TabCore {
 
   // Sends options.viewport to the browser.
   virtual Status apply_viewport() = 0;
+
+  // Under `mutex`: a document's HTTP authentication challenge (`request` the protocol's id for it), noted for
+  // take_auth_challenges; the credentials to answer it with, or nothing to refuse it.
+  std::optional<HttpCredentials> answer_auth(const std::string& request, const std::string& url, std::string realm);
 };
 
 // The Tab calls whose bodies are the same on every engine, written once (Playwright's core over its delegates); an
@@ -92,6 +99,7 @@ class EngineTab : public Tab {
   [[nodiscard]] std::string last_url() const final;
   std::vector<BlockedNavigation> take_blocked() final;
   std::vector<Dialog> take_dialogs() final;
+  std::vector<AuthChallenge> take_auth_challenges() final;
   [[nodiscard]] bool crashed() const final;
   [[nodiscard]] bool alive() const final;
   [[nodiscard]] std::string closed_reason() const final;

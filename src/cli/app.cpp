@@ -458,6 +458,8 @@ int main(int argc, char** argv) {
   mcp->add_option("--block-domain", options.block_domains, "These hosts never load (repeatable)");
   mcp->add_option("--secret", options.secrets, "NAME=VALUE: the client types <secret:NAME>, never sees the value");
   mcp->add_option("--secrets-file", options.secrets_file, "File of NAME=VALUE lines");
+  mcp->add_option("--http-credentials", options.http_credentials,
+                  "HOST=NAME: answer HOST's HTTP authentication with the secret NAME (user:password)");
   mcp->add_option("--record", options.record,
                   "Record each acting call into DIR/session, each browse into DIR/browse-N");
   mcp->add_option("--upload-dir", options.upload_dir, "Files the upload tool may give a page, only from this folder");

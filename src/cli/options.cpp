@@ -9,10 +9,12 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <regex>
 
 #include "common/duration.h"
 #include "common/file.h"
+#include "common/text.h"
 #include "common/totp.h"
 #include "voice/voice.h"
 
@@ -158,6 +160,9 @@ void add_run_flags(CLI::App& app, Options& o) {
                  "NAME=VALUE: the model types <secret:NAME>, the value is never shown to it (NAME=totp:BASE32: the "
                  "one-time code for the moment it is typed)");
   app.add_option("--secrets-file", o.secrets_file, "File of NAME=VALUE lines");
+  app.add_option("--http-credentials", o.http_credentials,
+                 "HOST=NAME: answer HOST's HTTP authentication (Basic, Digest) with the secret NAME, set as "
+                 "user:password; never shown to the model (repeatable)");
   app.add_option("--allow-domain", o.allow_domains,
                  "Only these hosts may load (repeatable; *.example.com for subdomains)");
   app.add_option("--block-domain", o.block_domains, "These hosts never load (repeatable; wins over --allow-domain)");
@@ -247,6 +252,42 @@ Result<launch::LaunchOptions> launch_options(const Options& o, const Config& con
   return launch;
 }
 
+namespace {
+
+// --http-credentials HOST=NAME: a site's user name and password, from the secret NAME ("user:password"), by host.
+Result<browser::CredentialsLookup> credentials_lookup(const Options& o) {
+  if (o.http_credentials.empty()) return browser::CredentialsLookup();
+  VIMGPT_TRY(auto values, secrets(o));
+  std::map<std::string, browser::HttpCredentials> by_host;
+  for (const auto& entry : o.http_credentials) {
+    const auto equals = entry.find('=');
+    const std::string host = ascii_lower(entry.substr(0, equals));
+    if (equals == std::string::npos || host.empty() || host.find_first_of("/:@") != std::string::npos) {
+      return usage_error("--http-credentials takes HOST=NAME (a host name alone, and the name of a --secret), not " +
+                         entry);
+    }
+    const std::string name = entry.substr(equals + 1);
+    const auto secret = values.find(name);
+    if (secret == values.end()) {
+      return usage_error("--http-credentials " + entry + ": there is no secret named " + name +
+                         " (set it with --secret " + name + "=user:password, or in --secrets-file)");
+    }
+    const auto colon = secret->second.find(':');
+    if (colon == std::string::npos || is_totp(secret->second)) {
+      return usage_error("--http-credentials " + entry + ": the secret " + name +
+                         " must be user:password (the user name, a colon, then the password)");
+    }
+    by_host[host] = {secret->second.substr(0, colon), secret->second.substr(colon + 1)};
+  }
+  return browser::CredentialsLookup([by_host](const std::string& url) -> std::optional<browser::HttpCredentials> {
+    const auto found = by_host.find(agent::url_host(url));
+    if (found == by_host.end()) return std::nullopt;
+    return found->second;
+  });
+}
+
+}  // namespace
+
 Result<browser::TabOptions> tab_options(const Options& o) {
   VIMGPT_TRY(Viewport viewport, parse_viewport(o.viewport));
   browser::TabOptions tab;
@@ -258,6 +299,7 @@ Result<browser::TabOptions> tab_options(const Options& o) {
   if (policy->restricts()) {
     tab.navigation_filter = [policy = *policy](const std::string& url) { return policy.refusal(url); };
   }
+  VIMGPT_TRY(tab.http_credentials, credentials_lookup(o));
   return tab;
 }
 

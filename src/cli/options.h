@@ -34,6 +34,7 @@ struct Options {
   bool json = false;
   int verbosity = 0;  // -v +1, -q -1
   std::vector<std::string> secrets;
+  std::vector<std::string> http_credentials;  // HOST=SECRET, the secret's value user:password
   std::vector<std::string> allow_domains;
   std::vector<std::string> block_domains;
   std::string secrets_file;

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 
 #include "common/totp.h"
@@ -40,6 +41,25 @@ class SafetyE2E : public ::testing::Test {
             "height:40px;font-size:24px;border:1px solid #888;background:#fff'></body>",
             "text/html");
       });
+      // A staff area behind HTTP Basic authentication (alice, wonderland), and a page that links to it.
+      s.Get("/lobby", [](const httplib::Request&, httplib::Response& res) {
+        res.set_content("<!doctype html><title>Lobby</title><a href='/staff'>Staff area</a>", "text/html");
+      });
+      s.Get("/staff", [this](const httplib::Request& req, httplib::Response& res) {
+        const std::string given = req.get_header_value("Authorization");
+        {
+          std::scoped_lock lock(mutex_);
+          authorizations_.push_back(given);
+        }
+        if (given == "Basic YWxpY2U6d29uZGVybGFuZA==") {  // alice:wonderland
+          res.set_content("<!doctype html><title>Staff</title><a href='/fx/index.html'>Staff handbook</a>",
+                          "text/html");
+          return;
+        }
+        res.status = 401;
+        res.set_header("WWW-Authenticate", "Basic realm=\"Staff\"");
+        res.set_content("<!doctype html><title>Refused</title><p>Staff only.</p>", "text/html");
+      });
       // A sign-in's second step: a one-time code, posted when Enter is pressed in its only field.
       s.Get("/otp", [](const httplib::Request&, httplib::Response& res) {
         res.set_content(
@@ -61,6 +81,26 @@ class SafetyE2E : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(record_); }
 
+  std::vector<std::string> authorizations() {
+    std::scoped_lock lock(mutex_);
+    return authorizations_;
+  }
+  // Into the staff area from the lobby: what the run printed, and what each step did.
+  std::pair<test::CliRun, std::vector<nlohmann::json>> visit_staff_area(std::vector<std::string> extra) {
+    model_.set_responder([step = 0](const test::ReceivedRequest& request) mutable {
+      if (++step > 1) return ScriptedReply::text(R"({"done": "looked"})");
+      return ScriptedReply::text(R"({"click": ")" + test::label_in_prompt(request.text, "Staff area") + R"("})");
+    });
+    std::vector<std::string> args = {
+        "open the staff area", "--base-url",         model_.url(), "--api-key",     "test-key", "--observe", "hybrid",
+        "--start-url",         site_->url("/lobby"), "--record",   record_.string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto run = test::run_vimgpt(args);
+    return {std::move(run), test::read_steps(record_)};
+  }
+
+  std::mutex mutex_;
+  std::vector<std::string> authorizations_;  // the Authorization header of each request for /staff
   std::unique_ptr<test::SiteServer> site_;
   test::FakeModelServer model_{test::Expectations{"test-key", std::string(vision::kDefaultModel),
                                                   test::default_frame_width(), 1, test::Requirement::Any}};
@@ -139,6 +179,72 @@ TEST_F(SafetyE2E, SecretsReachThePageButNoModelRecordOrTerminal) {
     EXPECT_EQ(bytes.find("test-key"), std::string::npos) << entry.path();
   }
   EXPECT_GE(files, 4);  // steps.jsonl, run.json, report.html, frames
+}
+
+TEST_F(SafetyE2E, HttpAuthenticationIsAnsweredFromASecretTheModelNeverSees) {
+  const auto [run, steps] =
+      visit_staff_area({"--secret", "STAFF=alice:wonderland", "--http-credentials", "127.0.0.1=STAFF"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  // Asked without credentials first, as a browser does, then given them.
+  EXPECT_EQ(authorizations(), (std::vector<std::string>{"", "Basic YWxpY2U6d29uZGVybGFuZA=="}));
+  ASSERT_EQ(steps.size(), 2U);
+  EXPECT_TRUE(test::has(steps[0]["result"],
+                        "asked for a user name and password for \"Staff\", and got the ones "
+                        "the user set for 127.0.0.1"))
+      << steps[0]["result"];
+  const auto requests = model_.requests();
+  ASSERT_EQ(requests.size(), 2U);
+  EXPECT_NE(requests[1].text.find("Staff handbook"), std::string::npos);  // the page behind the password
+  for (const auto& request : requests) EXPECT_EQ(request.raw_body.find("wonderland"), std::string::npos);
+  for (const auto& entry : fs::recursive_directory_iterator(record_))
+    if (entry.is_regular_file()) EXPECT_EQ(read_all(entry.path()).find("wonderland"), std::string::npos);
+}
+
+TEST_F(SafetyE2E, HttpAuthenticationWithoutCredentialsIsToldToTheModel) {
+  const auto [run, steps] = visit_staff_area({});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(authorizations(), std::vector<std::string>{""});  // refused, as a browser alone would
+  ASSERT_EQ(steps.size(), 2U);
+  EXPECT_TRUE(test::has(steps[0]["result"],
+                        "asked for a user name and password for \"Staff\"; the user set none "
+                        "for 127.0.0.1"))
+      << steps[0]["result"];
+  EXPECT_TRUE(test::has(steps[0]["result"], "--http-credentials 127.0.0.1=SECRET")) << steps[0]["result"];
+  EXPECT_NE(model_.requests()[1].text.find("the user set none for 127.0.0.1"), std::string::npos);
+}
+
+TEST_F(SafetyE2E, AStartPageAskingForAPasswordIsToldToTheModel) {
+  model_.set_default_reply(R"({"done": "refused"})");
+  const auto run = test::run_vimgpt({"open the staff area", "--base-url", model_.url(), "--api-key", "test-key",
+                                     "--start-url", site_->url("/staff")});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  ASSERT_EQ(model_.request_count(), 1U);
+  EXPECT_NE(model_.requests()[0].text.find("asked for a user name and password for \"Staff\"; the user set none"),
+            std::string::npos)
+      << model_.requests()[0].text;
+}
+
+TEST_F(SafetyE2E, HttpCredentialsTheSiteRefusesAreSentOnceAndToldToTheModel) {
+  const auto [run, steps] =
+      visit_staff_area({"--secret", "STAFF=alice:looking-glass", "--http-credentials", "127.0.0.1=STAFF"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(authorizations(), (std::vector<std::string>{"", "Basic YWxpY2U6bG9va2luZy1nbGFzcw=="}));
+  ASSERT_EQ(steps.size(), 2U);
+  EXPECT_TRUE(test::has(steps[0]["result"], "and refused the ones the user set for 127.0.0.1")) << steps[0]["result"];
+}
+
+TEST_F(SafetyE2E, HttpCredentialsNamingNoUsableSecretAreAUsageError) {
+  for (const auto& [flags, says] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"--http-credentials", "127.0.0.1=STAFF"}, "there is no secret named STAFF"},
+           {{"--secret", "STAFF=alice", "--http-credentials", "127.0.0.1=STAFF"}, "must be user:password"},
+           {{"--secret", "STAFF=a:b", "--http-credentials", "http://127.0.0.1=STAFF"}, "takes HOST=NAME"}}) {
+    std::vector<std::string> args = {"x", "--base-url", model_.url(), "--api-key", "test-key"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    const auto run = test::run_vimgpt(args);
+    EXPECT_EQ(run.exit_code, 64) << run.err;
+    EXPECT_NE(run.err.find(says), std::string::npos) << run.err;
+  }
+  EXPECT_EQ(model_.request_count(), 0U);
 }
 
 std::int64_t unix_now() {

@@ -199,6 +199,19 @@ struct BidiTab::State : TabCore {
     } else if ((method == "network.responseCompleted" || method == "network.fetchError") &&
                requests_in_flight.erase(p["request"].value("request", "")) > 0) {
       network_changed = bidi::Clock::now();
+    } else if (method == "network.authRequired" && p.value("isBlocked", false)) {
+      // Held by the authRequired intercept (start): every one is answered, as decide() answers every held request.
+      const Json& challenges = p["response"].value("authChallenges", Json::array());
+      const auto credentials =
+          answer_auth(p["request"].value("request", ""), p["request"].value("url", ""),
+                      challenges.empty() ? std::string() : challenges[0].value("realm", std::string()));
+      Json answer = {{"request", p["request"].value("request", "")},
+                     {"action", credentials ? "provideCredentials" : "cancel"}};
+      if (credentials) {
+        answer["credentials"] = {
+            {"type", "password"}, {"username", credentials->username}, {"password", credentials->password}};
+      }
+      connection->post("network.continueWithAuth", std::move(answer));
     } else if (method == "input.fileDialogOpened" && ours(at)) {
       file_dialog = p.value("element", Json());
     } else if (method != "Connection.closed") {
@@ -267,12 +280,14 @@ struct BidiTab::State : TabCore {
       pages = {context};
     }
     install_listener_recorder();
-    if (options.navigation_filter) {
-      // BiDi 153 scopes an intercept to top-level contexts, not to a user context: the session's only tab at a time
-      // (a batch worker's browser, a WebDriver session) holds the whole session's documents.
-      VIMGPT_TRY(Json added, call("network.addIntercept", {{"phases", {"beforeRequestSent"}}}));
-      intercept = added.value("intercept", "");
-    }
+    // BiDi 153 scopes an intercept to top-level contexts, not to a user context: the session's only tab at a time
+    // (a batch worker's browser, a WebDriver session) holds the whole session's documents. An authentication
+    // challenge is always held: answered from options.http_credentials, or refused as headless Chromium refuses it,
+    // rather than left to Firefox's own prompt.
+    Json phases = {"authRequired"};
+    if (options.navigation_filter) phases.push_back("beforeRequestSent");
+    VIMGPT_TRY(Json added, call("network.addIntercept", {{"phases", phases}}));
+    intercept = added.value("intercept", "");
     Json behaviour = options.download_dir.empty()
                          ? Json{{"type", "denied"}}
                          : Json{{"type", "allowed"}, {"destinationFolder", options.download_dir}};

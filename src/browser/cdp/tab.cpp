@@ -5,15 +5,35 @@
 #include <filesystem>
 
 #include "browser/cdp/state.h"
+#include "common/text.h"
 
 namespace vimgpt::browser {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Only documents are held for the navigation filter; everything else loads untouched.
-Json document_requests() {
-  return {{"patterns", Json::array({{{"resourceType", "Document"}}})}};
+// Only documents are held, for the navigation filter and the HTTP credentials; everything else loads untouched.
+bool holds_documents(const TabOptions& options) {
+  return options.navigation_filter || options.http_credentials;
+}
+Json document_requests(const TabOptions& options) {
+  return {{"patterns", Json::array({{{"resourceType", "Document"}}})},
+          {"handleAuthRequests", static_cast<bool>(options.http_credentials)}};
+}
+
+// The realm a response's WWW-Authenticate header names (Basic realm="Staff"; empty when it names none), or nothing
+// when it has no such header: a 401 without one is a site's own sign-in, not HTTP authentication.
+std::optional<std::string> realm_of(const Json& headers) {
+  if (!headers.is_object()) return std::nullopt;
+  for (const auto& [name, value] : headers.items()) {
+    if (ascii_lower(name) != "www-authenticate" || !value.is_string()) continue;
+    const std::string header = value.get<std::string>();
+    const auto start = header.find("realm=\"");
+    if (start == std::string::npos) return "";
+    const auto end = header.find('"', start + 7);
+    return header.substr(start + 7, end == std::string::npos ? std::string::npos : end - start - 7);
+  }
+  return std::nullopt;
 }
 // Requests are only counted (network quiet): no bodies kept.
 Json network_without_buffers() {
@@ -90,6 +110,28 @@ void CdpTab::Impl::on_event(const wire::Event& event) {
                        event.session_id);
     } else {
       connection->post("Fetch.continueRequest", {{"requestId", request}}, event.session_id);
+    }
+  } else if (method == "Fetch.authRequired" && is_own_session(event.session_id)) {
+    // Only with options.http_credentials (handleAuthRequests). A proxy's challenge is the browser's to answer.
+    const Json& challenge = event.params["authChallenge"];
+    const std::string request = event.params.value("requestId", "");
+    std::optional<HttpCredentials> credentials;
+    const bool server = challenge.value("source", "Server") == "Server";
+    if (server)
+      credentials = answer_auth(request, event.params["request"].value("url", ""), challenge.value("realm", ""));
+    const Json response = credentials ? Json{{"response", "ProvideCredentials"},
+                                             {"username", credentials->username},
+                                             {"password", credentials->password}}
+                                      : Json{{"response", server ? "CancelAuth" : "Default"}};
+    connection->post("Fetch.continueWithAuth", {{"requestId", request}, {"authChallengeResponse", response}},
+                     event.session_id);
+  } else if (method == "Network.responseReceived" && !options.http_credentials && is_own_session(event.session_id)) {
+    // Without credentials nothing holds the request: a document the site refused for want of them is noted here.
+    const Json& response = event.params["response"];
+    if (event.params.value("type", "") == "Document" && response.value("status", 0) == 401) {
+      if (auto realm = realm_of(response.value("headers", Json::object()))) {
+        auth_challenges.push_back({response.value("url", ""), std::move(*realm), AuthAnswer::NotGiven});
+      }
     }
   } else if (method == "Connection.closed") {
     network_cv.notify_all();  // nobody waits for a quiet network or a download on a dead browser
@@ -193,7 +235,7 @@ void CdpTab::Impl::post_preloads(const std::string& session) {
 void CdpTab::Impl::configure_session(const std::string& session) {
   post_preloads(session);
   if (!user_agent.empty()) connection->post("Emulation.setUserAgentOverride", {{"userAgent", user_agent}}, session);
-  if (options.navigation_filter) connection->post("Fetch.enable", document_requests(), session);
+  if (holds_documents(options)) connection->post("Fetch.enable", document_requests(options), session);
   connection->post("Network.enable", network_without_buffers(), session);
   connection->post("Target.setAutoAttach", auto_attach(), session);
 }
@@ -252,7 +294,7 @@ Status CdpTab::Impl::attach(const std::string& target) {
   VIMGPT_TRY_VOID(call("Network.enable", network_without_buffers()));
   VIMGPT_TRY_VOID(call("Page.setLifecycleEventsEnabled", {{"enabled", true}}));
   VIMGPT_TRY_VOID(call("Inspector.enable"));
-  if (options.navigation_filter) VIMGPT_TRY_VOID(call("Fetch.enable", document_requests()));
+  if (holds_documents(options)) VIMGPT_TRY_VOID(call("Fetch.enable", document_requests(options)));
   // Cross-origin iframes run in their own processes, each reached through a flattened session of its own
   // (see on_attached).
   VIMGPT_TRY_VOID(call("Target.setAutoAttach", auto_attach()));

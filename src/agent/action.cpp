@@ -95,6 +95,7 @@ std::string_view to_string(ActionKind kind) {
     case ActionKind::Drag: return "drag";
     case ActionKind::SelectText: return "select_text";
     case ActionKind::Actions: return "actions";
+    case ActionKind::Dialog: return "dialog";
   }
   return "action";
 }
@@ -311,6 +312,22 @@ Result<Action> parse_action(const Json& reply, std::size_t max_actions) {
     VIMGPT_TRY(action.in, optional_label(reply, "in"));
     return action;
   }
+  if (has(reply, "dialog")) {
+    action.kind = ActionKind::Dialog;
+    VIMGPT_TRY(std::string answer, string_field(reply, "dialog"));
+    if (answer != "accept" && answer != "dismiss") {
+      return fail(ErrorKind::InvalidArgument, "\"dialog\" must be \"accept\" or \"dismiss\"");
+    }
+    action.accept = answer == "accept";
+    if (has(reply, "dialog_text")) {
+      VIMGPT_TRY(action.text, text_field(reply, "dialog_text"));
+      if (!action.accept) {
+        return fail(ErrorKind::InvalidArgument,
+                    "\"dialog_text\" answers a prompt: it goes with \"dialog\": \"accept\"");
+      }
+    }
+    return action;
+  }
   if (reply.empty()) return fail(ErrorKind::InvalidArgument, "the reply was an empty object: choose one action");
   std::string keys;
   for (const auto& [key, value] : reply.items()) keys += (keys.empty() ? "" : ", ") + key;
@@ -345,6 +362,11 @@ Json to_json(const Action& action) {
     case ActionKind::Back: return {{"back", true}};
     case ActionKind::Key: return {{"key", action.text}};
     case ActionKind::Wait: return {{"wait", action.seconds}};
+    case ActionKind::Dialog: {
+      Json json = {{"dialog", action.accept ? "accept" : "dismiss"}};
+      if (!action.text.empty()) json["dialog_text"] = action.text;
+      return json;
+    }
     case ActionKind::Hover:
     case ActionKind::DoubleClick:
     case ActionKind::RightClick:
@@ -447,6 +469,9 @@ std::string describe(const Action& action) {
     case ActionKind::SelectText:
       return "select \"" + action.text + "\"" + (action.in.empty() ? "" : " in " + action.in);
     case ActionKind::Actions: return std::to_string(action.actions.size()) + " actions";
+    case ActionKind::Dialog:
+      return std::string(action.accept ? "accept" : "dismiss") + " the page's next dialogs" +
+             (action.text.empty() ? "" : ", answering \"" + action.text + "\"");
   }
   return "act";
 }

@@ -37,6 +37,31 @@ Result<std::string> with_secrets(std::string text, const std::map<std::string, s
   return text;
 }
 
+// A dialog the page showed and how it was answered, for the model.
+std::string dialog_note(const browser::Dialog& dialog) {
+  const std::string shown = "\"" + dialog.message + "\"";
+  switch (dialog.type) {
+    case browser::DialogType::Alert: return "the page showed an alert: " + shown + " (closed)";
+    case browser::DialogType::BeforeUnload:
+      return std::string("the page asked to confirm leaving it, and ") +
+             (dialog.accepted ? "it was left" : "it stayed") +
+             (dialog.as_told ? ", as you said" : " (to stay, reply {\"dialog\": \"dismiss\"}, then do this again)");
+    case browser::DialogType::Confirm:
+    case browser::DialogType::Prompt: break;
+  }
+  const bool prompt = dialog.type == browser::DialogType::Prompt;
+  std::string note = "the page asked " + shown + (prompt ? " (a prompt)" : " (a confirm)");
+  if (!dialog.accepted) {
+    note += " and it was dismissed";
+  } else {
+    note += prompt ? " and it was answered \"" + dialog.text + "\"" : std::string(" and it was accepted");
+  }
+  if (dialog.as_told) return note + ", as you said";
+  return note + (prompt ? ": to answer it, reply {\"dialog\": \"accept\", \"dialog_text\": \"your answer\"}, then do "
+                          "this again"
+                        : ": to accept it, reply {\"dialog\": \"accept\"}, then do this again");
+}
+
 // How long a click that should open a file chooser may take to open one.
 constexpr milliseconds kFileChooserCap{3000};
 
@@ -208,6 +233,15 @@ ActResult Actor::act(const Action& action, const hints::Capture& capture) {
           std::nullopt};
     }
     case ActionKind::Actions: return act_all(action, capture);
+    case ActionKind::Dialog: {
+      tab_.answer_dialogs(browser::DialogAnswer{action.accept, action.text});
+      dialog_answer_held_ = true;
+      return {true,
+              "a confirm, prompt or leave-page dialog the page opens during the next action will be " +
+                  std::string(action.accept ? "accepted" : "dismissed") +
+                  (action.text.empty() ? "" : " (a prompt answered \"" + action.text + "\")"),
+              std::nullopt};
+    }
   }
   return {false, "unknown action", std::nullopt};
 }
@@ -417,6 +451,15 @@ void Actor::report_downloads(ActResult& acted) {
   }
 }
 
+// Each dialog the page opened, how it was answered, and for a question the default answered, how to answer it
+// otherwise.
+void Actor::report_dialogs(ActResult& acted) {
+  for (const auto& dialog : tab_.take_dialogs()) {
+    acted.message += "; ";
+    acted.message += dialog_note(dialog);
+  }
+}
+
 void Actor::after(const Action& action, ActResult& acted) {
   // navigate and back waited for their page already. The quiet windows (the network's after a navigation, the
   // DOM's after an action that did not navigate) are left to the next capture, which is taken in them
@@ -435,9 +478,14 @@ void Actor::after(const Action& action, ActResult& acted) {
   if (!blocked.empty()) [[maybe_unused]]
     auto stayed = tab_.leave_error_page();
   for (const auto& challenge : tab_.take_auth_challenges()) acted.message += "; " + describe(challenge);
-  for (const auto& dialog : tab_.take_dialogs()) {
-    acted.message += "; the page showed a " + std::string(browser::to_string(dialog.type)) + " dialog: \"" +
-                     dialog.message + "\" (dismissed)";
+  report_dialogs(acted);
+  // A {"dialog"} answer holds for the one action after it (in a list, the ones after it), then lapses.
+  const bool sets_answer =
+      action.kind == ActionKind::Dialog || (action.kind == ActionKind::Actions && !action.actions.empty() &&
+                                            action.actions.back().kind == ActionKind::Dialog);
+  if (dialog_answer_held_ && !sets_answer) {
+    tab_.answer_dialogs(std::nullopt);
+    dialog_answer_held_ = false;
   }
   if (tab_.alive()) report_downloads(acted);
   if (tab_.crashed()) acted.message += "; the page crashed";

@@ -55,6 +55,7 @@ enum class ActionKind {
   Drag,
   SelectText,
   Actions,  // several actions in one reply, done in order
+  Dialog,   // how the page's dialogs opened during the next action are answered
 };
 std::string_view to_string(ActionKind kind);
 
@@ -66,8 +67,9 @@ struct Action {
   // Click, ClickType, Select, Upload, Hover, DoubleClick, RightClick, Drag (from a label; empty: from x, y)
   std::string label;
   // Type, ClickType (may hold <secret:NAME> placeholders), Navigate (the URL), Key (a combination, "Control+A"),
-  // Select option, Upload file name, Ask question, Handoff message, SelectText words
+  // Select option, Upload file name, Ask question, Handoff message, SelectText words, Dialog a prompt's answer
   std::string text;
+  bool accept = false;        // Dialog
   Enter enter = Enter::Auto;  // Type, ClickType
   int tab = 0;                // SwitchTab, from 1
   Json answer;                // Done
@@ -409,10 +411,12 @@ class Actor {
   ActResult act_all(const Action& list, const hints::Capture& capture);
   [[nodiscard]] Result<browser::Point> frame_point(double x, double y, const hints::Capture& capture) const;
   void report_downloads(ActResult& acted);
+  void report_dialogs(ActResult& acted);
   [[nodiscard]] bool interrupted() const;
 
   browser::Tab& tab_;
   const AgentOptions& options_;
+  bool dialog_answer_held_ = false;  // a {"dialog"} answer stands for the next action
 };
 
 // ---- Recordings -------------------------------------------------------------------------------------------

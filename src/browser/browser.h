@@ -105,6 +105,15 @@ struct Dialog {
   DialogType type = DialogType::Alert;
   std::string message;
   std::string url;
+  bool accepted = false;  // how it was closed
+  bool as_told = false;   // by the answer Tab::answer_dialogs holds, not the default
+  std::string text;       // a prompt's answer, when accepted
+};
+
+// How the page's confirm, prompt and leave-page dialogs are answered (Tab::answer_dialogs).
+struct DialogAnswer {
+  bool accept = false;
+  std::string text;  // a prompt's answer (with accept; empty: the prompt's own default)
 };
 
 struct SettleOptions {
@@ -343,8 +352,11 @@ class Tab {
   // After a refused navigation Chromium shows its error page; this returns to the page before it.
   virtual Status leave_error_page() = 0;
 
-  // Dialogs opened since the last call; each was dismissed (alert accepted) so the page could go on.
+  // Dialogs opened since the last call, each closed at once so the page could go on: as answer_dialogs says, or by
+  // default alerts and leave-page questions accepted, confirm and prompt declined.
   virtual std::vector<Dialog> take_dialogs() = 0;
+  // How confirm, prompt and leave-page dialogs opened from now on are answered; nothing: the default again.
+  virtual void answer_dialogs(std::optional<DialogAnswer> answer) = 0;
 
   // Documents that asked for HTTP authentication since the last call, and what they got.
   virtual std::vector<AuthChallenge> take_auth_challenges() = 0;

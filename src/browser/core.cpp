@@ -174,6 +174,31 @@ std::vector<Dialog> EngineTab::take_dialogs() {
   return std::exchange(core_.dialogs, {});
 }
 
+void EngineTab::answer_dialogs(std::optional<DialogAnswer> answer) {
+  std::scoped_lock lock(core_.mutex);
+  core_.dialog_answer = std::move(answer);
+}
+
+const Dialog& TabCore::answer_dialog(DialogType type, std::string message, std::string url, std::string default_text) {
+  Dialog dialog;
+  dialog.type = type;
+  dialog.message = std::move(message);
+  dialog.url = std::move(url);
+  if (type == DialogType::Alert) {
+    dialog.accepted = true;
+  } else if (dialog_answer) {
+    dialog.as_told = true;
+    dialog.accepted = dialog_answer->accept;
+  } else {
+    dialog.accepted = type == DialogType::BeforeUnload;  // the page and a navigation go on; questions are declined
+  }
+  if (type == DialogType::Prompt && dialog.accepted) {
+    dialog.text = dialog_answer && !dialog_answer->text.empty() ? dialog_answer->text : std::move(default_text);
+  }
+  dialogs.push_back(std::move(dialog));
+  return dialogs.back();
+}
+
 std::vector<AuthChallenge> EngineTab::take_auth_challenges() {
   std::scoped_lock lock(core_.mutex);
   return std::exchange(core_.auth_challenges, {});

@@ -72,6 +72,7 @@ struct TabCore {
 
   mutable std::mutex mutex;
   std::vector<Dialog> dialogs;
+  std::optional<DialogAnswer> dialog_answer;  // answer_dialogs()
   std::vector<BlockedNavigation> blocked;
   std::vector<AuthChallenge> auth_challenges;
   std::set<std::string> auth_answered;  // requests whose challenge got credentials
@@ -82,6 +83,11 @@ struct TabCore {
 
   // Sends options.viewport to the browser.
   virtual Status apply_viewport() = 0;
+
+  // Under `mutex`: a dialog the page opened, noted for take_dialogs with the answer it gets (alerts accepted; the
+  // others as dialog_answer says, else leave-page questions accepted and confirm and prompt declined). A prompt
+  // accepted with no text of its own gets `default_text`.
+  const Dialog& answer_dialog(DialogType type, std::string message, std::string url, std::string default_text);
 
   // Under `mutex`: a document's HTTP authentication challenge (`request` the protocol's id for it), noted for
   // take_auth_challenges; the credentials to answer it with, or nothing to refuse it.
@@ -99,6 +105,7 @@ class EngineTab : public Tab {
   [[nodiscard]] std::string last_url() const final;
   std::vector<BlockedNavigation> take_blocked() final;
   std::vector<Dialog> take_dialogs() final;
+  void answer_dialogs(std::optional<DialogAnswer> answer) final;
   std::vector<AuthChallenge> take_auth_challenges() final;
   [[nodiscard]] bool crashed() const final;
   [[nodiscard]] bool alive() const final;

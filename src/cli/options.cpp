@@ -254,30 +254,38 @@ Result<launch::LaunchOptions> launch_options(const Options& o, const Config& con
 
 namespace {
 
-// --http-credentials HOST=NAME: a site's user name and password, from the secret NAME ("user:password"), by host.
+// One --http-credentials HOST=NAME: the host, and the user name and password of the secret NAME ("user:password").
+Result<std::pair<std::string, browser::HttpCredentials>> site_credentials(
+    const std::string& entry, const std::map<std::string, std::string>& secret_values) {
+  const auto equals = entry.find('=');
+  std::string host = ascii_lower(entry.substr(0, equals));
+  if (equals == std::string::npos || host.empty() || host.find_first_of("/:@") != std::string::npos) {
+    return usage_error("--http-credentials takes HOST=NAME (a host name alone, and the name of a --secret), not " +
+                       entry);
+  }
+  const std::string name = entry.substr(equals + 1);
+  const auto secret = secret_values.find(name);
+  if (secret == secret_values.end()) {
+    return usage_error("--http-credentials " + entry + ": there is no secret named " + name +
+                       " (set it with --secret " + name + "=user:password, or in --secrets-file)");
+  }
+  const auto colon = secret->second.find(':');
+  if (colon == std::string::npos || is_totp(secret->second)) {
+    return usage_error("--http-credentials " + entry + ": the secret " + name +
+                       " must be user:password (the user name, a colon, then the password)");
+  }
+  return std::pair{std::move(host),
+                   browser::HttpCredentials{secret->second.substr(0, colon), secret->second.substr(colon + 1)}};
+}
+
+// --http-credentials: each site's user name and password, by host (any port).
 Result<browser::CredentialsLookup> credentials_lookup(const Options& o) {
   if (o.http_credentials.empty()) return browser::CredentialsLookup();
   VIMGPT_TRY(auto values, secrets(o));
   std::map<std::string, browser::HttpCredentials> by_host;
   for (const auto& entry : o.http_credentials) {
-    const auto equals = entry.find('=');
-    const std::string host = ascii_lower(entry.substr(0, equals));
-    if (equals == std::string::npos || host.empty() || host.find_first_of("/:@") != std::string::npos) {
-      return usage_error("--http-credentials takes HOST=NAME (a host name alone, and the name of a --secret), not " +
-                         entry);
-    }
-    const std::string name = entry.substr(equals + 1);
-    const auto secret = values.find(name);
-    if (secret == values.end()) {
-      return usage_error("--http-credentials " + entry + ": there is no secret named " + name +
-                         " (set it with --secret " + name + "=user:password, or in --secrets-file)");
-    }
-    const auto colon = secret->second.find(':');
-    if (colon == std::string::npos || is_totp(secret->second)) {
-      return usage_error("--http-credentials " + entry + ": the secret " + name +
-                         " must be user:password (the user name, a colon, then the password)");
-    }
-    by_host[host] = {secret->second.substr(0, colon), secret->second.substr(colon + 1)};
+    VIMGPT_TRY(auto site, site_credentials(entry, values));
+    by_host.insert_or_assign(std::move(site.first), std::move(site.second));
   }
   return browser::CredentialsLookup([by_host](const std::string& url) -> std::optional<browser::HttpCredentials> {
     const auto found = by_host.find(agent::url_host(url));

@@ -263,6 +263,13 @@ void write_action(std::ostream& out, const RecordedStep& step, const agent::Acti
     case agent::ActionKind::SelectText:
       out << "  await page.evaluate(" << kSelectWords << ", " << literal(action.text) << ");\n";
       break;
+    case agent::ActionKind::Dialog:
+      // Playwright dismisses dialogs nobody listens for: the next one is answered as the run answered it.
+      out << "  page.once('dialog', (dialog) => dialog."
+          << (action.accept ? "accept(" + (action.text.empty() ? std::string() : literal(action.text)) + ")"
+                            : std::string("dismiss()"))
+          << ");\n";
+      break;
     case agent::ActionKind::Actions: {
       // Each action's own line of the list's result ("2. click B: done: typed ...").
       std::istringstream lines(result);

@@ -52,6 +52,10 @@ constexpr std::string_view kExtraActions =
     "may be [x, y], pixels of the image, e.g. to draw);\n"
     "- {\"select_text\": \"exact words\"} (\"in\": \"AB\" to look in one element) to select words as the page "
     "shows them; then {\"key\": \"Control+C\"} copies them;\n"
+    "- {\"dialog\": \"accept\"} or {\"dialog\": \"dismiss\"} decides the confirm, prompt or leave-page dialog the "
+    "page opens during your next action (\"dialog_text\": \"...\" with accept answers a prompt); without it, questions "
+    "are "
+    "dismissed and the result says what the page asked;\n"
     "- {\"actions\": [A1, A2, ...]} to do up to @MAX@ actions in one reply, in order: fill a whole form at once, e.g. "
     "{\"actions\": [{\"click\": \"A\", \"type\": \"ada@example.com\"}, {\"click\": \"B\", \"type\": \"Lovelace\"}]}. "
     "They stop at the first that fails, or when the page changes under them; the result says what each did.\n"
@@ -121,6 +125,10 @@ const std::vector<Word>& vocabulary() {
       {"select_text", typed("string", "words exactly as the page shows them"), "select_text (words)"},
       {"in", typed("string", "the label of the element to scroll or look in"),
        "in (label, with scroll or select_text)"},
+      {"dialog",
+       {{"type", "string"}, {"enum", Json::array({"accept", "dismiss"})}},
+       "dialog (\"accept\" or \"dismiss\": the next dialog's answer) with dialog_text for a prompt"},
+      {"dialog_text", typed("string", "a prompt dialog's answer, with dialog accept"), ""},
       // Its items are every other shape: filled in by action_schema().
       {"actions",
        {{"type", "array"}, {"description", "several actions, done in order"}},
@@ -157,6 +165,8 @@ const std::vector<std::vector<std::string_view>>& action_shapes() {
       {"drag", "to"},
       {"select_text"},
       {"select_text", "in"},
+      {"dialog"},
+      {"dialog", "dialog_text"},
       {"actions"},
   };
   return kShapes;

@@ -5,9 +5,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
+#include "support/assertions.h"
 #include "support/cli_runner.h"
 #include "support/fake_model_server.h"
 #include "support/site_server.h"
@@ -32,6 +34,20 @@ class AgentActions : public ::testing::Test {
         res.set_content("<!doctype html><title>Results for " + req.get_param_value("q") + "</title><p>3 papers",
                         "text/html");
       });
+      // A page that asks before it acts: confirm() before deleting, prompt() for a new name.
+      s.Get("/dialogs", [](const httplib::Request&, httplib::Response& res) {
+        res.set_content(
+            "<!doctype html><title>Draft</title>"
+            "<button onclick=\"if (confirm('Delete the draft?')) location.href = '/deleted'\">Delete</button>"
+            "<button onclick=\"const n = prompt('New name?', 'Untitled'); if (n !== null) "
+            "location.href = '/renamed?name=' + encodeURIComponent(n)\">Rename</button>",
+            "text/html");
+      });
+      for (const char* path : {"/deleted", "/renamed"}) {
+        s.Get(path, [](const httplib::Request&, httplib::Response& res) {
+          res.set_content("<!doctype html><title>Done</title><a href='/dialogs'>Back to the draft</a>", "text/html");
+        });
+      }
       s.Post("/login", [](const httplib::Request&, httplib::Response& res) {
         res.set_content("<!doctype html><title>Welcome</title><p>Signed in", "text/html");
       });
@@ -296,6 +312,45 @@ TEST_F(AgentActions, UploadsAreRefusedWithoutAnUploadFolder) {
 }
 
 // ---- Tabs -------------------------------------------------------------------------------------------------
+
+TEST_F(AgentActions, AConfirmIsDismissedAndToldThenAcceptedWhenTheModelSaysSo) {
+  script({on("Delete", ""), reply(R"({"dialog": "accept"})"), on("Delete", "")});
+  const auto result = run("/dialogs");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto steps = read_steps(record());
+  ASSERT_EQ(steps.size(), 4U);
+  EXPECT_TRUE(test::has(steps[0]["result"],
+                        "the page asked \"Delete the draft?\" (a confirm) and it was dismissed: to "
+                        "accept it, reply {\"dialog\": \"accept\"}, then do this again"))
+      << steps[0]["result"];
+  EXPECT_NE(model_.requests()[1].text.find("Delete the draft?"), std::string::npos);
+  EXPECT_TRUE(steps[1]["ok"].get<bool>()) << steps[1];
+  EXPECT_TRUE(test::has(steps[2]["result"], "(a confirm) and it was accepted, as you said")) << steps[2]["result"];
+  EXPECT_EQ(site_->count("GET", "/deleted"), 1);  // only after the accepted one
+}
+
+TEST_F(AgentActions, APromptIsAnsweredForTheNextActionOnly) {
+  script({[](const std::string& prompt) {
+            return R"({"actions": [{"dialog": "accept", "dialog_text": "Q3 report"}, {"click": ")" +
+                   label_in_prompt(prompt, "Rename") + R"("}]})";
+          },
+          on("Back to the draft", ""), on("Rename", "")});
+  const auto result = run("/dialogs");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto steps = read_steps(record());
+  ASSERT_EQ(steps.size(), 4U);
+  EXPECT_TRUE(test::has(steps[0]["result"], "(a prompt) and it was answered \"Q3 report\", as you said"))
+      << steps[0]["result"];
+  // The answer held for that action only: the next prompt got the default, and the page did not go on.
+  EXPECT_TRUE(test::has(steps[2]["result"], "(a prompt) and it was dismissed: to answer it, reply"))
+      << steps[2]["result"];
+  const auto requests = site_->requests();
+  const auto renamed =
+      std::count_if(requests.begin(), requests.end(), [](const auto& r) { return r.path == "/renamed"; });
+  EXPECT_EQ(renamed, 1);
+  for (const auto& request : requests)
+    if (request.path == "/renamed") EXPECT_EQ(request.query, "name=Q3 report");
+}
 
 TEST_F(AgentActions, TabsAreListedSwitchedAndClosed) {
   script({on("Open the item", ""), reply(R"({"tab": 1})"), reply(R"({"tab": 3})"), reply(R"({"close_tab": true})"),

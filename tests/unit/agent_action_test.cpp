@@ -77,6 +77,25 @@ TEST(AgentActions, AnOpenFamilysPointActionsAndWhatItCannotDo) {
   EXPECT_NE(unsupported.error().message.find("middle_click"), std::string::npos);
 }
 
+TEST(AgentActions, ADialogAnswerIsAcceptOrDismissAndOnlyAcceptCarriesText) {
+  auto accept = parse_action(Json{{"dialog", "accept"}, {"dialog_text", "Q3 report"}});
+  ASSERT_OK(accept);
+  EXPECT_EQ(accept->kind, ActionKind::Dialog);
+  EXPECT_TRUE(accept->accept);
+  EXPECT_EQ(accept->text, "Q3 report");
+  EXPECT_EQ(to_json(*accept), (Json{{"dialog", "accept"}, {"dialog_text", "Q3 report"}}));
+  auto dismiss = parse_action(Json{{"dialog", "dismiss"}});
+  ASSERT_OK(dismiss);
+  EXPECT_FALSE(dismiss->accept);
+  EXPECT_EQ(to_json(*dismiss), (Json{{"dialog", "dismiss"}}));
+  const auto maybe = parse_action(Json{{"dialog", "maybe"}});
+  ASSERT_FALSE(maybe);
+  EXPECT_NE(maybe.error().message.find("\"accept\" or \"dismiss\""), std::string::npos);
+  const auto dismissed_text = parse_action(Json{{"dialog", "dismiss"}, {"dialog_text", "x"}});
+  ASSERT_FALSE(dismissed_text);
+  EXPECT_NE(dismissed_text.error().message.find("goes with \"dialog\": \"accept\""), std::string::npos);
+}
+
 TEST(AgentActions, SeedPriorityWhenSeveralKeysArrive) {
   EXPECT_EQ(parse(R"({"navigate": "a.com", "click": "A", "type": "x", "done": 1})").kind, ActionKind::Done);
   EXPECT_EQ(parse(R"({"navigate": "a.com", "click": "A", "type": "x"})").kind, ActionKind::ClickType);

@@ -221,9 +221,11 @@ TEST_F(ReplayRecords, ThePlaywrightScriptUsesRoleAndPlaceholderLocators) {
   typed["result"] = "clicked textbox \"\", then typed 10 characters and pressed Enter";
   Json chosen = step(2, {{"select", "S"}, {"option", "lar"}}, signature_of(size));
   chosen["result"] = "selected \"Large\"";
-  auto recording = load(write_record("run", {typed, chosen, step(3, {{"click", "D"}}, signature_of(bare)),
-                                             step(4, {{"click_at", {384, 256}}}), step(5, {{"done", "ok"}})})
-                            .string());
+  auto recording = load(
+      write_record("run",
+                   {typed, chosen, step(3, {{"click", "D"}}, signature_of(bare)), step(4, {{"click_at", {384, 256}}}),
+                    step(5, {{"dialog", "accept"}, {"dialog_text", "Q3 report"}}), step(6, {{"done", "ok"}})})
+          .string());
   ASSERT_TRUE(recording) << recording.error().message;
   auto script = to_playwright(*recording);
   ASSERT_TRUE(script);
@@ -240,6 +242,8 @@ TEST_F(ReplayRecords, ThePlaywrightScriptUsesRoleAndPlaceholderLocators) {
   EXPECT_TRUE(has("await page.mouse.click(120, 210);  // nothing to find it by but where it was")) << *script;
   // A point in the 768-wide frame the model saw, in the 1080-wide viewport.
   EXPECT_TRUE(has("await page.mouse.click(540, 360);")) << *script;
+  // The next dialog answered as the run answered it (Playwright would dismiss it).
+  EXPECT_TRUE(has("page.once('dialog', (dialog) => dialog.accept(\"Q3 report\"));")) << *script;
   EXPECT_TRUE(has("await expect(page).toHaveURL(\"http://127.0.0.1:9/\");")) << *script;
   EXPECT_TRUE(has("await expect(page).toHaveTitle(\"Library\");")) << *script;
 }

@@ -105,9 +105,11 @@ TEST(ActionVocabulary, UnknownKeysListsOnlyKeysOutsideTheVocabulary) {
                                 {"ask", "Which date?"},
                                 {"handoff", "Please log in"},
                                 {"type", "x"},
-                                {"enter", false}})
+                                {"enter", false},
+                                {"dialog", "accept"},
+                                {"dialog_text", "x"}})
                   .empty());
-  EXPECT_EQ(action_keys().size(), 26U);
+  EXPECT_EQ(action_keys().size(), 28U);
 }
 
 // A strict reply as earlier versions' flat schema had OpenAI send it: every key, the unused ones null.

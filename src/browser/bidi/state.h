@@ -175,10 +175,10 @@ struct BidiTab::State : TabCore {
                               : type == "prompt"       ? DialogType::Prompt
                               : type == "beforeunload" ? DialogType::BeforeUnload
                                                        : DialogType::Alert;
-      dialogs.push_back({kind, p.value("message", ""), known_url});
-      // As on Chromium: alerts and leaving the page accepted so the page goes on, questions declined.
-      connection->post("browsingContext.handleUserPrompt",
-                       {{"context", at}, {"accept", kind == DialogType::Alert || kind == DialogType::BeforeUnload}});
+      const Dialog& dialog = answer_dialog(kind, p.value("message", ""), known_url, p.value("defaultValue", ""));
+      Json answer = {{"context", at}, {"accept", dialog.accepted}};
+      if (kind == DialogType::Prompt && dialog.accepted) answer["userText"] = dialog.text;
+      connection->post("browsingContext.handleUserPrompt", std::move(answer));
     } else if (method == "browsingContext.downloadEnd" && ours(at)) {
       if (downloads_going > 0) --downloads_going;
       const bool complete = p.value("status", "") == "complete";

@@ -94,11 +94,12 @@ void CdpTab::Impl::on_event(const wire::Event& event) {
   if (!connection) return;  // a late event of a browser relaunch() has let go of
   const std::string& method = event.method;
   if (method == "Page.javascriptDialogOpening" && event.session_id == session_id) {
-    const DialogType type = dialog_type(event.params.value("type", "alert"));
-    dialogs.push_back({type, event.params.value("message", ""), event.params.value("url", "")});
-    // Alerts and beforeunload are accepted so the page (and a navigation) can go on; questions are declined.
-    const bool accept = type == DialogType::Alert || type == DialogType::BeforeUnload;
-    connection->post("Page.handleJavaScriptDialog", {{"accept", accept}}, session_id);
+    const Dialog& dialog =
+        answer_dialog(dialog_type(event.params.value("type", "alert")), event.params.value("message", ""),
+                      event.params.value("url", ""), event.params.value("defaultPrompt", ""));
+    Json answer = {{"accept", dialog.accepted}};
+    if (dialog.type == DialogType::Prompt && dialog.accepted) answer["promptText"] = dialog.text;
+    connection->post("Page.handleJavaScriptDialog", std::move(answer), session_id);
   } else if (method == "Fetch.requestPaused" && is_own_session(event.session_id)) {
     // Only document requests are paused (see configure_session); decide and let the browser go on at once.
     const std::string url = event.params["request"].value("url", "");

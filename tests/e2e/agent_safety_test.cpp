@@ -181,6 +181,15 @@ TEST_F(SafetyE2E, SecretsReachThePageButNoModelRecordOrTerminal) {
   EXPECT_GE(files, 4);  // steps.jsonl, run.json, report.html, frames
 }
 
+// The files of the run's record whose bytes hold `text`.
+std::vector<fs::path> record_files_holding(const fs::path& record, std::string_view text) {
+  std::vector<fs::path> holding;
+  for (const auto& entry : fs::recursive_directory_iterator(record))
+    if (entry.is_regular_file() && read_all(entry.path()).find(text) != std::string::npos)
+      holding.push_back(entry.path());
+  return holding;
+}
+
 TEST_F(SafetyE2E, HttpAuthenticationIsAnsweredFromASecretTheModelNeverSees) {
   const auto [run, steps] =
       visit_staff_area({"--secret", "STAFF=alice:wonderland", "--http-credentials", "127.0.0.1=STAFF"});
@@ -196,8 +205,7 @@ TEST_F(SafetyE2E, HttpAuthenticationIsAnsweredFromASecretTheModelNeverSees) {
   ASSERT_EQ(requests.size(), 2U);
   EXPECT_NE(requests[1].text.find("Staff handbook"), std::string::npos);  // the page behind the password
   for (const auto& request : requests) EXPECT_EQ(request.raw_body.find("wonderland"), std::string::npos);
-  for (const auto& entry : fs::recursive_directory_iterator(record_))
-    if (entry.is_regular_file()) EXPECT_EQ(read_all(entry.path()).find("wonderland"), std::string::npos);
+  EXPECT_EQ(record_files_holding(record_, "wonderland"), std::vector<fs::path>{});
 }
 
 TEST_F(SafetyE2E, HttpAuthenticationWithoutCredentialsIsToldToTheModel) {
@@ -278,8 +286,7 @@ TEST_F(SafetyE2E, AOneTimeCodeSecretTypesTheCodeForTheTime) {
   for (const auto& request : model_.requests()) EXPECT_EQ(request.raw_body.find(key), std::string::npos);
   EXPECT_EQ(run.out.find(key), std::string::npos);
   EXPECT_EQ(run.err.find(key), std::string::npos);
-  for (const auto& entry : fs::recursive_directory_iterator(record_))
-    if (entry.is_regular_file()) EXPECT_EQ(read_all(entry.path()).find(key), std::string::npos) << entry.path();
+  EXPECT_EQ(record_files_holding(record_, key), std::vector<fs::path>{});
   // Nor the code (six digits turn up by chance in images and timings: it is looked for where text is).
   const std::string code = posted.substr(5);
   for (const auto& request : model_.requests()) EXPECT_EQ(request.text.find(code), std::string::npos);

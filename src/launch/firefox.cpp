@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "launch/child.h"
+#include "launch/firefox_profile.h"
 #include "launch/launch.h"
 #include "launch/xvfb.h"
 
@@ -81,8 +82,6 @@ Json firefox_automation_prefs() {
   return prefs;
 }
 
-namespace {
-
 Status write_prefs(const std::filesystem::path& profile, const LaunchOptions& options) {
   std::ofstream out(profile / "user.js", std::ios::app);
   const auto write = [&](std::string_view name, std::string_view value) {
@@ -95,6 +94,8 @@ Status write_prefs(const std::filesystem::path& profile, const LaunchOptions& op
   if (!out) return fail(ErrorKind::Io, "cannot write the Firefox profile's user.js in " + profile.string());
   return ok();
 }
+
+namespace {
 
 // The BiDi WebSocket, and the process behind it: closing ends Firefox and every process of its group, removes a
 // temporary profile, and ends the Xvfb of an --xvfb run.
@@ -160,6 +161,39 @@ class FirefoxTransport final : public Transport {
 
 }  // namespace
 
+Result<std::unique_ptr<Transport>> start_firefox(FirefoxStart start) {
+  std::array<int, 2> output{};
+  if (::pipe2(output.data(), O_CLOEXEC) != 0) {
+    return fail(ErrorKind::Io, std::string("cannot create a pipe for Firefox: ") + std::strerror(errno));
+  }
+  std::vector<std::string> argv = {start.firefox, "--no-remote", "--profile", start.profile.string(),
+                                   "--remote-debugging-port=0"};
+  if (start.headless) argv.emplace_back("--headless");
+  argv.emplace_back("about:blank");
+  auto pid = spawn_child({argv, start.environment, {}, output[1]});
+  ::close(output[1]);
+  if (!pid) {
+    ::close(output[0]);
+    return pid.failure();
+  }
+  // A Firefox that never became reachable is ended.
+  const auto abandon = [&](const std::string& why) {
+    end_child(*pid);
+    ::close(output[0]);
+    return fail(ErrorKind::BrowserExited, why);
+  };
+  auto announced = read_line(
+      output[0], [](std::string_view line) { return line.starts_with(kAnnouncement); }, kStartTimeout);
+  if (!announced) return abandon("Firefox did not start its WebDriver BiDi server: " + announced.error().message);
+  const std::string url = announced->substr(kAnnouncement.size()) + "/session";
+  auto socket = wire::connect_websocket(url);
+  if (!socket) {
+    return abandon("cannot reach Firefox's WebDriver BiDi server at " + url + ": " + socket.error().message);
+  }
+  return std::unique_ptr<Transport>(
+      std::make_unique<FirefoxTransport>(*pid, std::move(*socket), start.scratch, output[0], std::move(start.display)));
+}
+
 Result<std::unique_ptr<Transport>> launch_firefox(const LaunchOptions& options) {
   std::string firefox = options.firefox_path;
   if (firefox.empty()) {
@@ -180,66 +214,35 @@ Result<std::unique_ptr<Transport>> launch_firefox(const LaunchOptions& options) 
   // Firefox's content processes outlive it by a moment: as their subreaper we collect them (end_child) instead of
   // leaving them to init.
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
-  std::string scratch_pattern = (std::filesystem::temp_directory_path() / "vimgpt-firefox-XXXXXX").string();
-  if (::mkdtemp(scratch_pattern.data()) == nullptr) {
-    return fail(ErrorKind::Io, std::string("cannot create a temporary folder for Firefox: ") + std::strerror(errno));
-  }
-  const std::filesystem::path scratch = scratch_pattern;
-  const std::filesystem::path profile =
-      options.user_data_dir.empty() ? scratch / "profile" : std::filesystem::path(options.user_data_dir);
+  auto scratch = make_scratch_folder(std::filesystem::temp_directory_path() / "vimgpt-firefox-XXXXXX");
+  if (!scratch) return scratch.failure();
+  const bool temporary = options.user_data_dir.empty();
+  const std::filesystem::path profile = temporary ? *scratch / "profile" : std::filesystem::path(options.user_data_dir);
   std::error_code error;
   std::filesystem::create_directories(profile, error);
-  std::filesystem::create_directories(scratch / "tmp", error);
-  auto discard = [&] { std::filesystem::remove_all(scratch, error); };
+  std::filesystem::create_directories(*scratch / "tmp", error);
+  auto discard = [&] { std::filesystem::remove_all(*scratch, error); };
+  if (temporary) copy_profile_template(firefox, profile);
   if (auto written = write_prefs(profile, options); !written) {
     discard();
     return written.failure();
   }
-  std::unique_ptr<VirtualDisplay> display;
+  FirefoxStart start{firefox, profile, *scratch, options.display == Display::Headless, nullptr, {}};
   if (options.display == Display::Xvfb) {
     auto started = VirtualDisplay::start(options.window_width, options.window_height);
     if (!started) {
       discard();
       return started.failure();
     }
-    display = std::move(*started);
+    start.display = std::move(*started);
   }
-  std::array<int, 2> output{};
-  if (::pipe2(output.data(), O_CLOEXEC) != 0) {
-    discard();
-    return fail(ErrorKind::Io, std::string("cannot create a pipe for Firefox: ") + std::strerror(errno));
-  }
-  const auto environment =
-      display ? environment_with({"TMPDIR=" + (scratch / "tmp").string(), "DISPLAY=" + display->name()},
-                                 {"WAYLAND_DISPLAY", "MOZ_HEADLESS"})
-              : environment_with({"TMPDIR=" + (scratch / "tmp").string()});
-  std::vector<std::string> argv = {firefox, "--no-remote", "--profile", profile.string(), "--remote-debugging-port=0"};
-  if (options.display == Display::Headless) argv.emplace_back("--headless");
-  argv.emplace_back("about:blank");
-  auto pid = spawn_child({argv, environment, {}, output[1]});
-  ::close(output[1]);
-  if (!pid) {
-    ::close(output[0]);
-    discard();
-    return pid.failure();
-  }
-  // A Firefox that never became reachable is ended, and what it left removed.
-  const auto abandon = [&](const std::string& why) {
-    end_child(*pid);
-    ::close(output[0]);
-    discard();
-    return fail(ErrorKind::BrowserExited, why);
-  };
-  auto announced = read_line(
-      output[0], [](std::string_view line) { return line.starts_with(kAnnouncement); }, kStartTimeout);
-  if (!announced) return abandon("Firefox did not start its WebDriver BiDi server: " + announced.error().message);
-  const std::string url = announced->substr(kAnnouncement.size()) + "/session";
-  auto socket = wire::connect_websocket(url);
-  if (!socket) {
-    return abandon("cannot reach Firefox's WebDriver BiDi server at " + url + ": " + socket.error().message);
-  }
-  return std::unique_ptr<Transport>(
-      std::make_unique<FirefoxTransport>(*pid, std::move(*socket), scratch, output[0], std::move(display)));
+  start.environment =
+      start.display ? environment_with({"TMPDIR=" + (*scratch / "tmp").string(), "DISPLAY=" + start.display->name()},
+                                       {"WAYLAND_DISPLAY", "MOZ_HEADLESS"})
+                    : environment_with({"TMPDIR=" + (*scratch / "tmp").string()});
+  auto transport = start_firefox(std::move(start));
+  if (!transport) discard();
+  return transport;
 }
 
 }  // namespace vimgpt::launch

@@ -2,12 +2,18 @@
 // a page opens, and the live view's capture loop. The browser suites (browser/) run on Firefox as well: the firefox
 // label's Firefox.* copies of them (tests/CMakeLists.txt).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
 #include <mutex>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -20,6 +26,11 @@ namespace {
 
 using browser::Tab;
 using namespace std::chrono_literals;
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
 
 launch::LaunchOptions firefox() {
   launch::LaunchOptions options;
@@ -115,6 +126,87 @@ TEST_F(FirefoxTest, TheLiveViewsFramesComeWhenThePageChangesAndStopWithTheWatche
   ASSERT_TRUE(tab_->screenshot());  // painted green
   std::scoped_lock lock(mutex);
   EXPECT_EQ(frames.size(), stopped_at);
+}
+
+// The profile template (src/launch/firefox_profile.cpp): made by the first launch in a cache folder, copied by the
+// next, never written to by a run; what a page leaves in one run's profile (a cookie, local storage) is not in the
+// next one's.
+TEST(FirefoxProfileTemplate, IsMadeOnceAndCarriesNothingFromOneRunToTheNext) {
+  namespace fs = std::filesystem;
+  const fs::path cache = fs::temp_directory_path() / ("vimgpt-template-test-" + std::to_string(::getpid()));
+  fs::remove_all(cache);
+  const char* before = std::getenv("XDG_CACHE_HOME");
+  const std::string saved = before != nullptr ? before : "";
+  ::setenv("XDG_CACHE_HOME", cache.c_str(), 1);
+  test::SiteServer server;
+  server.mount("/fx", VIMGPT_FIXTURES_DIR "/browser");
+  const auto snapshot = [&] {
+    std::map<std::string, std::pair<std::uintmax_t, fs::file_time_type>> files;
+    for (const auto& entry : fs::recursive_directory_iterator(cache / "vimgpt" / "firefox-profiles")) {
+      if (entry.is_regular_file()) files[entry.path().string()] = {entry.file_size(), entry.last_write_time()};
+    }
+    return files;
+  };
+  const std::string remembered = "document.cookie + '|' + (localStorage.getItem('seen') || '')";
+  {
+    auto first = Tab::launch(firefox());
+    ASSERT_TRUE(first) << first.error().describe();
+    ASSERT_OK((*first)->navigate(server.url("/fx/input.html")));
+    ASSERT_OK((*first)->evaluate_in_page(
+        "document.cookie = 'seen=1; max-age=3600'; localStorage.setItem('seen', '1'); true"));
+    EXPECT_EQ(*(*first)->evaluate_in_page(remembered), "seen=1|1");
+  }
+  std::vector<fs::path> templates;
+  for (const auto& entry : fs::directory_iterator(cache / "vimgpt" / "firefox-profiles"))
+    templates.push_back(entry.path());
+  ASSERT_EQ(templates.size(), 1U) << "one template, no scratch folder or failure note left";
+  EXPECT_TRUE(std::regex_match(templates[0].filename().string(), std::regex(R"(\d+\.\d+[^-]*-\d{14}-[0-9a-f]{8})")))
+      << templates[0];
+  EXPECT_TRUE(fs::is_directory(templates[0] / "startupCache"));
+  EXPECT_TRUE(fs::exists(templates[0] / "times.json"));
+  for (const char* absent : {"user.js", "lock", ".parentlock"})
+    EXPECT_FALSE(fs::exists(templates[0] / absent)) << absent;
+  const auto made = snapshot();
+  {
+    auto second = Tab::launch(firefox());
+    ASSERT_TRUE(second) << second.error().describe();
+    // Its profile started as a copy: the template's creation time (times.json, written when a profile is new).
+    std::ifstream command_line("/proc/" + std::to_string((*second)->browser_pid()) + "/cmdline");
+    std::vector<std::string> argv;
+    for (std::string arg; std::getline(command_line, arg, '\0');) argv.push_back(arg);
+    const auto flag = std::find(argv.begin(), argv.end(), "--profile");
+    ASSERT_TRUE(flag != argv.end() && flag + 1 != argv.end());
+    EXPECT_EQ(read_file(fs::path(*(flag + 1)) / "times.json"), read_file(templates[0] / "times.json"));
+    ASSERT_OK((*second)->navigate(server.url("/fx/input.html")));
+    EXPECT_EQ(*(*second)->evaluate_in_page(remembered), "|");
+  }
+  EXPECT_EQ(snapshot(), made) << "the template was changed or made again";
+  if (saved.empty()) {
+    ::unsetenv("XDG_CACHE_HOME");
+  } else {
+    ::setenv("XDG_CACHE_HOME", saved.c_str(), 1);
+  }
+  fs::remove_all(cache);
+}
+
+TEST(FirefoxProfileTemplate, ACacheFolderThatCannotBeWrittenStartsFirefoxAsBefore) {
+  namespace fs = std::filesystem;
+  // vimgpt's folder in the cache is a file (Firefox needs the cache folder itself: it does not start without one).
+  const fs::path cache = fs::temp_directory_path() / ("vimgpt-template-file-" + std::to_string(::getpid()));
+  fs::create_directories(cache);
+  std::ofstream(cache / "vimgpt") << "not a folder";
+  const char* before = std::getenv("XDG_CACHE_HOME");
+  const std::string saved = before != nullptr ? before : "";
+  ::setenv("XDG_CACHE_HOME", cache.c_str(), 1);
+  auto tab = Tab::launch(firefox());
+  if (saved.empty()) {
+    ::unsetenv("XDG_CACHE_HOME");
+  } else {
+    ::setenv("XDG_CACHE_HOME", saved.c_str(), 1);
+  }
+  fs::remove_all(cache);
+  ASSERT_TRUE(tab) << tab.error().describe();
+  EXPECT_EQ(*(*tab)->evaluate_in_page("1 + 1"), 2);
 }
 
 TEST(FirefoxLaunch, WhatCannotStartSaysWhatToDo) {

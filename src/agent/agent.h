@@ -143,6 +143,7 @@ struct Observation {
   std::vector<vision::TabEntry> tabs;     // listed only when more than one is open
   std::vector<std::string> upload_files;  // names of the files in the upload folder
   std::string page_text;                  // the viewport's text, when the planner wants it (--observe text)
+  int max_tokens = 0;                     // the reply cap the budgets leave (vision::Client::fit); 0: the model's
 };
 
 struct Plan {
@@ -163,8 +164,10 @@ class Planner {
   virtual ~Planner() = default;
   virtual Result<Plan> next(const Observation& observation) = 0;
   [[nodiscard]] virtual vision::Usage usage() const { return {}; }
-  // The most the next plan could cost (--max-cost, --max-tokens-total); nothing when it costs nothing.
-  [[nodiscard]] virtual std::optional<vision::Usage> estimate(const Observation&) const { return std::nullopt; }
+  // The next plan's request fitted to what is left of the budgets (vision::Client::fit); nothing when it costs nothing.
+  [[nodiscard]] virtual std::optional<vision::FittedRequest> fit(const Observation&, const vision::BudgetLeft&) const {
+    return std::nullopt;
+  }
   [[nodiscard]] virtual bool wants_page_text() const { return false; }
 };
 
@@ -188,7 +191,8 @@ class ModelPlanner final : public Planner {
   ModelPlanner(vision::Client& client, PlannerSettings settings);
   Result<Plan> next(const Observation& observation) override;
   [[nodiscard]] vision::Usage usage() const override;
-  [[nodiscard]] std::optional<vision::Usage> estimate(const Observation& observation) const override;
+  [[nodiscard]] std::optional<vision::FittedRequest> fit(const Observation& observation,
+                                                         const vision::BudgetLeft& left) const override;
   [[nodiscard]] bool wants_page_text() const override { return settings_.observe == Observe::Text; }
 
  private:

@@ -301,27 +301,33 @@ struct Agent::Impl {
     return observation;
   }
 
-  // --max-cost and --max-tokens-total: why the next request may not be sent, or nothing when it may.
-  std::optional<std::string> over_budget(const Observation& observation) const {
+  // --max-cost and --max-tokens-total: why the next request may not be sent, or nothing when it may (with the reply
+  // cap they leave it set on the observation).
+  std::optional<std::string> over_budget(Observation& observation) const {
     if (options.max_cost_usd <= 0 && options.max_tokens_total <= 0) return std::nullopt;
-    const auto next = planner->estimate(observation);
-    if (!next) return std::nullopt;
     const vision::Usage spent = planner->usage();
+    vision::BudgetLeft left;
+    if (options.max_cost_usd > 0) left.usd = options.max_cost_usd - spent.cost_usd;
+    if (options.max_tokens_total > 0) left.tokens = options.max_tokens_total - spent.total_tokens();
+    const auto fitted = planner->fit(observation, left);
+    if (!fitted) return std::nullopt;
+    if (fitted->max_tokens >= 0) {
+      observation.max_tokens = fitted->max_tokens;
+      return std::nullopt;
+    }
+    const vision::Usage& next = fitted->bound;
     char text[200];
-    if (options.max_cost_usd > 0 && spent.cost_usd + next->cost_usd > options.max_cost_usd) {
+    if (left.usd && next.cost_usd > *left.usd) {
       std::snprintf(text, sizeof text,
                     "the cost budget of $%.4f: $%.4f spent, and the next request could cost up to $%.4f",
-                    options.max_cost_usd, spent.cost_usd, next->cost_usd);
-      return std::string(text);
-    }
-    if (options.max_tokens_total > 0 && spent.total_tokens() + next->total_tokens() > options.max_tokens_total) {
+                    options.max_cost_usd, spent.cost_usd, next.cost_usd);
+    } else {
       std::snprintf(text, sizeof text,
                     "the token budget of %lld: %lld spent, and the next request could take up to %lld",
                     static_cast<long long>(options.max_tokens_total), static_cast<long long>(spent.total_tokens()),
-                    static_cast<long long>(next->total_tokens()));
-      return std::string(text);
+                    static_cast<long long>(next.total_tokens()));
     }
-    return std::nullopt;
+    return std::string(text);
   }
 
   Result<Plan> plan(StepRecord& record, const Observation& observation) {
@@ -399,13 +405,17 @@ struct Agent::Impl {
     auto capture = capture_with_recovery(record);
     if (!capture) return end(Outcome::Error, capture.error().message, number - 1);
     note_page(record, *capture, step_start);
-    const Observation observation = observe(record, *capture);
+    Observation observation = observe(record, *capture);
     if (auto passed = over_budget(observation)) {
       return end(Outcome::BudgetExhausted, "stopped before passing " + *passed, number - 1);
     }
     auto planned = plan(record, observation);
     if (!planned) {
       if (interrupted()) return end(Outcome::Interrupted, "interrupted", number - 1);
+      // A request the budgets capped, whose reply that cap starved: what was left of them is spent.
+      if (observation.max_tokens > 0 && planned.error().kind == ErrorKind::Refused) {
+        return end(Outcome::BudgetExhausted, "stopped at the budget: " + planned.error().message, number - 1);
+      }
       return end(Outcome::Error, "the model could not be used: " + planned.error().message, number - 1);
     }
     if (planned->diverged) {

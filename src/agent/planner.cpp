@@ -20,6 +20,7 @@ vision::StepRequest ModelPlanner::request_for(const Observation& observation) co
   request.max_actions = static_cast<int>(settings_.max_actions);
   request.answer_schema = settings_.answer_schema;
   request.page_text = observation.page_text;
+  request.max_tokens = observation.max_tokens;
   if (observation.capture == nullptr) return request;
   if (settings_.observe != Observe::Vision) request.hint_text = observation.capture->map.to_text();
   if (settings_.observe == Observe::Text) return request;
@@ -44,10 +45,11 @@ Result<Plan> ModelPlanner::next(const Observation& observation) {
   return plan;
 }
 
-std::optional<vision::Usage> ModelPlanner::estimate(const Observation& observation) const {
-  auto estimated = client_.estimate(request_for(observation));
-  if (!estimated) return std::nullopt;  // the request itself will fail, and say why
-  return *estimated;
+std::optional<vision::FittedRequest> ModelPlanner::fit(const Observation& observation,
+                                                       const vision::BudgetLeft& left) const {
+  auto fitted = client_.fit(request_for(observation), left);
+  if (!fitted) return std::nullopt;  // the request itself will fail, and say why
+  return *fitted;
 }
 
 vision::Usage ModelPlanner::usage() const {

@@ -141,14 +141,15 @@ vision::Usage ReplayPlanner::usage() const {
   return healer_ ? healer_->usage() : vision::Usage{};
 }
 
-std::optional<vision::Usage> ReplayPlanner::estimate(const agent::Observation& observation) const {
+std::optional<vision::FittedRequest> ReplayPlanner::fit(const agent::Observation& observation,
+                                                        const vision::BudgetLeft& left) const {
   if (!healer_ || next_ >= recording_.steps.size()) return std::nullopt;
   const RecordedStep& recorded = recording_.steps[next_];
   auto action = replayable_action(recorded, observation);
   if (action) return std::nullopt;  // replaying costs nothing
   agent::Observation asked = observation;
   asked.objective = healing_objective(observation.objective, recorded, action.error().message);
-  return healer_->estimate(asked);
+  return healer_->fit(asked, left);
 }
 
 bool ReplayPlanner::wants_page_text() const {

@@ -77,7 +77,8 @@ class ReplayPlanner final : public agent::Planner {
   ReplayPlanner(Recording recording, std::unique_ptr<agent::Planner> healer);
   Result<agent::Plan> next(const agent::Observation& observation) override;
   [[nodiscard]] vision::Usage usage() const override;
-  [[nodiscard]] std::optional<vision::Usage> estimate(const agent::Observation& observation) const override;
+  [[nodiscard]] std::optional<vision::FittedRequest> fit(const agent::Observation& observation,
+                                                         const vision::BudgetLeft& left) const override;
   [[nodiscard]] bool wants_page_text() const override;
 
   // How the steps went: shared, so it can be read after the agent that owns this planner is gone.

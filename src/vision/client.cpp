@@ -125,9 +125,13 @@ struct Client::Impl {
             (options.prompt_cache == PromptCache::Auto && options.base_url == kOpenAIBaseUrl));
   }
   // A family that thinks before it acts gets its room, whatever --max-tokens says of vimgpt's short replies.
-  [[nodiscard]] int token_cap() const {
-    const int reply = dialect ? std::max(options.max_tokens, dialect->reply_tokens) : options.max_tokens;
-    return reply + rules.reasoning_reserve;
+  [[nodiscard]] int reply_cap() const {
+    return dialect ? std::max(options.max_tokens, dialect->reply_tokens) : options.max_tokens;
+  }
+  // The reply's room and the reasoning allowance; a step's budget may lower it (StepRequest::max_tokens).
+  [[nodiscard]] int token_cap(const StepRequest* step = nullptr) const {
+    const int cap = reply_cap() + rules.reasoning_reserve;
+    return step != nullptr && step->max_tokens > 0 ? std::min(cap, step->max_tokens) : cap;
   }
 
   // A step's request (cached prefix marked, a typed answer's schema carried where it can be), or without
@@ -145,7 +149,8 @@ struct Client::Impl {
     request.images = images;
     request.detail = options.detail;
     request.token_field = rules.token_field;
-    request.max_tokens = token_cap();
+    request.max_tokens = token_cap(step);
+    request.widen_when_starved = step == nullptr || step->max_tokens <= 0;
     request.effort = rules.effort;
     request.temperature = rules.temperature;
     request.thinking = rules.thinking;
@@ -253,6 +258,10 @@ struct Client::Impl {
       const std::string spent = std::to_string(reply->completion_tokens) + " tokens (" +
                                 std::to_string(reply->reasoning_tokens) + " reasoning) of its " +
                                 std::to_string(request.max_tokens) + "-token cap";
+      if (!request.widen_when_starved) {
+        return fail(ErrorKind::Refused,
+                    "model " + request.model + " spent " + spent + ", all the budgets left, before answering");
+      }
       if (widened) {
         return fail(ErrorKind::Parse, "model " + request.model + " spent " + spent +
                                           " before answering, twice: raise --max-tokens or lower --effort");
@@ -441,11 +450,41 @@ Result<Usage> Client::estimate(const StepRequest& step) const {
   Usage estimate;
   estimate.requests = 1;
   estimate.prompt_tokens = static_cast<std::int64_t>(text_bytes / 3) + prepared.estimated_image_tokens;
-  estimate.completion_tokens = impl_->token_cap();
+  estimate.completion_tokens = impl_->token_cap(&step);
   const auto price = impl_->price_of(impl_->options.model);
   estimate.cost_known = price.has_value();
   if (price) estimate.cost_usd = cost_of(estimate, *price);
   return estimate;
+}
+
+Result<FittedRequest> Client::fit(const StepRequest& step, const BudgetLeft& left) const {
+  VIMGPT_TRY(Usage whole, estimate(step));
+  const auto price = impl_->price_of(impl_->options.model);
+  const auto bound_with = [&](std::int64_t cap) {
+    Usage bound = whole;
+    bound.completion_tokens = cap;
+    if (price) bound.cost_usd = cost_of(bound, *price);
+    return bound;
+  };
+  const auto fits = [&](const Usage& bound) {
+    return (!left.usd || !price || bound.cost_usd <= *left.usd) &&
+           (!left.tokens || bound.total_tokens() <= *left.tokens);
+  };
+  if (fits(whole)) return FittedRequest{0, whole};
+  // Only the reasoning allowance gives way: the reply keeps its own room (--max-tokens).
+  const int least = std::min(impl_->reply_cap(), static_cast<int>(whole.completion_tokens));
+  if (!fits(bound_with(least))) return FittedRequest{-1, bound_with(least)};
+  // Cost and tokens are linear in the cap: the largest cap each budget pays for, then checked (rounding).
+  std::int64_t cap = whole.completion_tokens;
+  if (left.tokens) cap = std::min(cap, *left.tokens - whole.prompt_tokens);
+  if (left.usd && price && whole.completion_tokens > 0) {
+    const double prompt_cost = bound_with(0).cost_usd;
+    const double per_token = (whole.cost_usd - prompt_cost) / static_cast<double>(whole.completion_tokens);
+    if (per_token > 0) cap = std::min(cap, static_cast<std::int64_t>((*left.usd - prompt_cost) / per_token));
+  }
+  while (cap > least && !fits(bound_with(cap))) --cap;
+  cap = std::max<std::int64_t>(cap, least);
+  return FittedRequest{static_cast<int>(cap), bound_with(cap)};
 }
 
 Result<Decision> Client::decide(const StepRequest& step) {

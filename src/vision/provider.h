@@ -58,6 +58,9 @@ struct ChatRequest {
   Detail detail = Detail::Auto;
   std::string token_field = "max_tokens";
   int max_tokens = 300;  // the whole cap, reasoning reserve included
+  // A reply starved by its cap (all of it spent reasoning) is asked again with more room; not when the budgets set the
+  // cap (StepRequest::max_tokens): the second call would be one they did not pay for.
+  bool widen_when_starved = true;
   std::string effort;
   std::optional<double> temperature;
   std::string thinking;

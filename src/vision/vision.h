@@ -281,6 +281,19 @@ struct Usage {
   [[nodiscard]] std::int64_t total_tokens() const { return prompt_tokens + completion_tokens; }
 };
 
+// What is left of --max-cost and --max-tokens-total (nothing: that budget is not set).
+struct BudgetLeft {
+  std::optional<double> usd;
+  std::optional<std::int64_t> tokens;
+};
+
+// Client::fit's answer: the reply cap to send (0: the model's own; -1: none fits, the request is not to be sent) and
+// the most the request can cost with it (with the smallest cap when none fits).
+struct FittedRequest {
+  int max_tokens = 0;
+  Usage bound;
+};
+
 // {"prompt_tokens", "cached_tokens", "cache_write_tokens", "completion_tokens", "reasoning_tokens", "requests",
 // "cost_usd"}, the cost left out when it is not known: for recordings and --json events.
 Json to_json(const Usage& usage);
@@ -371,6 +384,7 @@ struct StepRequest {
   std::vector<std::string> upload_files;  // names (never contents) of the files --upload-dir offers
   int max_actions = 5;                    // the most an {"actions": [...]} list may hold (--max-actions)
   Json answer_schema;                     // --output-schema: the JSON Schema done's answer must fit; null: none
+  int max_tokens = 0;  // a lower reply cap than the model's, what the budgets leave (Client::fit); 0: the model's
 };
 
 enum class PromptStyle {
@@ -492,6 +506,10 @@ class Client {
   // (a token per 3 bytes, more than any real tokenizer gives for English and JSON) and the images' published
   // rule, all at the uncached price, plus max_tokens of completion. For --max-cost and --max-tokens-total.
   [[nodiscard]] Result<Usage> estimate(const StepRequest& step) const;
+  // This step's request fitted to what is left of the budgets: sent whole when its estimate fits; else with the
+  // largest reply cap that does, down to the reply's own room (--max-tokens: only the reasoning allowance gives way);
+  // else not at all. --max-cost and --max-tokens-total let through every request they can pay for, never one more.
+  [[nodiscard]] Result<FittedRequest> fit(const StepRequest& step, const BudgetLeft& left) const;
   [[nodiscard]] const ClientOptions& options() const;
   // Whether structured output is in use now (auto turns it off for the session after a rejection that names it).
   [[nodiscard]] bool structured_active() const;

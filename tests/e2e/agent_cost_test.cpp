@@ -4,6 +4,7 @@
 #include <httplib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -110,6 +111,41 @@ TEST_F(CostE2E, MaxCostStopsBeforeTheRequestThatCouldPassIt) {
   EXPECT_EQ(json["outcome"], "budget exhausted");
   EXPECT_NEAR(json["usage"]["cost_usd"].get<double>(), spent, 1e-4);
   EXPECT_EQ(read_steps(record_).size(), model_.request_count());  // every step paid for is kept
+}
+
+// A reasoning model's request is bounded by its whole reply cap: --max-tokens and the reasoning allowance (gpt-6.2-sol
+// with OpenAI's rules: 300 + 4,096 tokens at $10/M out, with the prompt about $0.06). A budget of $0.05 used to refuse
+// its first request; now each request goes with the largest cap the budget still pays for, never asked again wider
+// when the model spends it all reasoning, and the run stops at the budget (exit 2) with every request paid for.
+TEST_F(CostE2E, ABudgetSendsAReasoningModelsRequestWithTheReplyCapItCanPayFor) {
+  auto count = std::make_shared<int>(0);
+  model_.set_responder([count](const test::ReceivedRequest&) {
+    auto reply = ScriptedReply::text(++*count % 2 == 1 ? R"({"scroll": "down"})" : R"({"scroll": "up"})");
+    reply.reasoning_tokens = 600;  // 1,000 in and 612 out: $0.0081 a request, when the cap leaves room for it
+    return reply;
+  });
+  auto arguments = args({"--max-cost", "0.05", "--provider", "openai", "--json"});
+  *(std::find(arguments.begin(), arguments.end(), "--model") + 1) = "gpt-6.2-sol";
+  model_.expect(test::Expectations{"test-key", "gpt-6.2-sol", 0, 0, test::Requirement::Any, test::Service::OpenAI});
+  const auto run = run_vimgpt(arguments);
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_NE(run.out.find(R"("outcome":"budget exhausted")"), std::string::npos) << run.out;
+  const auto requests = model_.requests();
+  ASSERT_GE(requests.size(), 2U) << run.err;
+  int previous = 0;
+  for (const auto& request : requests) {
+    EXPECT_TRUE(request.problems.empty()) << request.problems.front();
+    const int cap = request.body.value("max_completion_tokens", 0);
+    EXPECT_GE(cap, 300) << "the reply's own room is never given up";
+    EXPECT_LT(cap, 300 + 4096) << "the budget never left room for the whole cap";
+    if (previous > 0) EXPECT_LT(cap, previous) << "less is left at each request, and a starved reply is not widened";
+    previous = cap;
+  }
+  const auto json = run_json();
+  EXPECT_EQ(json["outcome"], "budget exhausted");
+  const double spent = json["usage"]["cost_usd"].get<double>();
+  EXPECT_LE(spent, 0.05);
+  EXPECT_GE(spent, static_cast<double>(requests.size() - 1) * (1000 * 2.0 + 612 * 10.0) / 1e6);
 }
 
 TEST_F(CostE2E, MaxTokensTotalStopsBeforeTheRequestThatCouldPassIt) {

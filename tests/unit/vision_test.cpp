@@ -304,6 +304,44 @@ TEST(VisionClient, TheEstimateIsAnUpperBoundOfWhatTheRequestCosts) {
   EXPECT_NEAR(estimate->cost_usd, (static_cast<double>(estimate->prompt_tokens) * 1.00 + 300 * 5.0) / 1e6, 1e-12);
 }
 
+// A reasoning model (gpt-6.2-sol with OpenAI's rules: 300 of reply and a reasoning allowance, $2/M in, $10/M out):
+// fitted to what the budgets leave, the request keeps its whole cap when that fits, gives up reasoning room to fit,
+// never the reply's own 300, and is sent with the cap it was fitted to.
+TEST(VisionClient, ARequestIsFittedToTheBudgetByItsReasoningRoomOnly) {
+  auto expect = want("", 0, 0, Requirement::Any);
+  expect.service = test::Service::OpenAI;
+  Fixture f(expect);
+  f.options.model = "gpt-6.2-sol";
+  f.options.provider = Provider::OpenAI;  // OpenAI's rules (a loopback URL would get a compatible server's)
+  f.options.structured = Structured::Off;
+  auto client = f.client();
+  StepRequest step = Fixture::step();
+  const auto whole = client->estimate(step);
+  ASSERT_TRUE(whole) << whole.error().describe();
+  ASSERT_GT(whole->completion_tokens, 2300);  // 300 and the reasoning allowance
+  const double prompt_cost = static_cast<double>(whole->prompt_tokens) * 2.0 / 1e6;
+
+  const auto roomy = client->fit(step, {whole->cost_usd, std::nullopt});
+  ASSERT_TRUE(roomy);
+  EXPECT_EQ(roomy->max_tokens, 0);  // the model's own cap
+  const auto by_cost = client->fit(step, {prompt_cost + 1000 * 10.0 / 1e6, std::nullopt});
+  ASSERT_TRUE(by_cost);
+  EXPECT_NEAR(by_cost->max_tokens, 1000, 1);
+  EXPECT_LE(by_cost->bound.cost_usd, prompt_cost + 1000 * 10.0 / 1e6);
+  const auto by_tokens = client->fit(step, {std::nullopt, whole->prompt_tokens + 2000});
+  ASSERT_TRUE(by_tokens);
+  EXPECT_EQ(by_tokens->max_tokens, 2000);
+  const auto too_little = client->fit(step, {prompt_cost + 299 * 10.0 / 1e6, std::nullopt});
+  ASSERT_TRUE(too_little);
+  EXPECT_EQ(too_little->max_tokens, -1);
+  EXPECT_EQ(too_little->bound.completion_tokens, 300);
+
+  step.max_tokens = by_cost->max_tokens;
+  f.server.push(ScriptedReply::text(R"({"scroll": "down"})"));
+  ASSERT_TRUE(client->decide(step));
+  EXPECT_EQ(f.server.requests()[0].body["max_completion_tokens"], by_cost->max_tokens);
+}
+
 TEST(VisionClient, AnthropicTextReplyWithoutStructuredOutput) {
   Fixture f(want("", 0, 0, Requirement::Forbidden));
   f.options.model = "claude-haiku-5-5";

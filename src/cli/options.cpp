@@ -19,16 +19,17 @@
 #include "voice/voice.h"
 
 namespace vimgpt::cli {
+
+Failure usage_error(const std::string& message) {
+  return fail(ErrorKind::InvalidArgument, message);
+}
+
 namespace {
 
 using namespace std::chrono_literals;
 
 // Set by the first SIGINT or SIGTERM once handle_interrupts() has installed the handlers.
 std::atomic<bool> g_interrupted{false};
-
-Failure usage_error(const std::string& message) {
-  return fail(ErrorKind::InvalidArgument, message);
-}
 
 // --engine, else $VIMGPT_ENGINE, else chromium. Read here, not by CLI11's envname: the flag is bound on the main
 // command and on each subcommand to the same variable, and the environment, applied to the one not given, overwrote
@@ -252,50 +253,6 @@ Result<launch::LaunchOptions> launch_options(const Options& o, const Config& con
   return launch;
 }
 
-namespace {
-
-// One --http-credentials HOST=NAME: the host, and the user name and password of the secret NAME ("user:password").
-Result<std::pair<std::string, browser::HttpCredentials>> site_credentials(
-    const std::string& entry, const std::map<std::string, std::string>& secret_values) {
-  const auto equals = entry.find('=');
-  std::string host = ascii_lower(entry.substr(0, equals));
-  if (equals == std::string::npos || host.empty() || host.find_first_of("/:@") != std::string::npos) {
-    return usage_error("--http-credentials takes HOST=NAME (a host name alone, and the name of a --secret), not " +
-                       entry);
-  }
-  const std::string name = entry.substr(equals + 1);
-  const auto secret = secret_values.find(name);
-  if (secret == secret_values.end()) {
-    return usage_error("--http-credentials " + entry + ": there is no secret named " + name +
-                       " (set it with --secret " + name + "=user:password, or in --secrets-file)");
-  }
-  const auto colon = secret->second.find(':');
-  if (colon == std::string::npos || is_totp(secret->second)) {
-    return usage_error("--http-credentials " + entry + ": the secret " + name +
-                       " must be user:password (the user name, a colon, then the password)");
-  }
-  return std::pair{std::move(host),
-                   browser::HttpCredentials{secret->second.substr(0, colon), secret->second.substr(colon + 1)}};
-}
-
-// --http-credentials: each site's user name and password, by host (any port).
-Result<browser::CredentialsLookup> credentials_lookup(const Options& o) {
-  if (o.http_credentials.empty()) return browser::CredentialsLookup();
-  VIMGPT_TRY(auto values, secrets(o));
-  std::map<std::string, browser::HttpCredentials> by_host;
-  for (const auto& entry : o.http_credentials) {
-    VIMGPT_TRY(auto site, site_credentials(entry, values));
-    by_host.insert_or_assign(std::move(site.first), std::move(site.second));
-  }
-  return browser::CredentialsLookup([by_host](const std::string& url) -> std::optional<browser::HttpCredentials> {
-    const auto found = by_host.find(agent::url_host(url));
-    if (found == by_host.end()) return std::nullopt;
-    return found->second;
-  });
-}
-
-}  // namespace
-
 Result<browser::TabOptions> tab_options(const Options& o) {
   VIMGPT_TRY(Viewport viewport, parse_viewport(o.viewport));
   browser::TabOptions tab;
@@ -447,32 +404,6 @@ Result<vision::ClientOptions> client_options(const Options& o, const Config& con
   if (o.history < 1 || o.history > 1000) return usage_error("--history takes 1 to 1000 steps");
   client.full_history = o.history;
   return client;
-}
-
-Result<std::map<std::string, std::string>> secrets(const Options& o) {
-  std::map<std::string, std::string> values;
-  std::vector<std::string> entries = o.secrets;
-  if (!o.secrets_file.empty()) {
-    std::ifstream in(o.secrets_file);
-    if (!in) return usage_error("--secrets-file: cannot read " + o.secrets_file);
-    std::string line;
-    while (std::getline(in, line)) {
-      if (!line.empty() && line[0] != '#') entries.push_back(line);
-    }
-  }
-  static const std::regex name_pattern("[A-Za-z_][A-Za-z0-9_]*");
-  for (const auto& entry : entries) {
-    const auto equals = entry.find('=');
-    const std::string name = entry.substr(0, equals);
-    if (equals == std::string::npos || !std::regex_match(name, name_pattern)) {
-      return usage_error("--secret takes NAME=VALUE with a name of letters, digits and _");
-    }
-    values[name] = entry.substr(equals + 1);
-    if (is_totp(values[name])) {
-      if (auto key = totp_key(values[name]); !key) return usage_error("--secret " + name + ": " + key.error().message);
-    }
-  }
-  return values;
 }
 
 Result<fleet::BrowserOptions> remote_options(const Options& o) {

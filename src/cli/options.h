@@ -133,7 +133,12 @@ std::string effective_model(const Options& options, const Config& config);
 // What the person should know of the model before a run (unknown to the catalogue, ending, a flag it does not
 // take), on standard error, once.
 void print_model_notices(const vision::ClientOptions& model);
+// --secret and --secrets-file: each secret's value by name (a one-time code's key checked).
 Result<std::map<std::string, std::string>> secrets(const Options& options);
+// --http-credentials: each site's user name and password (a secret's "user:password"), by host (any port).
+Result<browser::CredentialsLookup> credentials_lookup(const Options& options);
+// A usage error (exit 64): a flag's value that cannot be used, in words that say what to give instead.
+Failure usage_error(const std::string& message);
 
 // What `run` and each `batch` task need from the flags, every flag checked (before any browser starts).
 struct RunSettings {

@@ -97,6 +97,7 @@ const std::vector<Key>& keys() {
       {"allow-domain", &Options::allow_domains},
       {"block-domain", &Options::block_domains},
       {"secrets-file", &Options::secrets_file},
+      {"http-credentials", &Options::http_credentials},  // HOST=NAME: the names of secrets, not their values
       {"no-ask", &Options::no_ask},
       {"confirm", &Options::confirm},
       {"live", &Options::live},

@@ -148,6 +148,7 @@ TEST(ConfigLayers, ValuesOfEachTypeReachTheirSettings) {
                                       "settle-ms = 1500\n"
                                       "allow-domain = [\"example.com\", \"*.example.org\"]\n"
                                       "block-domain = \"ads.example.com\"\n"
+                                      "http-credentials = [\"intranet.example=INTRANET\"]\n"
                                       "headed = true\n"
                                       "viewport = \"1280x800\"\n"),
                             Layer::ProjectFile);
@@ -159,6 +160,7 @@ TEST(ConfigLayers, ValuesOfEachTypeReachTheirSettings) {
   EXPECT_EQ(options.settle, std::chrono::milliseconds(1500));  // a plain number in the flag's own unit
   EXPECT_EQ(options.allow_domains, (std::vector<std::string>{"example.com", "*.example.org"}));
   EXPECT_EQ(options.block_domains, (std::vector<std::string>{"ads.example.com"}));
+  EXPECT_EQ(options.http_credentials, (std::vector<std::string>{"intranet.example=INTRANET"}));
   EXPECT_TRUE(options.headed);
   EXPECT_EQ(options.viewport, "1280x800");
 }

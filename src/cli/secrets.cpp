@@ -1,0 +1,84 @@
+// --secret, --secrets-file and --http-credentials: the run's secrets by name, and the sites' credentials drawn from
+// them (src/cli/options.h).
+#include <fstream>
+#include <map>
+#include <regex>
+
+#include "agent/agent.h"
+#include "browser/browser.h"
+#include "cli/options.h"
+#include "common/text.h"
+#include "common/totp.h"
+
+namespace vimgpt::cli {
+
+Result<std::map<std::string, std::string>> secrets(const Options& o) {
+  std::map<std::string, std::string> values;
+  std::vector<std::string> entries = o.secrets;
+  if (!o.secrets_file.empty()) {
+    std::ifstream in(o.secrets_file);
+    if (!in) return usage_error("--secrets-file: cannot read " + o.secrets_file);
+    std::string line;
+    while (std::getline(in, line)) {
+      if (!line.empty() && line[0] != '#') entries.push_back(line);
+    }
+  }
+  static const std::regex name_pattern("[A-Za-z_][A-Za-z0-9_]*");
+  for (const auto& entry : entries) {
+    const auto equals = entry.find('=');
+    const std::string name = entry.substr(0, equals);
+    if (equals == std::string::npos || !std::regex_match(name, name_pattern)) {
+      return usage_error("--secret takes NAME=VALUE with a name of letters, digits and _");
+    }
+    values[name] = entry.substr(equals + 1);
+    if (is_totp(values[name])) {
+      if (auto key = totp_key(values[name]); !key) return usage_error("--secret " + name + ": " + key.error().message);
+    }
+  }
+  return values;
+}
+
+namespace {
+
+// One --http-credentials HOST=NAME: the host, and the user name and password of the secret NAME ("user:password").
+Result<std::pair<std::string, browser::HttpCredentials>> site_credentials(
+    const std::string& entry, const std::map<std::string, std::string>& secret_values) {
+  const auto equals = entry.find('=');
+  std::string host = ascii_lower(entry.substr(0, equals));
+  if (equals == std::string::npos || host.empty() || host.find_first_of("/:@") != std::string::npos) {
+    return usage_error("--http-credentials takes HOST=NAME (a host name alone, and the name of a --secret), not " +
+                       entry);
+  }
+  const std::string name = entry.substr(equals + 1);
+  const auto secret = secret_values.find(name);
+  if (secret == secret_values.end()) {
+    return usage_error("--http-credentials " + entry + ": there is no secret named " + name +
+                       " (set it with --secret " + name + "=user:password, or in --secrets-file)");
+  }
+  const auto colon = secret->second.find(':');
+  if (colon == std::string::npos || is_totp(secret->second)) {
+    return usage_error("--http-credentials " + entry + ": the secret " + name +
+                       " must be user:password (the user name, a colon, then the password)");
+  }
+  return std::pair{std::move(host),
+                   browser::HttpCredentials{secret->second.substr(0, colon), secret->second.substr(colon + 1)}};
+}
+
+}  // namespace
+
+Result<browser::CredentialsLookup> credentials_lookup(const Options& o) {
+  if (o.http_credentials.empty()) return browser::CredentialsLookup();
+  VIMGPT_TRY(auto values, secrets(o));
+  std::map<std::string, browser::HttpCredentials> by_host;
+  for (const auto& entry : o.http_credentials) {
+    VIMGPT_TRY(auto site, site_credentials(entry, values));
+    by_host.insert_or_assign(std::move(site.first), std::move(site.second));
+  }
+  return browser::CredentialsLookup([by_host](const std::string& url) -> std::optional<browser::HttpCredentials> {
+    const auto found = by_host.find(agent::url_host(url));
+    if (found == by_host.end()) return std::nullopt;
+    return found->second;
+  });
+}
+
+}  // namespace vimgpt::cli

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -161,6 +162,34 @@ TEST_F(BrowserTest, ScreenshotsDecodeInTheRequestedFormatAndSize) {
   EXPECT_EQ(resized->width, 800);
   EXPECT_EQ(resized->height, 600);
   EXPECT_EQ(*tab_->evaluate_in_page("innerWidth"), 800);
+}
+
+// A tab the page opens whose navigation began before the tab was followed (its document still on the way): settling
+// waits for that load as for any, so the page read next is the new one, not its empty first document. Firefox lost
+// such a navigation (it counted only the current tab's) and was read mid-load under CI's load.
+TEST_F(BrowserTest, ATabOpenedOnASlowPageIsFollowedOnceItHasLoaded) {
+  std::promise<void> asked;
+  std::atomic<bool> told{false};
+  test::SiteServer site([&](httplib::Server& s) {
+    s.Get("/opener", [](const httplib::Request&, httplib::Response& res) {
+      res.set_content(
+          "<!doctype html><title>Opener</title><a href='/slow-page' target='_blank' "
+          "style='display:block;width:200px;height:50px;margin:20px'>open</a>",
+          "text/html");
+    });
+    s.Get("/slow-page", [&](const httplib::Request&, httplib::Response& res) {
+      if (!told.exchange(true)) asked.set_value();
+      test::simulate_latency(1500ms);
+      res.set_content("<!doctype html><title>Arrived</title><p>late but whole</p>", "text/html");
+    });
+  });
+  ASSERT_OK(tab_->navigate(site.url("/opener")));
+  ASSERT_OK(tab_->click({120, 45}));
+  // The new tab's navigation has begun (its request reached the server) before anything follows the tab.
+  ASSERT_EQ(asked.get_future().wait_for(10s), std::future_status::ready);
+  ASSERT_OK(tab_->settle(10s));
+  EXPECT_EQ(*tab_->url(), site.url("/slow-page"));
+  EXPECT_EQ(*tab_->title(), "Arrived");
 }
 
 TEST_F(BrowserTest, ClickIsTrustedTypingFillsAndEnterSubmits) {

@@ -91,10 +91,13 @@ struct BidiTab::State : TabCore {
 
   // Written by the event handler on the connection's reader thread.
   std::condition_variable changed;
-  std::string context;                                    // the top-level browsing context worked in
-  std::vector<std::string> pages;                         // ours, in the order they opened
-  std::vector<std::string> previous;                      // to go back to when the current one closes
-  std::vector<std::string> opened;                        // opened by ours, not yet followed
+  std::string context;                // the top-level browsing context worked in
+  std::vector<std::string> pages;     // ours, in the order they opened
+  std::vector<std::string> previous;  // to go back to when the current one closes
+  std::vector<std::string> opened;    // opened by ours, not yet followed
+  // Those of them whose navigation has started and not yet ended: it began before the tab was followed, where
+  // `started` and `loaded` (the current context's) did not count it, and following such a tab waits for it.
+  std::set<std::string> opened_loading;
   std::map<std::string, std::string> frames;              // child context → its parent
   std::map<std::string, std::string> requests_in_flight;  // request id → context
   bidi::Clock::time_point network_changed = bidi::Clock::now();
@@ -131,6 +134,14 @@ struct BidiTab::State : TabCore {
     const std::string at = p.value("context", "");
     std::scoped_lock lock(mutex);
     const std::string& method = event.method;
+    // A navigation ends in a load, a failure, a download instead, or for Firefox's own error pages (a refused or
+    // unreachable address), which get no load event in Firefox 153, their DOMContentLoaded: without it every step
+    // that reached one would wait out the load cap.
+    const bool navigation_ended =
+        method == "browsingContext.load" || method == "browsingContext.navigationFailed" ||
+        method == "browsingContext.downloadWillBegin" || method == "browsingContext.navigationAborted" ||
+        (method == "browsingContext.domContentLoaded" && bidi::is_error_page(p.value("url", "")));
+    if (navigation_ended) opened_loading.erase(at);
     if (method == "browsingContext.contextCreated") {
       const std::string created = p.value("context", "");
       if (!p.value("parent", Json()).is_null()) {
@@ -143,16 +154,14 @@ struct BidiTab::State : TabCore {
     } else if (method == "browsingContext.contextDestroyed") {
       frames.erase(at);
       std::erase(pages, at);
+    } else if (method == "browsingContext.navigationStarted" &&
+               std::find(opened.begin(), opened.end(), at) != opened.end()) {
+      opened_loading.insert(at);
     } else if (method == "browsingContext.navigationStarted" && at == context) {
       ++started;
       crashed = false;
       dom_window.reset();  // the document it watched is going
-    } else if ((method == "browsingContext.load" || method == "browsingContext.navigationFailed" ||
-                method == "browsingContext.downloadWillBegin" || method == "browsingContext.navigationAborted" ||
-                // Firefox 153 sends no load event for its own error pages (a refused or unreachable address): their
-                // DOMContentLoaded ends the navigation, or every step that reaches one would wait out the load cap.
-                (method == "browsingContext.domContentLoaded" && bidi::is_error_page(p.value("url", "")))) &&
-               at == context) {
+    } else if (navigation_ended && at == context) {
       loaded = started;
       load_ended = bidi::Clock::now();
       if (method == "browsingContext.downloadWillBegin") ++downloads_going;
@@ -322,6 +331,8 @@ struct BidiTab::State : TabCore {
     context = opened.back();
     pages.insert(pages.end(), opened.begin(), opened.end());
     opened.clear();
+    if (opened_loading.contains(context)) ++started;  // its load, still to come, is waited for like any
+    opened_loading.clear();
     ++generation;
   }
 

@@ -7,16 +7,12 @@
 // page, so nothing of one run reaches another. A launch without --user-data-dir copies it (about 40 ms for its 34 MB).
 #include <array>
 #include <cerrno>
-#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <mutex>
 #include <optional>
-#include <stop_token>
-#include <thread>
 
 #include "launch/child.h"
 #include "launch/firefox_profile.h"
@@ -69,17 +65,6 @@ std::string prefs_digest() {
   return text.data();
 }
 
-// The reply to command `id` (events are skipped): whether it succeeded. False too when the socket closes or is
-// interrupted.
-bool succeeded(Transport& socket, int id) {
-  for (;;) {
-    auto message = socket.receive();
-    if (!message) return false;
-    const Json reply = Json::parse(*message, nullptr, false);
-    if (reply.is_object() && reply.value("id", -1) == id) return reply.value("type", "") == "success";
-  }
-}
-
 // Makes the template at `where`, in a folder beside it renamed into place: a template is whole or absent, whoever else
 // is making one at the same time (the first rename wins; the others' work is removed).
 Status make_template(const std::string& firefox, const fs::path& where) {
@@ -97,19 +82,12 @@ Status make_template(const std::string& firefox, const fs::path& where) {
     fs::remove_all(*scratch, error);
     return transport.failure();
   }
-  Transport& socket = **transport;
-  // A Firefox that never answers is given up on: the socket is interrupted, and closing the transport ends it.
-  std::jthread watchdog([&socket](const std::stop_token& stop) {
-    std::mutex mutex;
-    std::condition_variable_any wake;
-    std::unique_lock lock(mutex);
-    wake.wait_for(lock, stop, kTemplateTimeout, [] { return false; });
-    if (!stop.stop_requested()) socket.interrupt();
-  });
-  const bool quit = socket.send(R"({"id":1,"method":"session.new","params":{"capabilities":{}}})") &&
-                    succeeded(socket, 1) && socket.send(R"({"id":2,"method":"browser.close","params":{}})");
-  const auto ended = quit ? exit_of(socket.process_id(), kTemplateTimeout) : std::nullopt;
-  watchdog.request_stop();
+  // The wire's own connection: its commands time out, so a Firefox that never answers is given up on.
+  wire::Connection connection(std::move(*transport));
+  const bool started =
+      connection.call("session.new", {{"capabilities", Json::object()}}, {}, kTemplateTimeout).has_value();
+  if (started) connection.post("browser.close");  // Firefox quits as it answers: its end is the answer awaited
+  const auto ended = started ? exit_of(connection.process_id(), kTemplateTimeout) : std::nullopt;
   Status made = ok();
   if (ended != "exited with status 0") {
     made = fail(ErrorKind::BrowserExited, "Firefox did not start and quit cleanly in a new profile (" +
@@ -119,7 +97,7 @@ Status make_template(const std::string& firefox, const fs::path& where) {
     for (const char* name : {"user.js", "lock", ".parentlock"}) fs::remove(profile / name, error);
     fs::rename(profile, where, error);
   }
-  socket.close();  // ends what is left of Firefox and removes the scratch folder
+  connection.close();  // ends what is left of Firefox and removes the scratch folder
   return made;
 }
 

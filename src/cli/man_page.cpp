@@ -106,6 +106,7 @@ std::string man_page(const std::vector<Command>& commands, std::string_view desc
       ".TP\n\\fBOPENAI_API_KEY\\fR, \\fBOPENAI_BASE_URL\\fR\nThe key and server of OpenAI or any OpenAI-compatible "
       "server (\\fB\\-\\-api\\-key\\fR, \\fB\\-\\-base\\-url\\fR).\n"
       ".TP\n\\fBANTHROPIC_API_KEY\\fR, \\fBANTHROPIC_BASE_URL\\fR\nAnthropic's key and server.\n"
+      ".TP\n\\fBGEMINI_API_KEY\\fR\nGoogle's Gemini key (models gemini\\-*, on Google's OpenAI-compatible endpoint).\n"
       ".TP\n\\fBVIMGPT_MODEL\\fR\nThe model when \\fB\\-\\-model\\fR is not given.\n"
       ".TP\n\\fBVIMGPT_ENGINE\\fR\nThe browser engine when \\fB\\-\\-engine\\fR is not given: chromium or firefox.\n"
       ".TP\n\\fBCHROME_PATH\\fR, \\fBFIREFOX_PATH\\fR\nThe browser binaries (default: Debian's, under "

@@ -154,8 +154,9 @@ int models_command(const std::string& model, bool json) {
                 price_text(spec.price).c_str());
   }
   print_open_families(catalogue);
-  std::printf("default: %s (%s with only ANTHROPIC_API_KEY set)\n", std::string(vision::kDefaultModel).c_str(),
-              std::string(vision::kDefaultAnthropicModel).c_str());
+  std::printf("default: %s (%s with only ANTHROPIC_API_KEY set, %s with only GEMINI_API_KEY)\n",
+              std::string(vision::kDefaultModel).c_str(), std::string(vision::kDefaultAnthropicModel).c_str(),
+              std::string(vision::kDefaultGeminiModel).c_str());
   return 0;
 }
 

@@ -78,14 +78,17 @@ void add_browser_flags(CLI::App& app, Options& o) {
 void add_model_flags(CLI::App& app, Options& o) {
   app.add_option("--provider", o.provider,
                  "Whose rules the requests follow: auto (by base URL and model), openai, anthropic (their APIs, or a "
-                 "gateway in front of them), compatible (any other OpenAI-compatible server)");
-  app.add_option("--model", o.model,
-                 "Model name (default " + std::string(vision::kDefaultModel) + ", or " +
-                     std::string(vision::kDefaultAnthropicModel) +
-                     " with only ANTHROPIC_API_KEY set; claude-* selects Anthropic; vimgpt models lists them)");
+                 "gateway in front of them), gemini (Google's OpenAI-compatible endpoint), compatible (any other "
+                 "OpenAI-compatible server)");
+  app.add_option(
+      "--model", o.model,
+      "Model name (default " + std::string(vision::kDefaultModel) + ", or " +
+          std::string(vision::kDefaultAnthropicModel) + " with only ANTHROPIC_API_KEY set, " +
+          std::string(vision::kDefaultGeminiModel) +
+          " with only GEMINI_API_KEY; claude-* selects Anthropic, gemini-* Google; vimgpt models lists them)");
   app.add_option("--base-url", o.base_url,
                  "API base URL, e.g. http://127.0.0.1:11434/v1 for Ollama ($OPENAI_BASE_URL, $ANTHROPIC_BASE_URL)");
-  app.add_option("--api-key", o.api_key, "API key ($OPENAI_API_KEY / $ANTHROPIC_API_KEY, or .env)");
+  app.add_option("--api-key", o.api_key, "API key ($OPENAI_API_KEY / $ANTHROPIC_API_KEY / $GEMINI_API_KEY, or .env)");
   app.add_option("--api-key-file", o.api_key_file,
                  "A file holding only the API key (a config file's api-key-file; the key itself is never in one)");
   app.add_option("--max-tokens", o.max_tokens,
@@ -319,31 +322,37 @@ Result<vision::ClientOptions> model_endpoint(const Options& o, const Config& con
   vision::ClientOptions client;
   auto provider = vision::parse_provider(o.provider);
   if (!provider) {
-    return usage_error("--provider takes auto, openai, anthropic or compatible, not '" + o.provider + "'");
+    return usage_error("--provider takes auto, openai, anthropic, gemini or compatible, not '" + o.provider + "'");
   }
   client.model = o.model.empty() ? config.get("VIMGPT_MODEL").value_or("") : o.model;
   if (client.model.empty()) {
-    // Only an Anthropic key: the Anthropic default, rather than an OpenAI model with no key.
-    const bool anthropic_only = o.api_key.empty() && o.base_url.empty() && !config.get("OPENAI_API_KEY") &&
-                                !config.get("OPENAI_BASE_URL") && config.get("ANTHROPIC_API_KEY");
-    const bool wants_anthropic = *provider == vision::Provider::Anthropic || anthropic_only;
-    client.model = std::string(wants_anthropic ? vision::kDefaultAnthropicModel : vision::kDefaultModel);
+    // Only an Anthropic (or only a Gemini) key: that provider's default, rather than an OpenAI model with no key.
+    const bool only_other =
+        o.api_key.empty() && o.base_url.empty() && !config.get("OPENAI_API_KEY") && !config.get("OPENAI_BASE_URL");
+    const bool wants_anthropic = *provider == vision::Provider::Anthropic ||
+                                 (only_other && *provider == vision::Provider::Auto && config.get("ANTHROPIC_API_KEY"));
+    const bool wants_gemini = *provider == vision::Provider::Gemini ||
+                              (only_other && *provider == vision::Provider::Auto && config.get("GEMINI_API_KEY"));
+    client.model = std::string(wants_anthropic ? vision::kDefaultAnthropicModel
+                               : wants_gemini  ? vision::kDefaultGeminiModel
+                                               : vision::kDefaultModel);
   }
-  const bool anthropic = vision::resolve_provider(*provider, client.model) == vision::Provider::Anthropic;
+  const vision::Provider by_model = vision::resolve_provider(*provider, client.model);
+  const bool anthropic = by_model == vision::Provider::Anthropic;
   client.base_url =
       !o.base_url.empty() ? o.base_url : config.get(anthropic ? "ANTHROPIC_BASE_URL" : "OPENAI_BASE_URL").value_or("");
   client.provider = vision::resolve_provider(*provider, client.model, client.base_url);
   client.api_key =
-      !o.api_key.empty() ? o.api_key : config.get(anthropic ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY").value_or("");
+      !o.api_key.empty() ? o.api_key : config.get(std::string(vision::key_variable(by_model))).value_or("");
   return client;
 }
 
 }  // namespace
 
-bool model_uses_anthropic(const Options& o, const Config& config) {
+vision::Provider model_provider(const Options& o, const Config& config) {
   auto client = model_endpoint(o, config);
   auto provider = vision::parse_provider(o.provider);
-  return client && provider && vision::resolve_provider(*provider, client->model) == vision::Provider::Anthropic;
+  return client && provider ? vision::resolve_provider(*provider, client->model) : vision::Provider::OpenAI;
 }
 
 std::string effective_model(const Options& o, const Config& config) {
@@ -365,7 +374,8 @@ Result<vision::ClientOptions> client_options(const Options& o, const Config& con
   if (client.api_key.empty() && client.base_url.empty()) {
     return usage_error(
         "no model is configured. Set one of: OPENAI_API_KEY (OpenAI, in the environment or a .env file), "
-        "ANTHROPIC_API_KEY (Anthropic, with --model claude-...), api-key-file = \"PATH\" in a config file "
+        "ANTHROPIC_API_KEY (Anthropic, with --model claude-...), GEMINI_API_KEY (Google, with --model gemini-...), "
+        "api-key-file = \"PATH\" in a config file "
         "(docs/configuration.md), or --base-url URL for a local OpenAI-compatible server (Ollama, vLLM, llama.cpp)");
   }
   if (o.max_tokens < 16 || o.max_tokens > 32768) return usage_error("--max-tokens takes 16 to 32768");

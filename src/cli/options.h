@@ -125,9 +125,9 @@ Result<hints::CaptureOptions> capture_options(const Options& options);
 // Everything about the model, from flags, then the environment, then .env. A run with no model configured
 // is an error naming the three ways to configure one.
 Result<vision::ClientOptions> client_options(const Options& options, const Config& config);
-// Whether the model the flags, the environment and .env name (or the default one) is Anthropic's: which of
-// OPENAI_* and ANTHROPIC_* variables apply.
-bool model_uses_anthropic(const Options& options, const Config& config);
+// Whose the model the flags, the environment and .env name (or the default one) is, by its name: which of the
+// OPENAI_*, ANTHROPIC_* and GEMINI_* variables apply.
+vision::Provider model_provider(const Options& options, const Config& config);
 // The model a run would ask: the one named, else the default the keys select.
 std::string effective_model(const Options& options, const Config& config);
 // What the person should know of the model before a run (unknown to the catalogue, ending, a flag it does not

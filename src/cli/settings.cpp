@@ -267,7 +267,8 @@ std::optional<std::pair<std::string, Config::Found>> environment_value(const Key
                                                                        const Config& environment) {
   std::vector<const char*> names = key.environment;
   if (std::string_view(key.name) == "base-url")
-    names = {model_uses_anthropic(options, environment) ? "ANTHROPIC_BASE_URL" : "OPENAI_BASE_URL"};
+    names = {model_provider(options, environment) == vision::Provider::Anthropic ? "ANTHROPIC_BASE_URL"
+                                                                                 : "OPENAI_BASE_URL"};
   for (const char* name : names) {
     if (auto found = environment.find(name)) return std::pair{std::string(name), *found};
   }
@@ -366,7 +367,8 @@ Result<ConfigFile> read_config_file(const fs::path& path, Layer layer) {
                         key +
                             " holds a secret, and a config file is no place for one (it gets copied, committed and "
                             "shown): remove the line and set the key in the environment (OPENAI_API_KEY, "
-                            "ANTHROPIC_API_KEY, or .env), or put it alone in a file and write api-key-file = \"PATH\"");
+                            "ANTHROPIC_API_KEY, GEMINI_API_KEY, or .env), or put it alone in a file and write "
+                            "api-key-file = \"PATH\"");
     }
     // Before the key: [browser] is a table, not the --browser list.
     if (node.is_table()) {
@@ -455,7 +457,7 @@ Result<std::vector<Setting>> apply_settings(Options& options, const GivenFlags& 
       if (setting.key == "api-key-file") return {setting.source, !options.api_key_file.empty()};
     return {{}, false};
   }();
-  const std::string variable = model_uses_anthropic(options, environment) ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY";
+  const std::string variable(vision::key_variable(model_provider(options, environment)));
   if (given.count("api-key") != 0) {
     api_key.source = {Layer::Flag, "--api-key"};
   } else if (named_by.second && named_by.first.layer == Layer::Flag) {

@@ -17,6 +17,7 @@ struct Catalogue {
   std::string read_on;
   ImageLimits openai_images;
   ImageLimits anthropic_images;
+  ImageLimits gemini_images;
 };
 
 ImageLimits limits_of(const Json& provider) {
@@ -41,11 +42,12 @@ Enum enum_of(const Json& value, const std::array<std::pair<std::string_view, Enu
 ImageTokenRule image_rule_of(const Json& json) {
   ImageTokenRule rule;
   rule.kind = enum_of(json.at("rule"),
-                      std::array<std::pair<std::string_view, ImageTokenRule::Kind>, 4>{
+                      std::array<std::pair<std::string_view, ImageTokenRule::Kind>, 5>{
                           {{"tiles", ImageTokenRule::Kind::Tiles},
                            {"patches", ImageTokenRule::Kind::Patches},
                            {"claude_area", ImageTokenRule::Kind::ClaudeArea},
-                           {"claude_patches", ImageTokenRule::Kind::ClaudePatches}}},
+                           {"claude_patches", ImageTokenRule::Kind::ClaudePatches},
+                           {"per_image", ImageTokenRule::Kind::PerImage}}},
                       "image rule");
   rule.base = json.value("base", rule.base);
   rule.tile = json.value("tile", rule.tile);
@@ -103,6 +105,7 @@ Dialect dialect_of(const Json& json, const std::string& family, const Json& cata
 Provider provider_of(const Json& entry) {
   const std::string name = entry.at("provider").get<std::string>();
   if (name == "anthropic") return Provider::Anthropic;
+  if (name == "gemini") return Provider::Gemini;
   // An open family: served by whoever runs it (vLLM, llama.cpp, Ollama), with the compatible rules.
   if (name == "compatible") return Provider::Compatible;
   return Provider::OpenAI;
@@ -128,7 +131,7 @@ ModelSpec spec_of(const Json& entry, const Json& sources, const Json& catalogue)
   spec.shutdown = entry.value("shutdown", "");
   spec.replacement = entry.value("replacement", "");
   spec.token_limit =
-      entry.value("token_limit", spec.provider == Provider::Anthropic ? "max_tokens" : "max_completion_tokens");
+      entry.value("token_limit", spec.provider == Provider::OpenAI ? "max_completion_tokens" : "max_tokens");
   spec.efforts = entry.value("efforts", std::vector<std::string>{});
   spec.effort = entry.value("effort", "");
   spec.reasoning_reserve = entry.value("reasoning_reserve", 0);
@@ -177,6 +180,7 @@ const Catalogue& catalogue() {
     built.read_on = json.at("read_on").get<std::string>();
     built.openai_images = limits_of(json.at("providers").at("openai"));
     built.anthropic_images = limits_of(json.at("providers").at("anthropic"));
+    built.gemini_images = limits_of(json.at("providers").at("gemini"));
     const Json& families = json.at("families");
     const Json& sources = json.at("sources");
     for (const Json& model : json.at("models")) {
@@ -297,6 +301,7 @@ const Dialect* find_dialect(std::string_view name) {
 ImageLimits image_limits(Provider provider) {
   if (provider == Provider::Anthropic) return catalogue().anthropic_images;
   if (provider == Provider::OpenAI) return catalogue().openai_images;
+  if (provider == Provider::Gemini) return catalogue().gemini_images;
   return {};
 }
 
@@ -330,6 +335,9 @@ ImageTokenRule default_image_rule(Provider provider) {
   if (provider == Provider::Anthropic) {
     rule.kind = ImageTokenRule::Kind::ClaudeArea;
     rule.long_edge = 1568;
+  } else if (provider == Provider::Gemini) {
+    rule.kind = ImageTokenRule::Kind::PerImage;  // Gemini 3's default media resolution
+    rule.base = 1120;
   }
   return rule;
 }
@@ -377,6 +385,7 @@ int estimate_image_tokens(const ImageTokenRule& rule, int width, int height, Det
       const int tokens = static_cast<int>(std::ceil(w / rule.patch) * std::ceil(h / rule.patch));
       return rule.max_tokens > 0 ? std::min(tokens, rule.max_tokens) : tokens;
     }
+    case ImageTokenRule::Kind::PerImage: return rule.base;
   }
   return 0;
 }

@@ -335,7 +335,9 @@ Result<std::unique_ptr<Client>> Client::create(ClientOptions options) {
   while (options.base_url.ends_with('/')) options.base_url.pop_back();
   const Provider provider = resolve_provider(options.provider, options.model, options.base_url);
   if (options.base_url.empty()) {
-    options.base_url = provider == Provider::Anthropic ? kAnthropicBaseUrl : kOpenAIBaseUrl;
+    options.base_url = provider == Provider::Anthropic ? kAnthropicBaseUrl
+                       : provider == Provider::Gemini  ? kGeminiBaseUrl
+                                                       : kOpenAIBaseUrl;
   }
   if (!options.base_url.starts_with("http://") && !options.base_url.starts_with("https://")) {
     return fail(ErrorKind::InvalidArgument,
@@ -349,11 +351,14 @@ Result<std::unique_ptr<Client>> Client::create(ClientOptions options) {
                     " is an open model served by your own server: pass --base-url, e.g. http://127.0.0.1:8000/v1 "
                     "(vLLM), http://127.0.0.1:8080/v1 (llama.cpp) or http://127.0.0.1:11434/v1 (Ollama)");
   }
-  const bool hosted = options.base_url == kOpenAIBaseUrl || options.base_url == kAnthropicBaseUrl;
+  const bool hosted =
+      options.base_url == kOpenAIBaseUrl || options.base_url == kAnthropicBaseUrl || options.base_url == kGeminiBaseUrl;
   if (hosted && options.api_key.empty()) {
-    return fail(ErrorKind::InvalidArgument, provider == Provider::Anthropic
-                                                ? "no API key for Anthropic: set ANTHROPIC_API_KEY or pass --api-key"
-                                                : "no API key for OpenAI: set OPENAI_API_KEY or pass --api-key");
+    const std::string_view whose = provider == Provider::Anthropic ? "Anthropic"
+                                   : provider == Provider::Gemini  ? "Gemini"
+                                                                   : "OpenAI";
+    return fail(ErrorKind::InvalidArgument, "no API key for " + std::string(whose) + ": set " +
+                                                std::string(key_variable(provider)) + " or pass --api-key");
   }
   if (options.max_tokens <= 0) return fail(ErrorKind::InvalidArgument, "--max-tokens must be positive");
   if (options.image.width < 0) return fail(ErrorKind::InvalidArgument, "--img-res must be positive");

@@ -81,9 +81,11 @@ Checkup check_model(const ClientOptions& options, const EncodedImage& frame, con
       failed_at(
           checkup, order, "reached",
           "no answer from " + where(client.options()) + ": check --base-url and that the server runs (" + said + ")");
-    } else if (status == 401 || status == 403) {
+    } else if (status == 401 || status == 403 || said.find("API key was refused") != std::string::npos) {
+      // (Google refuses a wrong key with a 400, which the provider's error names.)
       failed_at(checkup, order, "key accepted",
-                "the key was refused: check OPENAI_API_KEY / ANTHROPIC_API_KEY or --api-key (" + said + ")");
+                "the key was refused: check " + std::string(key_variable(client.provider())) + " or --api-key (" +
+                    said + ")");
     } else if (status == 404) {
       failed_at(checkup, order, "model found",
                 "no model " + options.model +

@@ -30,9 +30,18 @@ constexpr std::array<std::string_view, 5> kOpenAIQuotaCodes = {
 ProviderError read_error(const http::HttpResponse& response) {
   ProviderError error;
   error.status = response.status;
-  const Json body = Json::parse(response.body, nullptr, false);
+  Json body = Json::parse(response.body, nullptr, false);
+  // Google's OpenAI-compatible endpoint answers with a list of one: [{"error": {"code", "message", "status",
+  // "details": [{"reason"}]}}] (seen in its forum's reports; the shape is not documented).
+  if (body.is_array() && !body.empty() && body.front().is_object()) body = Json(body.front());
   const Json& inner = body.is_object() ? body.value("error", Json()) : Json();
-  if (inner.is_object()) {
+  if (inner.is_object() && inner.contains("status")) {
+    error.type = string_of(inner, "status");  // RESOURCE_EXHAUSTED, INVALID_ARGUMENT, UNAVAILABLE
+    error.message = string_of(inner, "message");
+    for (const auto& detail : inner.value("details", Json::array())) {
+      if (error.code.empty()) error.code = string_of(detail, "reason");  // API_KEY_INVALID
+    }
+  } else if (inner.is_object()) {
     error.type = string_of(inner, "type");
     error.param = string_of(inner, "param");
     error.message = string_of(inner, "message");
@@ -75,6 +84,8 @@ std::string refused_field(const ProviderError& error, Provider provider) {
     if (param == field || param.starts_with(std::string(field) + ".")) return std::string(field);
   }
   if (contains(message, "response_format") || contains(message, "json_schema")) return "response_format";
+  // Google names the field bare: "Invalid reasoning_effort: minimal. Valid values are: high, low, medium, none".
+  if (provider == Provider::Gemini && contains(message, "reasoning_effort")) return "reasoning_effort";
   for (const std::string_view field :
        {"reasoning_effort", "temperature", "max_completion_tokens", "max_tokens", "prompt_cache_key"}) {
     if (contains(message, "'" + std::string(field) + "'") || contains(message, "\"" + std::string(field) + "\"") ||
@@ -96,6 +107,12 @@ bool is_quota_error(const ProviderError& error) {
          contains(message, "exceeded your current quota");
 }
 
+bool is_key_error(const ProviderError& error) {
+  // Google answers a wrong key with a 400 (reason API_KEY_INVALID, "API key not valid"), not a 401.
+  return error.status == 401 || error.code == "API_KEY_INVALID" ||
+         (error.status == 400 && contains(ascii_lower(error.message), "api key"));
+}
+
 bool should_retry(const http::HttpResponse& response) {
   return http::is_worth_retrying(response) && !is_quota_error(read_error(response));
 }
@@ -112,6 +129,10 @@ Error provider_failure(const http::HttpResponse& response, const http::HttpReque
                                  "): not retried, as no retry fixes it. Add credit or raise the limit in the "
                                  "provider's console. It said: " +
                                  said};
+  }
+  if (is_key_error(error)) {
+    return {ErrorKind::Http, "the API key was refused by " + target + " (" + tag + "): check " +
+                                 std::string(key_variable(provider)) + " or --api-key. It said: " + said};
   }
   if (error.code == "context_length_exceeded" || contains(ascii_lower(error.message), "context window") ||
       contains(ascii_lower(error.message), "maximum context length")) {

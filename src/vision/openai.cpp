@@ -82,8 +82,10 @@ http::HttpRequest build_openai_request(const ChatRequest& request) {
   }
   const std::size_t image_count = request.images != nullptr ? request.images->size() : 0;
   for (std::size_t i = 0; i < image_count; ++i) {
-    user_content.push_back(
-        {{"type", "image_url"}, {"image_url", {{"url", image_placeholder(i)}, {"detail", to_string(request.detail)}}}});
+    Json image = {{"url", image_placeholder(i)}};
+    // Google's endpoint documents no detail field (its media resolution is not set this way): none is sent.
+    if (request.provider != Provider::Gemini) image["detail"] = to_string(request.detail);
+    user_content.push_back({{"type", "image_url"}, {"image_url", std::move(image)}});
   }
   Json messages = Json::array(
       {{{"role", "system"}, {"content", request.system}}, {{"role", "user"}, {"content", std::move(user_content)}}});

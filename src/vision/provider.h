@@ -18,7 +18,7 @@ std::string_view models_json();
 // Which request fields a model gets: the catalogue's entry, or safe defaults for a model it does not know, with
 // what the person asked for (--effort, --temperature) where the model takes it.
 struct RequestRules {
-  Provider provider = Provider::OpenAI;  // resolved: OpenAI, Anthropic or Compatible
+  Provider provider = Provider::OpenAI;  // resolved: OpenAI, Anthropic, Gemini or Compatible
   const ModelSpec* spec = nullptr;       // nullptr: not in the catalogue
   std::string token_field = "max_tokens";
   int reasoning_reserve = 0;  // added to max_tokens: reasoning counts against the same cap
@@ -91,6 +91,7 @@ Result<ChatReply> parse_openai_response(const http::HttpResponse& response, bool
 http::HttpRequest build_anthropic_request(const ChatRequest& request);
 Result<ChatReply> parse_anthropic_response(const http::HttpResponse& response, bool structured);
 
+// Gemini and compatible servers speak OpenAI's Chat Completions.
 inline http::HttpRequest build_request(const ChatRequest& request) {
   return request.provider == Provider::Anthropic ? build_anthropic_request(request) : build_openai_request(request);
 }
@@ -118,6 +119,8 @@ std::string refused_field(const ProviderError& error, Provider provider);
 // Quota, credit and spend limits: retrying does not help (OpenAI's insufficient_quota codes, Anthropic's billing
 // errors and spend limits).
 bool is_quota_error(const ProviderError& error);
+// The key was refused: a 401, or Google's 400 for a key that is not valid.
+bool is_key_error(const ProviderError& error);
 // Whether a response is worth another attempt: http::is_worth_retrying (x-should-retry, else 408, 409, 429 and
 // every 5xx, as the official SDKs do), but never a quota error.
 bool should_retry(const http::HttpResponse& response);

@@ -20,6 +20,7 @@ std::string joined(const std::vector<std::string>& items) {
 
 bool on_own_api(Provider provider, std::string_view base_url) {
   return (provider == Provider::OpenAI && base_url == kOpenAIBaseUrl) ||
+         (provider == Provider::Gemini && base_url == kGeminiBaseUrl) ||
          (provider == Provider::Anthropic &&
           (base_url == kAnthropicBaseUrl || base_url == "https://api.anthropic.com/v1"));
 }
@@ -32,7 +33,8 @@ int reserve_for(const std::string& effort, int reserve) {
 }
 
 std::string provider_name(Provider provider) {
-  return provider == Provider::Anthropic ? "Anthropic" : "OpenAI";
+  if (provider == Provider::Anthropic) return "Anthropic";
+  return provider == Provider::Gemini ? "Google" : "OpenAI";
 }
 
 // The effort to send: the person's (checked against what the model takes), else the catalogue's.
@@ -76,7 +78,9 @@ Result<RequestRules> resolve_rules(const ClientOptions& options, Provider provid
   rules.provider = provider;
   const ModelSpec* spec = find_model(options.model);
   rules.images = spec != nullptr ? spec->images : default_image_rule(provider);
-  rules.structured = provider == Provider::Anthropic ? StructuredMethod::OutputConfig : StructuredMethod::JsonSchema;
+  rules.structured = provider == Provider::Anthropic ? StructuredMethod::OutputConfig
+                     : provider == Provider::Gemini  ? StructuredMethod::None  // models.json's "gemini-schema"
+                                                     : StructuredMethod::JsonSchema;
   rules.temperature = options.temperature;
 
   if (provider == Provider::Compatible) {
@@ -94,7 +98,7 @@ Result<RequestRules> resolve_rules(const ClientOptions& options, Provider provid
                         "'s, but this base URL gets the rules of an OpenAI-compatible server (max_tokens, no reasoning "
                         "effort): if it is " +
                         provider_name(spec->provider) + "'s API behind a gateway or proxy, pass --provider " +
-                        (spec->provider == Provider::Anthropic ? "anthropic" : "openai") + ".");
+                        std::string(to_string(spec->provider)) + ".");
     } else {
       notices.push_back(unknown_model_notice(options, provider));
     }
@@ -103,13 +107,13 @@ Result<RequestRules> resolve_rules(const ClientOptions& options, Provider provid
 
   if (spec != nullptr && spec->provider != provider) {
     notices.push_back("model " + spec->id + " is " + provider_name(spec->provider) + "'s, sent with --provider " +
-                      (provider == Provider::Anthropic ? "anthropic" : "openai") + "'s request format.");
+                      std::string(to_string(provider)) + "'s request format.");
     spec = nullptr;
   }
   rules.spec = spec;
   if (spec == nullptr) {
     notices.push_back(unknown_model_notice(options, provider));
-    rules.token_field = provider == Provider::Anthropic ? "max_tokens" : "max_completion_tokens";
+    rules.token_field = provider == Provider::OpenAI ? "max_completion_tokens" : "max_tokens";
     rules.effort = options.effort;
     rules.reasoning_reserve = rules.effort == "none" ? 0 : kUnknownReasoningReserve;
     return rules;

@@ -13,6 +13,7 @@ std::string_view to_string(Provider provider) {
     case Provider::Auto: return "auto";
     case Provider::OpenAI: return "openai";
     case Provider::Anthropic: return "anthropic";
+    case Provider::Gemini: return "gemini";
     case Provider::Compatible: return "compatible";
   }
   return "auto";
@@ -40,9 +41,16 @@ Result<Provider> parse_provider(std::string_view text) {
   if (text == "auto") return Provider::Auto;
   if (text == "openai") return Provider::OpenAI;
   if (text == "anthropic") return Provider::Anthropic;
+  if (text == "gemini") return Provider::Gemini;
   if (text == "compatible") return Provider::Compatible;
   return fail(ErrorKind::InvalidArgument,
-              "unknown provider \"" + std::string(text) + "\": use auto, openai, anthropic or compatible");
+              "unknown provider \"" + std::string(text) + "\": use auto, openai, anthropic, gemini or compatible");
+}
+
+std::string_view key_variable(Provider provider) {
+  if (provider == Provider::Anthropic) return "ANTHROPIC_API_KEY";
+  if (provider == Provider::Gemini) return "GEMINI_API_KEY";
+  return "OPENAI_API_KEY";
 }
 
 Result<Detail> parse_detail(std::string_view text) {
@@ -64,8 +72,11 @@ Provider resolve_provider(Provider provider, std::string_view model, std::string
   while (base_url.ends_with('/')) base_url.remove_suffix(1);
   if (base_url == kOpenAIBaseUrl) return Provider::OpenAI;
   if (base_url == kAnthropicBaseUrl || base_url == "https://api.anthropic.com/v1") return Provider::Anthropic;
+  if (base_url == kGeminiBaseUrl) return Provider::Gemini;
   // Only the bare Anthropic names: "anthropic/claude-..." is an OpenRouter model behind an OpenAI-compatible API.
   if (model.starts_with("claude-")) return Provider::Anthropic;
+  // A Gemini model with a base URL of its own is a gateway's (an OpenAI-compatible server), unless --provider says.
+  if (model.starts_with("gemini-") && base_url.empty()) return Provider::Gemini;
   return base_url.empty() ? Provider::OpenAI : Provider::Compatible;
 }
 

@@ -90,26 +90,32 @@ Result<EncodedImage> fit_image(const EncodedImage& image, int max_edge, std::siz
 // Providers, detail, token and cost estimates
 
 // OpenAI and Anthropic: their own APIs (or a gateway in front of them: --provider says so), with the rules the
-// catalogue gives each model. Compatible: any other OpenAI-compatible server (Ollama, vLLM, llama.cpp, LM Studio,
+// catalogue gives each model. Gemini: Google's OpenAI-compatible endpoint (the Chat Completions wire, Google's
+// keys, errors and model rules). Compatible: any other OpenAI-compatible server (Ollama, vLLM, llama.cpp, LM Studio,
 // OpenRouter): the Chat Completions wire with the generic rules (max_tokens, no reasoning fields).
-enum class Provider { Auto, OpenAI, Anthropic, Compatible };
+enum class Provider { Auto, OpenAI, Anthropic, Gemini, Compatible };
 enum class Detail { Auto, Low, High };
 enum class Structured { Auto, On, Off };
 std::string_view to_string(Provider provider);
 std::string_view to_string(Detail detail);
 std::string_view to_string(Structured structured);
-Result<Provider> parse_provider(std::string_view text);      // "auto" | "openai" | "anthropic" | "compatible"
-Result<Detail> parse_detail(std::string_view text);          // "auto" | "low" | "high"
+Result<Provider> parse_provider(std::string_view text);  // "auto" | "openai" | "anthropic" | "gemini" | "compatible"
+Result<Detail> parse_detail(std::string_view text);      // "auto" | "low" | "high"
 Result<Structured> parse_structured(std::string_view text);  // "auto" | "on" | "off"
 
 inline constexpr std::string_view kOpenAIBaseUrl = "https://api.openai.com/v1";
 // The official SDKs' form (ANTHROPIC_BASE_URL too): no /v1, which the request path carries. A base URL that
 // ends in /v1 (vimgpt's earlier form) is read the same way.
 inline constexpr std::string_view kAnthropicBaseUrl = "https://api.anthropic.com";
+// Google's OpenAI-compatible endpoint (ai.google.dev/gemini-api/docs/openai), without the trailing slash.
+inline constexpr std::string_view kGeminiBaseUrl = "https://generativelanguage.googleapis.com/v1beta/openai";
+// The environment variable a provider's key is read from: OPENAI_API_KEY (also for compatible servers),
+// ANTHROPIC_API_KEY, GEMINI_API_KEY.
+std::string_view key_variable(Provider provider);
 
-// Auto: by the base URL when it is a provider's own (api.openai.com, api.anthropic.com); else Anthropic for bare
-// "claude-*" models (the Anthropic wire; "anthropic/claude-..." is an OpenRouter name); else OpenAI with no base
-// URL and Compatible with any other.
+// Auto: by the base URL when it is a provider's own (api.openai.com, api.anthropic.com, Google's); else Anthropic
+// for bare "claude-*" models and Gemini for bare "gemini-*" ones without a base URL ("anthropic/claude-..." is an
+// OpenRouter name); else OpenAI with no base URL and Compatible with any other.
 Provider resolve_provider(Provider provider, std::string_view model, std::string_view base_url = {});
 
 struct Price {
@@ -142,8 +148,9 @@ std::string_view to_string(StructuredMethod method);
 //   Patches (OpenAI, gpt-5.2 on): ceil(w/32) * ceil(h/32), shrunk to fit `budget` patches, times `multiplier`.
 //   ClaudeArea (Anthropic up to 4.6): long edge down to `long_edge`, then w*h/750.
 //   ClaudePatches (Anthropic 4.7 on): long edge down to `long_edge`, ceil(w/28) * ceil(h/28), at most `max_tokens`.
+//   PerImage (Gemini 3 on): `base` tokens for any image (the media resolution's, not the size's).
 struct ImageTokenRule {
-  enum class Kind { Tiles, Patches, ClaudeArea, ClaudePatches } kind = Kind::Tiles;
+  enum class Kind { Tiles, Patches, ClaudeArea, ClaudePatches, PerImage } kind = Kind::Tiles;
   int base = 85;
   int tile = 170;
   int patch = 32;
@@ -266,6 +273,9 @@ std::optional<Price> default_price(std::string_view model);
 inline constexpr std::string_view kDefaultModel = "gpt-6.1-terra";
 // When only an Anthropic key is configured: Anthropic's "best combination of speed and intelligence".
 inline constexpr std::string_view kDefaultAnthropicModel = "claude-sonnet-5-5";
+// When only a Gemini key is configured: Google's current generally available Flash model (fast and cheap for a
+// step; gemini-4-argon is the stronger and dearer choice).
+inline constexpr std::string_view kDefaultGeminiModel = "gemini-3.8-flash";
 
 struct Usage {
   std::int64_t prompt_tokens = 0;  // every input token, cached or not (Anthropic's three counts summed)

@@ -148,6 +148,43 @@ TEST_F(CostE2E, ABudgetSendsAReasoningModelsRequestWithTheReplyCapItCanPayFor) {
   EXPECT_GE(spent, static_cast<double>(requests.size() - 1) * (1000 * 2.0 + 612 * 10.0) / 1e6);
 }
 
+// Gemini through Google's OpenAI-compatible endpoint (played by the fake, with Google's rules and error shapes): the
+// run goes to /v1beta/openai with the catalogue's rules for the model (no schema, no temperature, effort low with
+// room to think) and is priced at its catalogue price ($0.75/M in, $3.75/M out).
+TEST_F(CostE2E, AGeminiRunSpeaksGooglesEndpointAndIsPricedFromTheCatalogue) {
+  auto count = std::make_shared<int>(0);
+  model_.set_responder([count](const test::ReceivedRequest&) {
+    return ScriptedReply::text(++*count == 1 ? R"({"scroll": "down"})"
+                                             : R"({"done": "Open daily from nine to five."})");
+  });
+  model_.expect(
+      test::Expectations{"test-key", "gemini-3.8-flash", 0, 0, test::Requirement::Any, test::Service::Gemini});
+  auto arguments = args({"--provider", "gemini", "--temperature", "0.2", "--json"});
+  *(std::find(arguments.begin(), arguments.end(), "--model") + 1) = "gemini-3.8-flash";
+  *(std::find(arguments.begin(), arguments.end(), "--base-url") + 1) = model_.gemini_url();
+  const auto run = run_vimgpt(arguments);
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("nine to five"), std::string::npos) << run.out;
+  EXPECT_NE(run.err.find("takes no temperature"), std::string::npos) << run.err;
+  EXPECT_EQ(model_.problems(), std::vector<std::string>{});
+  const auto requests = model_.requests();
+  ASSERT_EQ(requests.size(), 2U);
+  for (const auto& request : requests) {
+    EXPECT_EQ(request.path, "/v1beta/openai/chat/completions");
+    EXPECT_EQ(request.body.value("reasoning_effort", ""), "low");
+    EXPECT_EQ(request.body.value("max_tokens", 0), 300 + 2048);
+    EXPECT_FALSE(request.body.contains("response_format"));
+    EXPECT_FALSE(request.body.contains("temperature"));
+  }
+  const auto json = run_json();
+  EXPECT_EQ(json["outcome"], "done");
+  const auto& usage = json["usage"];
+  EXPECT_GT(usage["completion_tokens"].get<double>(), 2 * 12) << "its thinking is counted";
+  EXPECT_NEAR(usage["cost_usd"].get<double>(),
+              (usage["prompt_tokens"].get<double>() * 0.75 + usage["completion_tokens"].get<double>() * 3.75) / 1e6,
+              1e-9);
+}
+
 TEST_F(CostE2E, MaxTokensTotalStopsBeforeTheRequestThatCouldPassIt) {
   scroll_back_and_forth(model_);
   const auto run = run_vimgpt(args({"--max-tokens-total", "8000", "--json"}));

@@ -252,7 +252,7 @@ struct Spend {
 Spend spend_of(ApiFlavor flavor, Service service, const ReceivedRequest& received, const ScriptedReply& reply) {
   Spend spend;
   // A compatible server's model is whatever it runs: it reasons only when the script says so.
-  const bool provider = flavor == ApiFlavor::Anthropic || service == Service::OpenAI;
+  const bool provider = flavor == ApiFlavor::Anthropic || service != Service::Compatible;
   spend.reasoning = reply.reasoning_tokens >= 0 ? reply.reasoning_tokens
                     : provider                  ? reasoning_spend(received.body, flavor == ApiFlavor::Anthropic)
                                                 : 0;
@@ -337,7 +337,16 @@ std::string success_body(ApiFlavor flavor, Service service, const ReceivedReques
       .dump();
 }
 
-std::string error_body(ApiFlavor flavor, int status, const std::string& message) {
+std::string error_body(ApiFlavor flavor, Service service, int status, const std::string& message) {
+  if (flavor == ApiFlavor::OpenAI && service == Service::Gemini) {
+    const std::string google_status = status == 400   ? "INVALID_ARGUMENT"
+                                      : status == 403 ? "PERMISSION_DENIED"
+                                      : status == 404 ? "NOT_FOUND"
+                                      : status == 429 ? "RESOURCE_EXHAUSTED"
+                                      : status == 503 ? "UNAVAILABLE"
+                                                      : "INTERNAL";
+    return gemini_error(status, google_status, message).body.dump();
+  }
   if (flavor == ApiFlavor::OpenAI) {
     return json{{"error", {{"message", message}, {"type", "invalid_request_error"}, {"code", status}}}}.dump();
   }
@@ -434,6 +443,10 @@ FakeModelServer::FakeModelServer(Expectations expectations)
   server_->Post("/v1/chat/completions", [this](const httplib::Request& request, httplib::Response& response) {
     handle(ApiFlavor::OpenAI, request, response);
   });
+  server_->Post("/v1beta/openai/chat/completions",
+                [this](const httplib::Request& request, httplib::Response& response) {
+                  handle(ApiFlavor::OpenAI, request, response);
+                });
   server_->Post("/v1/messages", [this](const httplib::Request& request, httplib::Response& response) {
     handle(ApiFlavor::Anthropic, request, response);
   });
@@ -487,6 +500,10 @@ std::string FakeModelServer::url() const {
   return "http://127.0.0.1:" + std::to_string(port_) + "/v1";
 }
 
+std::string FakeModelServer::gemini_url() const {
+  return "http://127.0.0.1:" + std::to_string(port_) + "/v1beta/openai";
+}
+
 std::vector<ReceivedRequest> FakeModelServer::requests() const {
   std::scoped_lock lock(mutex_);
   return requests_;
@@ -514,7 +531,12 @@ std::vector<std::string> FakeModelServer::problems() const {
 
 void FakeModelServer::check(ReceivedRequest& received) const {
   const Expectations& want = expectations_;
-  if (!want.api_key.empty()) {
+  const bool google = want.service == Service::Gemini;
+  if (google && !received.path.starts_with("/v1beta/openai/")) {
+    received.problems.push_back("sent to " + received.path + ", not Google's /v1beta/openai/chat/completions");
+  }
+  // (Google answers a wrong key itself: gemini_refusal.)
+  if (!want.api_key.empty() && !google) {
     if (received.flavor == ApiFlavor::OpenAI && received.header("authorization") != "Bearer " + want.api_key) {
       received.problems.emplace_back("missing or wrong Authorization: Bearer header");
     }
@@ -597,8 +619,14 @@ void FakeModelServer::handle(ApiFlavor flavor, const httplib::Request& request, 
     std::vector<ImageFacts> images;
     for (const auto& image : received.images)
       images.push_back({image.base64_bytes, image.width, image.height, image.detail});
-    refusal = flavor == ApiFlavor::OpenAI ? openai_refusal(received.body, expectations_.service, images)
-                                          : anthropic_refusal(received.body, images);
+    if (flavor == ApiFlavor::Anthropic) {
+      refusal = anthropic_refusal(received.body, images);
+    } else if (expectations_.service == Service::Gemini) {
+      refusal = gemini_refusal(received.body, received.header("authorization"), expectations_.api_key,
+                               received.raw_body.size(), images.size());
+    } else {
+      refusal = openai_refusal(received.body, expectations_.service, images);
+    }
     if (refusal) received.problems.push_back("refused as the real service would: " + refusal->message);
   }
   if (refusal) {
@@ -647,8 +675,9 @@ void FakeModelServer::handle(ApiFlavor flavor, const httplib::Request& request, 
   if (reply.fault == Fault::RejectResponseFormat) {
     if (received.structured) {
       response.status = 400;
-      response.set_content(error_body(flavor, 400, "Unrecognized request argument supplied: response_format"),
-                           "application/json");
+      response.set_content(
+          error_body(flavor, expectations_.service, 400, "Unrecognized request argument supplied: response_format"),
+          "application/json");
       return;
     }
     reply.fault = Fault::None;
@@ -665,7 +694,7 @@ void FakeModelServer::handle(ApiFlavor flavor, const httplib::Request& request, 
   if (!reply.raw_body.empty()) {
     response.set_content(reply.raw_body, "application/json");
   } else if (reply.status >= 400) {
-    response.set_content(error_body(flavor, reply.status, reply.content), "application/json");
+    response.set_content(error_body(flavor, expectations_.service, reply.status, reply.content), "application/json");
   } else {
     response.set_content(success_body(flavor, expectations_.service, received, reply, content), "application/json");
   }

@@ -152,6 +152,8 @@ class FakeModelServer {
 
   // Base URL for either provider: "http://127.0.0.1:PORT/v1".
   [[nodiscard]] std::string url() const;
+  // Google's OpenAI-compatible base URL on this server: "http://127.0.0.1:PORT/v1beta/openai" (Service::Gemini).
+  [[nodiscard]] std::string gemini_url() const;
   [[nodiscard]] int port() const { return port_; }
   [[nodiscard]] std::vector<ReceivedRequest> requests() const;
   [[nodiscard]] std::size_t request_count() const;

@@ -28,8 +28,9 @@ McpProcess::McpProcess(const std::vector<std::string>& args) {
   for (auto& arg : full) argv.push_back(arg.data());
   argv.push_back(nullptr);
   // No model but the test's own: a key from the environment must never send a test's traffic elsewhere.
-  std::vector<std::string> environment = vimgpt_environment(
-      tmp, {"OPENAI_API_KEY=", "OPENAI_BASE_URL=", "ANTHROPIC_API_KEY=", "ANTHROPIC_BASE_URL=", "VIMGPT_MODEL="});
+  std::vector<std::string> environment =
+      vimgpt_environment(tmp, {"OPENAI_API_KEY=", "OPENAI_BASE_URL=", "ANTHROPIC_API_KEY=", "ANTHROPIC_BASE_URL=",
+                               "GEMINI_API_KEY=", "VIMGPT_MODEL="});
   std::vector<char*> envp;
   for (auto& entry : environment) envp.push_back(entry.data());
   envp.push_back(nullptr);

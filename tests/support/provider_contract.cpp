@@ -294,6 +294,58 @@ std::optional<Refusal> openai_refusal(const json& body, Service service, const s
   return std::nullopt;
 }
 
+// ---- Google's OpenAI-compatible endpoint -------------------------------------------------------------------
+// https://ai.google.dev/gemini-api/docs/openai (the endpoint), .../generate-content/api-errors (the statuses);
+// the list-shaped body and the 400 for a wrong key are what its users report (models.json "gem-errors"), and the
+// efforts it refuses are the catalogue's (models.json "gem-effort": 'Invalid reasoning_effort: minimal. Valid
+// values are: high, low, medium, none'). 20 MB of inline data a request, 3,600 images ("gem-media").
+
+Refusal gemini_error(int status, std::string google_status, std::string message, std::string reason) {
+  Refusal refusal;
+  refusal.status = status;
+  refusal.message = message;
+  json error = {{"code", status}, {"message", std::move(message)}, {"status", std::move(google_status)}};
+  if (!reason.empty()) {
+    error["details"] = json::array({{{"@type", "type.googleapis.com/google.rpc.ErrorInfo"}, {"reason", reason}}});
+  }
+  refusal.body = json::array({{{"error", std::move(error)}}});
+  return refusal;
+}
+
+std::optional<Refusal> gemini_refusal(const json& body, const std::string& authorization, const std::string& key,
+                                      std::size_t body_bytes, std::size_t images) {
+  if (!key.empty() && authorization != "Bearer " + key) {
+    return gemini_error(400, "INVALID_ARGUMENT", "API key not valid. Please pass a valid API key.", "API_KEY_INVALID");
+  }
+  if (body_bytes > std::size_t{20} * 1024 * 1024) {
+    return gemini_error(400, "INVALID_ARGUMENT", "Request payload size exceeds the limit: 20971520 bytes.");
+  }
+  if (images > 3600) return gemini_error(400, "INVALID_ARGUMENT", "Too many images: at most 3600 a request.");
+  const std::string model = body.value("model", "");
+  const Entry* entry = entry_for(model);
+  if (entry == nullptr || entry->model.status == "retired" || entry->model.provider != "gemini") {
+    return gemini_error(404, "NOT_FOUND",
+                        "models/" + model +
+                            " is not found for API version v1beta, or is not supported for "
+                            "generateContent.");
+  }
+  if (body.contains("reasoning_effort")) {
+    const std::string effort = body["reasoning_effort"].is_string() ? body["reasoning_effort"].get<std::string>() : "";
+    if (effort != "none" && !has(entry->model.efforts, effort)) {
+      std::string valid;
+      for (const auto& known : entry->model.efforts) valid += known + ", ";
+      return gemini_error(400, "INVALID_ARGUMENT",
+                          "Invalid reasoning_effort: " + effort + ". Valid values are: " + valid + "none");
+    }
+    const json google = body.value("extra_body", json::object()).value("google", json::object());
+    if (google.contains("thinking_config")) {
+      return gemini_error(400, "INVALID_ARGUMENT",
+                          "reasoning_effort and thinking_config cannot be used at the same time.");
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<Refusal> anthropic_refusal(const json& body, const std::vector<ImageFacts>& images) {
   if (!body.contains("max_tokens")) return anthropic_error(400, "invalid_request_error", "max_tokens: Field required");
   const auto& system = body.value("system", json());

@@ -15,8 +15,9 @@
 namespace vimgpt::test {
 
 // Who the fake plays on /v1/chat/completions: any OpenAI-compatible server (generic rules), or OpenAI's own API
-// (its rules for the model named). On /v1/messages it is always Anthropic's API.
-enum class Service { Compatible, OpenAI };
+// (its rules for the model named); on /v1beta/openai/chat/completions, Google's OpenAI-compatible endpoint
+// (Service::Gemini). On /v1/messages it is always Anthropic's API.
+enum class Service { Compatible, OpenAI, Gemini };
 
 // One model as the catalogue describes it (the fields the contracts need).
 struct CatalogueModel {
@@ -52,6 +53,12 @@ struct ImageFacts {
 // too), or nullopt.
 std::optional<Refusal> openai_refusal(const nlohmann::json& body, Service service,
                                       const std::vector<ImageFacts>& images);
+// Google's error as its OpenAI-compatible endpoint sends it: a list of one {"error": {"code", "message", "status"}}.
+Refusal gemini_error(int status, std::string google_status, std::string message, std::string reason = {});
+// The first rule of Google's OpenAI-compatible endpoint the request breaks (`authorization` is the header sent,
+// `key` the one that works; `body_bytes` the request's size), or nullopt.
+std::optional<Refusal> gemini_refusal(const nlohmann::json& body, const std::string& authorization,
+                                      const std::string& key, std::size_t body_bytes, std::size_t images);
 // The first rule of Anthropic's Messages API the request breaks, or nullopt.
 std::optional<Refusal> anthropic_refusal(const nlohmann::json& body, const std::vector<ImageFacts>& images);
 

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "cli/options.h"
 #include "cli/settings.h"
 
 namespace vimgpt::cli {
@@ -65,6 +66,7 @@ struct CleanEnvironment {
   ScopedVariable chrome{"CHROME_PATH", nullptr};
   ScopedVariable openai{"OPENAI_API_KEY", nullptr};
   ScopedVariable anthropic{"ANTHROPIC_API_KEY", nullptr};
+  ScopedVariable gemini{"GEMINI_API_KEY", nullptr};
   ScopedVariable openai_url{"OPENAI_BASE_URL", nullptr};
   ScopedVariable anthropic_url{"ANTHROPIC_BASE_URL", nullptr};
 };
@@ -246,6 +248,25 @@ TEST(ConfigLayers, TheKeyComesFromTheFileAConfigFileNamesUnlessTheEnvironmentHas
     EXPECT_EQ(options.api_key, "sk-from-file");
     EXPECT_EQ(find(*settings, "api-key").source.layer, Layer::Flag);
   }
+}
+
+TEST(ConfigLayers, OnlyAGeminiKeyChoosesGooglesDefaultModelAndItsKey) {
+  CleanEnvironment clean;
+  ScopedVariable variable("GEMINI_API_KEY", "AIza-from-environment");
+  Options options;
+  auto settings = apply_settings(options, {}, Config{}, {});
+  ASSERT_TRUE(settings) << settings.error().message;
+  EXPECT_EQ(find(*settings, "api-key").source.describe(), "env GEMINI_API_KEY");
+  auto client = client_options(options, Config{});
+  ASSERT_TRUE(client) << client.error().message;
+  EXPECT_EQ(client->model, vision::kDefaultGeminiModel);
+  EXPECT_EQ(client->provider, vision::Provider::Gemini);
+  EXPECT_EQ(client->api_key, "AIza-from-environment");
+  // An OpenAI key beside it keeps the OpenAI default; a gemini-* model named still takes Google's key.
+  ScopedVariable openai("OPENAI_API_KEY", "sk-openai");
+  EXPECT_EQ(client_options(options, Config{})->model, vision::kDefaultModel);
+  options.model = "gemini-4-argon";
+  EXPECT_EQ(client_options(options, Config{})->api_key, "AIza-from-environment");
 }
 
 TEST(ConfigLayers, AKeyFileThatCannotBeReadIsAnErrorNamingWhereItWasNamed) {

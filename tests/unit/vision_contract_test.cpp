@@ -33,6 +33,11 @@ StepRequest step(EncodedImage image = frame()) {
   return request;
 }
 
+bool googles(const std::string& model) {
+  const ModelSpec* spec = find_model(model);
+  return spec != nullptr && spec->provider == vimgpt::vision::Provider::Gemini;
+}
+
 // A fake playing `model`'s own provider, and a client for it with that provider's rules.
 struct Served {
   explicit Served(const std::string& model, Service service = Service::OpenAI)
@@ -40,13 +45,13 @@ struct Served {
           test::Expectations want;
           want.api_key = kKey;
           want.model = model;
-          want.service = service;
+          want.service = googles(model) ? Service::Gemini : service;
           return want;
         }()) {
     const ModelSpec* spec = find_model(model);
     options.provider = spec != nullptr ? spec->provider : vimgpt::vision::Provider::OpenAI;
     options.model = model;
-    options.base_url = server.url();
+    options.base_url = googles(model) ? server.gemini_url() : server.url();
     options.api_key = kKey;
     options.retry.base_delay = 1ms;
     options.retry.sleep = [this](http::Milliseconds wait) { waits.push_back(wait); };
@@ -96,6 +101,11 @@ TEST(Catalogue, EveryEntryIsSourcedAndEveryReplacementIsAModelToUse) {
     if (usable(spec) && spec.provider == vimgpt::vision::Provider::OpenAI) {
       EXPECT_EQ(spec.token_limit, "max_completion_tokens") << spec.id;  // what api.openai.com takes of every model
     }
+    if (spec.provider == vimgpt::vision::Provider::Gemini) {
+      // Google's structured output ignores anyOf, which the action schema needs (models.json "gem-schema").
+      EXPECT_EQ(spec.structured, StructuredMethod::None) << spec.id;
+      EXPECT_EQ(spec.token_limit, "max_tokens") << spec.id;
+    }
   }
 }
 
@@ -109,6 +119,11 @@ TEST(Catalogue, TheDefaultsAreCurrentVisionModelsWithAPrice) {
     EXPECT_NE(spec->structured, StructuredMethod::None) << id;
   }
   EXPECT_EQ(ClientOptions{}.model, kDefaultModel);
+  const ModelSpec* gemini = find_model(kDefaultGeminiModel);
+  ASSERT_NE(gemini, nullptr);
+  EXPECT_EQ(gemini->status, ModelStatus::Active);
+  EXPECT_TRUE(gemini->shutdown.empty());
+  EXPECT_TRUE(gemini->price.has_value());
 }
 
 // ---- Each family gets a request its service accepts --------------------------------------------------------
@@ -129,7 +144,9 @@ TEST_P(EveryModel, ItsServiceAcceptsTheRequestAndItsReplyBecomesTheAction) {
   EXPECT_EQ(p.server.problems(), std::vector<std::string>{}) << spec.id;
   EXPECT_EQ(p.server.request_count(), 1U) << spec.id << ": nothing was refused and asked again";
   EXPECT_EQ(decision->action, (Json{{"click", "A"}})) << spec.id;
-  EXPECT_EQ(decision->raw_reply, R"({"action":{"click":"A"}})") << spec.id;
+  // The reply as it came: the schema's wrapped form, or the plain action where no schema was sent (Gemini).
+  const char* raw = spec.structured == StructuredMethod::None ? R"({"click": "A"})" : R"({"action":{"click":"A"}})";
+  EXPECT_EQ(decision->raw_reply, raw) << spec.id;
   EXPECT_GE(decision->usage.completion_tokens, 12) << spec.id;
   const Json body = p.server.requests()[0].body;
   const bool anthropic = spec.provider == vimgpt::vision::Provider::Anthropic;
@@ -137,6 +154,12 @@ TEST_P(EveryModel, ItsServiceAcceptsTheRequestAndItsReplyBecomesTheAction) {
     EXPECT_TRUE(body["output_config"].contains("format")) << spec.id;
     EXPECT_FALSE(body.contains("tool_choice")) << spec.id;
     EXPECT_EQ(body["output_config"].value("effort", ""), spec.effort) << spec.id;
+  } else if (spec.provider == vimgpt::vision::Provider::Gemini) {
+    EXPECT_EQ(p.server.requests()[0].path, "/v1beta/openai/chat/completions") << spec.id;
+    EXPECT_EQ(body.value("max_tokens", 0), 300 + spec.reasoning_reserve) << spec.id;
+    EXPECT_FALSE(body.contains("response_format")) << spec.id;
+    EXPECT_FALSE(p.server.requests()[0].raw_body.find("\"detail\"") != std::string::npos) << spec.id;
+    EXPECT_EQ(body.value("reasoning_effort", ""), spec.effort) << spec.id;
   } else {
     EXPECT_FALSE(body.contains("max_tokens")) << spec.id;
     EXPECT_TRUE(body.contains("max_completion_tokens")) << spec.id;
@@ -712,6 +735,105 @@ TEST(TypedAnswers, ASchemaThatCannotBeCarriedGoesInThePromptOnly) {
   EXPECT_EQ(p.server.problems(), std::vector<std::string>{});
   EXPECT_EQ(p.server.requests()[0].schema, action_schema());
   EXPECT_NE(p.server.requests()[0].text.find(R"("properties":{"a":{"type":"integer"}})"), std::string::npos);
+}
+
+// ---- Google's Gemini, through its OpenAI-compatible endpoint -----------------------------------------------
+
+TEST(Gemini, AGeminiNameGoesToGoogleAndTheSameNameBehindAnotherBaseUrlIsThatServersModel) {
+  EXPECT_EQ(resolve_provider(vimgpt::vision::Provider::Auto, "gemini-3.8-flash"), vimgpt::vision::Provider::Gemini);
+  EXPECT_EQ(resolve_provider(vimgpt::vision::Provider::Auto, "gpt-6.1-terra", kGeminiBaseUrl),
+            vimgpt::vision::Provider::Gemini);
+  EXPECT_EQ(resolve_provider(vimgpt::vision::Provider::Auto, "gemini-3.8-flash", "http://127.0.0.1:4000/v1"),
+            vimgpt::vision::Provider::Compatible);
+  EXPECT_EQ(*parse_provider("gemini"), vimgpt::vision::Provider::Gemini);
+  EXPECT_EQ(key_variable(vimgpt::vision::Provider::Gemini), "GEMINI_API_KEY");
+
+  ClientOptions options;
+  options.model = "gemini-3.8-flash";
+  const auto keyless = Client::create(options);
+  ASSERT_FALSE(keyless);
+  EXPECT_NE(keyless.error().message.find("set GEMINI_API_KEY"), std::string::npos) << keyless.error().message;
+  options.api_key = kKey;
+  EXPECT_EQ((*Client::create(options))->options().base_url, kGeminiBaseUrl);
+  options.model = "gemini-3-pro-preview";
+  const auto retired = Client::create(options);
+  ASSERT_FALSE(retired);
+  EXPECT_NE(retired.error().message.find("Use gemini-3.1-pro-preview instead"), std::string::npos)
+      << retired.error().message;
+  options.model = "gemini-3.8-flash";
+  options.effort = "minimal";  // refused by Google's endpoint: refused here before any request
+  const auto minimal = Client::create(options);
+  ASSERT_FALSE(minimal);
+  EXPECT_NE(minimal.error().message.find("takes --effort low, medium, high"), std::string::npos)
+      << minimal.error().message;
+}
+
+TEST(Gemini, AWrongKeyIsToldWithTheVariableToSetAndIsNotRetried) {
+  Served p("gemini-3.8-flash");
+  p.options.api_key = "AIza-not-the-key";
+  auto client = p.client();
+  ASSERT_NE(client, nullptr);
+  const auto decision = client->decide(step());
+  ASSERT_FALSE(decision);
+  const std::string& message = decision.error().message;
+  EXPECT_NE(message.find("API key was refused"), std::string::npos) << message;
+  EXPECT_NE(message.find("check GEMINI_API_KEY"), std::string::npos) << message;
+  EXPECT_NE(message.find("API key not valid"), std::string::npos) << message;  // Google's own words, read from its list
+  EXPECT_EQ(message.find("AIza-not-the-key"), std::string::npos) << message;
+  EXPECT_EQ(p.server.request_count(), 1U);
+  EXPECT_TRUE(p.waits.empty());
+}
+
+TEST(Gemini, OverloadAndRateLimitsInGooglesListAreRetriedThenTheStepGoesOn) {
+  Served p("gemini-3.8-flash");
+  p.server.push(ScriptedReply::status_code(503, "The model is overloaded. Please try again later."));
+  p.server.push(ScriptedReply::status_code(429, "Resource has been exhausted (e.g. check quota)."));
+  p.server.push_reply(R"({"click": "B"})");
+  auto client = p.client();
+  ASSERT_NE(client, nullptr);
+  const auto decision = client->decide(step());
+  ASSERT_TRUE(decision) << decision.error().describe();
+  EXPECT_EQ(decision->action, (Json{{"click", "B"}}));
+  EXPECT_EQ(p.waits.size(), 2U);
+  EXPECT_EQ(p.server.request_count(), 3U);
+  // A refusal the catalogue did not foresee names its field in Google's bare words: the field is left out, the
+  // step asked again, and the person told. (The model then thinks at its default effort, past the cap: the reply
+  // is starved and asked once more with twice the room.)
+  p.server.push(ScriptedReply::status_code(400, "Invalid reasoning_effort: low. Valid values are: high"));
+  p.server.push_reply(R"({"click": "D"})");
+  p.server.push_reply(R"({"click": "D"})");
+  const auto refused = client->decide(step());
+  ASSERT_TRUE(refused) << refused.error().describe();
+  EXPECT_EQ(refused->action, (Json{{"click", "D"}}));
+  ASSERT_EQ(p.server.request_count(), 6U);
+  EXPECT_FALSE(p.server.requests()[4].body.contains("reasoning_effort"));
+  EXPECT_FALSE(p.server.requests()[5].body.contains("reasoning_effort"));
+  const auto notices = client->notices();
+  EXPECT_TRUE(std::any_of(notices.begin(), notices.end(), [](const std::string& notice) {
+    return notice.find("refused reasoning_effort") != std::string::npos;
+  }));
+}
+
+TEST(Gemini, ThinkingSpendsTheCapAndAStarvedReplyIsAskedAgainWithMoreRoom) {
+  Served p("gemini-3.8-flash");
+  ScriptedReply thought = ScriptedReply::text(R"({"click": "C"})");
+  thought.reasoning_tokens = 3000;  // past 300 + 2048: cut off with no answer, as Google's are (HTTP 200, empty)
+  p.server.push(thought);
+  p.server.push(thought);
+  auto client = p.client();
+  ASSERT_NE(client, nullptr);
+  const auto decision = client->decide(step());
+  ASSERT_TRUE(decision) << decision.error().describe();
+  EXPECT_EQ(decision->action, (Json{{"click", "C"}}));
+  EXPECT_EQ(p.server.requests()[1].body["max_tokens"], 2 * (300 + 2048));
+  EXPECT_EQ(p.server.problems(), std::vector<std::string>{});
+}
+
+TEST(Gemini, AnImageCostsTheSameTokensAtAnySize) {
+  const ImageTokenRule& rule = find_model("gemini-3.8-flash")->images;
+  EXPECT_EQ(estimate_image_tokens(rule, 1080, 720, Detail::Auto), 1120);
+  EXPECT_EQ(estimate_image_tokens(rule, 1920, 1080, Detail::Auto), 1120);
+  EXPECT_TRUE(find_model("gemini-4-argon")->images.estimated);
 }
 
 }  // namespace

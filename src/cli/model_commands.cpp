@@ -38,6 +38,11 @@ std::string effort_text(const vision::ModelSpec& spec) {
   return spec.effort + (spec.effort != "none" ? reserve : std::string());
 }
 
+// What the family answers with: a point in its space, or a numbered mark's number.
+std::string points_text(const vision::Dialect& dialect) {
+  return dialect.reads_marks() ? "numbered marks" : std::string(vision::to_string(dialect.points));
+}
+
 nlohmann::json to_json(const vision::ModelSpec& spec) {
   nlohmann::json json = {{"id", spec.id},
                          {"aliases", spec.aliases},
@@ -62,7 +67,7 @@ nlohmann::json to_json(const vision::ModelSpec& spec) {
     const vision::Dialect& dialect = *spec.dialect;
     json["dialect"] = {{"family", dialect.family},
                        {"kind", vision::to_string(dialect.kind)},
-                       {"points", vision::to_string(dialect.points)},
+                       {"points", points_text(dialect)},
                        {"resize",
                         {{"factor", dialect.resize.factor},
                          {"min_pixels", dialect.resize.min_pixels},
@@ -85,8 +90,7 @@ void print_open_families(const std::vector<vision::ModelSpec>& catalogue) {
     shown += "|" + spec.dialect->family + "|";
     const vision::Dialect& dialect = *spec.dialect;
     std::printf("%-22s %-13s %-26s %-18s %d\n", dialect.family.c_str(),
-                std::string(vision::to_string(dialect.kind)).c_str(),
-                std::string(vision::to_string(dialect.points)).c_str(),
+                std::string(vision::to_string(dialect.kind)).c_str(), points_text(dialect).c_str(),
                 (std::to_string(dialect.resize.factor) + " px").c_str(), dialect.screenshots);
   }
 }
@@ -96,7 +100,8 @@ constexpr vision::TargetBox kBlueSquare{434, 156, 200, 200};
 
 // A 768x512 frame with a red and a blue square, each labelled as a page's element would be: the objective
 // names one by its colour, so only a model that sees the picture and reads the labels answers right.
-Result<EncodedImage> doctor_frame() {
+// Two squares, red then blue, labelled as the model reads labels: Vimium's letters (S, D), or numbered marks (0, 1).
+Result<EncodedImage> doctor_frame(bool numbered) {
   Pixels pixels;
   pixels.width = 768;
   pixels.height = 512;
@@ -114,9 +119,9 @@ Result<EncodedImage> doctor_frame() {
   VIMGPT_TRY(std::string png, encode_png(pixels));
   VIMGPT_TRY(EncodedImage plain, inspect_image(std::move(png)));
   std::vector<hints::Hint> labelled(2);
-  labelled[0].label = "S";
+  labelled[0].label = numbered ? "0" : "S";
   labelled[0].rect = {134, 156, 200, 200};
-  labelled[1].label = "D";
+  labelled[1].label = numbered ? "1" : "D";
   labelled[1].rect = {434, 156, 200, 200};
   const hints::HintMap map(1, std::move(labelled), pixels.width, pixels.height);
   return hints::draw_labels(plain, map);
@@ -167,7 +172,9 @@ int doctor_command(const Options& options) {
     std::cerr << "vimgpt doctor: " << client.error().message << "\n";
     return kExitUsage;
   }
-  auto frame = doctor_frame();
+  const vision::Dialect* dialect = dialect_of(options);
+  const bool numbered = dialect != nullptr && dialect->reads_marks();
+  auto frame = doctor_frame(numbered);
   if (!frame) {
     std::cerr << "vimgpt doctor: " << frame.error().message << "\n";
     return 1;
@@ -175,7 +182,10 @@ int doctor_command(const Options& options) {
   std::cout << "model " << client->model << " ("
             << vision::to_string(vision::resolve_provider(client->provider, client->model, client->base_url)) << ") at "
             << (client->base_url.empty() ? "the provider's API" : client->base_url) << "\n";
-  const auto checkup = vision::check_model(*client, *frame, "Click the blue square.", {{"click", "D"}}, kBlueSquare);
+  // A family that reads marks gets their list too, as it would in a run.
+  const std::string marks = numbered ? "[0] generic \"red square\"\n[1] generic \"blue square\"\n" : "";
+  const auto checkup = vision::check_model(*client, *frame, "Click the blue square.", {{"click", numbered ? "1" : "D"}},
+                                           kBlueSquare, marks);
   for (const auto& notice : checkup.notices) std::cout << "  note: " << notice << "\n";
   for (const auto& stage : checkup.stages) {
     const char* mark = stage.state == vision::CheckStage::State::Passed   ? "ok  "

@@ -102,7 +102,7 @@ void add_model_flags(CLI::App& app, Options& o) {
   app.add_option("--structured", o.structured, "Structured output: auto, on, off");
   app.add_option("--dialect", o.dialect,
                  "How the model speaks, for one the catalogue does not know: a family (qwen2.5-vl, qwen3-vl, fara, "
-                 "ui-tars-1.5), a dialect (computer_use, ui_tars), or vimgpt");
+                 "ui-tars-1.5), a dialect (computer_use, ui_tars, glm_marks), or vimgpt");
   app.add_option("--img-res", o.img_res,
                  "Width of the image sent to the model: a preset (" + vision::image_preset_names() + "; default " +
                      std::string(vision::kDefaultImagePreset) + ") or pixels");
@@ -271,16 +271,11 @@ Result<browser::TabOptions> tab_options(const Options& o) {
   return tab;
 }
 
-namespace {
-
-// The open family's dialect the run's model speaks: --dialect's, else the catalogue's; nullptr for vimgpt's own.
 const vision::Dialect* dialect_of(const Options& o) {
   if (!o.dialect.empty()) return o.dialect == "vimgpt" ? nullptr : vision::find_dialect(o.dialect);
   const vision::ModelSpec* spec = o.model.empty() ? nullptr : vision::find_model(o.model);
   return spec != nullptr && spec->dialect ? &*spec->dialect : nullptr;
 }
-
-}  // namespace
 
 Result<hints::CaptureOptions> capture_options(const Options& o) {
   hints::CaptureOptions capture;
@@ -302,9 +297,12 @@ Result<hints::CaptureOptions> capture_options(const Options& o) {
   // Chromium scales at capture time, so the frame needs no decode and re-encode on our side.
   VIMGPT_TRY(Viewport viewport, parse_viewport(o.viewport));
   // An open family's frame is sized so its server's resize changes nothing: its pixels are the frame's.
-  if (const vision::Dialect* dialect = dialect_of(o); dialect != nullptr && dialect->resize.factor > 0) {
+  const vision::Dialect* dialect = dialect_of(o);
+  if (dialect != nullptr && dialect->resize.factor > 0) {
     *width = vision::unchanged_width({viewport.width, viewport.height}, *width, dialect->resize);
   }
+  // A family trained on numbered marks (GLM-V's web mode) is shown them.
+  if (dialect != nullptr && dialect->reads_marks()) capture.find.labels = hints::LabelStyle::Numbers;
   capture.screenshot.scale = static_cast<double>(*width) / viewport.width;
   return capture;
 }
@@ -470,6 +468,11 @@ Result<RunSettings> run_settings(const Options& o, const Config& config, ModelUs
                                                       settings.capture.mode != hints::DrawMode::BothFrames &&
                                                       settings.planner.observe != agent::Observe::Text) {
     settings.planner.frames = dialect->screenshots;
+  }
+  // ... and, beside the marks, the list of the marked elements, as its authors' harness sends it.
+  if (const vision::Dialect* dialect = dialect_of(o);
+      dialect != nullptr && dialect->reads_marks() && settings.planner.observe == agent::Observe::Vision) {
+    settings.planner.observe = agent::Observe::Hybrid;
   }
   if (o.max_actions < 1 || o.max_actions > 20) return usage_error("--max-actions takes 1 to 20");
   settings.planner.max_actions = static_cast<std::size_t>(o.max_actions);

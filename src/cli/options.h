@@ -122,6 +122,8 @@ Result<Viewport> parse_viewport(const std::string& text);
 Result<launch::LaunchOptions> launch_options(const Options& options, const Config& config);
 Result<browser::TabOptions> tab_options(const Options& options);
 Result<hints::CaptureOptions> capture_options(const Options& options);
+// The open family's dialect the run's model speaks: --dialect's, else the catalogue's; nullptr for vimgpt's own.
+const vision::Dialect* dialect_of(const Options& options);
 // Everything about the model, from flags, then the environment, then .env. A run with no model configured
 // is an error naming the three ways to configure one.
 Result<vision::ClientOptions> client_options(const Options& options, const Config& config);

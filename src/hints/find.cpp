@@ -259,7 +259,7 @@ Result<HintMap> find_hints(browser::Tab& tab, const FindOptions& options) {
     }
   }
   std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.order < b.order; });
-  const auto labels = label_strings(items.size());
+  const auto labels = label_strings(items.size(), options.labels);
   std::vector<Hint> hints;
   hints.reserve(items.size());
   for (std::size_t i = 0; i < items.size(); ++i) {

@@ -25,6 +25,11 @@ inline constexpr std::string_view kAlphabet = "sadfjklewcmpgh";
 // spread through the list. Empty when count is 0 or the alphabet has fewer than two characters.
 std::vector<std::string> label_strings(std::size_t count, std::string_view alphabet = kAlphabet);
 
+// Letters: Vimium's labels. Numbers: 0, 1, 2, ... in the hints' order, the set-of-marks labels web agents trained
+// on WebVoyager's screenshots read (GLM-V's web mode).
+enum class LabelStyle { Letters, Numbers };
+std::vector<std::string> label_strings(std::size_t count, LabelStyle style);
+
 // What a model wrote for a label ("[AB]", " 'ab' ", "\"Ab\"") as the lowercase label it names.
 std::string normalize_label(std::string_view reply);
 
@@ -153,6 +158,7 @@ struct FindOptions {
   ListenerProbe listeners = ListenerProbe::Doubtful;  // Vimium's rules probe nothing
   int max_listener_probes = 32;
   CrossOriginFrames frames = CrossOriginFrames::Include;
+  LabelStyle labels = LabelStyle::Letters;
   // Start watching the main document for changes in the same call (a capture taken in a quiet window).
   bool watch = false;
 };

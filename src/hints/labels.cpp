@@ -26,6 +26,14 @@ std::vector<std::string> label_strings(std::size_t count, std::string_view alpha
   return picked;
 }
 
+std::vector<std::string> label_strings(std::size_t count, LabelStyle style) {
+  if (style == LabelStyle::Letters) return label_strings(count);
+  std::vector<std::string> numbers;
+  numbers.reserve(count);
+  for (std::size_t i = 0; i < count; ++i) numbers.push_back(std::to_string(i));
+  return numbers;
+}
+
 namespace {
 bool is_wrapping(char c) {
   return std::isspace(static_cast<unsigned char>(c)) != 0 ||

@@ -68,9 +68,10 @@ Dialect dialect_of(const Json& json, const std::string& family, const Json& cata
   dialect.family = family;
   dialect.kind =
       enum_of(json.at("kind"),
-              std::array<std::pair<std::string_view, DialectKind>, 3>{{{"vimgpt", DialectKind::Vimgpt},
+              std::array<std::pair<std::string_view, DialectKind>, 4>{{{"vimgpt", DialectKind::Vimgpt},
                                                                        {"computer_use", DialectKind::ComputerUse},
-                                                                       {"ui_tars", DialectKind::UiTars}}},
+                                                                       {"ui_tars", DialectKind::UiTars},
+                                                                       {"glm_marks", DialectKind::GlmMarks}}},
               "dialect");
   dialect.points =
       enum_of(json.at("points"),
@@ -98,6 +99,7 @@ Dialect dialect_of(const Json& json, const std::string& family, const Json& cata
   dialect.first_turn = json.value("first_turn", "");
   if (json.contains("temperature")) dialect.temperature = json["temperature"].get<double>();
   dialect.reply_tokens = json.value("reply_tokens", 0);
+  dialect.request_fields = json.value("request_fields", Json());
   dialect.serving = json.value("serving", std::vector<std::string>{});
   return dialect;
 }

@@ -13,6 +13,7 @@ std::string_view to_string(DialectKind kind) {
     case DialectKind::Vimgpt: return "vimgpt";
     case DialectKind::ComputerUse: return "computer_use";
     case DialectKind::UiTars: return "ui_tars";
+    case DialectKind::GlmMarks: return "glm_marks";
   }
   return "vimgpt";
 }
@@ -26,11 +27,12 @@ std::string_view to_string(PointSpace space) {
 }
 
 Result<DialectKind> parse_dialect(std::string_view name) {
-  for (const DialectKind kind : {DialectKind::Vimgpt, DialectKind::ComputerUse, DialectKind::UiTars}) {
+  for (const DialectKind kind :
+       {DialectKind::Vimgpt, DialectKind::ComputerUse, DialectKind::UiTars, DialectKind::GlmMarks}) {
     if (to_string(kind) == name) return kind;
   }
   return fail(ErrorKind::InvalidArgument,
-              "unknown dialect \"" + std::string(name) + "\": vimgpt, computer_use, ui_tars");
+              "unknown dialect \"" + std::string(name) + "\": vimgpt, computer_use, ui_tars, glm_marks");
 }
 
 namespace {
@@ -95,13 +97,13 @@ FramePoint from_frame(const Dialect& dialect, const PointFrame& frames, double x
   return {x * seen.width / frames.frame.width, y * seen.height / frames.frame.height};
 }
 
-namespace {
-
 void replace_all(std::string& text, std::string_view from, std::string_view to) {
   for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
     text.replace(at, from.size(), to);
   }
 }
+
+namespace {
 
 // The system prompt as the authors' harness fills it: the tool as one line of JSON inside <tools>, the screen
 // as the model will see it.
@@ -139,6 +141,7 @@ std::string folded_line(const std::string& reply) {
 }  // namespace
 
 std::vector<Turn> dialect_turns(const Dialect& dialect, const StepRequest& step, const std::vector<Size>& images) {
+  if (dialect.reads_marks()) return glm_turns(dialect, step, images.empty() ? -1 : static_cast<int>(images.size()) - 1);
   const Size screen = images.empty() ? Size{} : model_screen(dialect, images.back());
   std::vector<Turn> turns;
   std::string opening = step.objective;
@@ -206,8 +209,9 @@ Result<DialectReply> read_dialect_reply(const Dialect& dialect, std::string_view
     body.erase(0, close + 8);
   }
   std::string before;
-  Result<Json> action = dialect.kind == DialectKind::UiTars ? read_ui_tars(body, dialect, frames, before)
-                                                            : read_computer_use(body, dialect, frames, before);
+  Result<Json> action = dialect.kind == DialectKind::UiTars     ? read_ui_tars(body, dialect, frames, before)
+                        : dialect.kind == DialectKind::GlmMarks ? read_glm_marks(body, before)
+                                                                : read_computer_use(body, dialect, frames, before);
   if (!action) return action.failure();
   if (!before.empty()) thoughts += (thoughts.empty() ? "" : "\n") + before;
   reply.action = std::move(*action);
@@ -221,7 +225,10 @@ Result<DialectReply> read_dialect_reply(const Dialect& dialect, std::string_view
 
 std::string dialect_repair_prompt(const Dialect& dialect, std::string_view reply) {
   const std::string form =
-      dialect.kind == DialectKind::UiTars
+      dialect.kind == DialectKind::GlmMarks
+          ? "\"Thought: ...\\nAction: ...\\nMemory_Updated: {...}\" with one action of the action space, e.g. Action: "
+            "Click [3]"
+      : dialect.kind == DialectKind::UiTars
           ? "\"Thought: ...\\nAction: ...\" with one action of the action space, e.g. Action: click(point='<point>100 "
             "200</point>')"
           : "your thoughts, then one call in <tool_call></tool_call> tags: <tool_call>\n{\"name\": \"computer_use\", "

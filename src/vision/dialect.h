@@ -46,10 +46,18 @@ Result<DialectReply> read_dialect_reply(const Dialect& dialect, std::string_view
 // The words a repair call sends when a reply was in no known form.
 std::string dialect_repair_prompt(const Dialect& dialect, std::string_view reply);
 
-// Per dialect (dialect_computer_use.cpp, dialect_ui_tars.cpp): the action part of a reply, thoughts removed.
+void replace_all(std::string& text, std::string_view from, std::string_view to);
+
+// GLM-V's web mode (dialect_glm.cpp): one user turn, the marked screenshot (`image`, an index into the step's
+// images) and the authors' prompt holding the task, the steps taken, the model's memory and the marked elements.
+std::vector<Turn> glm_turns(const Dialect& dialect, const StepRequest& step, int image);
+
+// Per dialect (dialect_computer_use.cpp, dialect_ui_tars.cpp, dialect_glm.cpp): the action part of a reply,
+// thoughts removed.
 Result<Json> read_computer_use(std::string_view text, const Dialect& dialect, const PointFrame& frames,
                                std::string& thoughts);
 Result<Json> read_ui_tars(std::string_view text, const Dialect& dialect, const PointFrame& frames,
                           std::string& thoughts);
+Result<Json> read_glm_marks(std::string_view text, std::string& thoughts);
 
 }  // namespace vimgpt::vision::detail

@@ -46,7 +46,7 @@ bool Checkup::passed() const {
 }
 
 Checkup check_model(const ClientOptions& options, const EncodedImage& frame, const std::string& objective,
-                    const Json& expected, const TargetBox& target) {
+                    const Json& expected, const TargetBox& target, const std::string& marks) {
   Checkup checkup;
   const auto start = Clock::now();
   auto created = Client::create(options);
@@ -70,6 +70,7 @@ Checkup check_model(const ClientOptions& options, const EncodedImage& frame, con
   StepRequest step;
   step.objective = objective;
   step.images.push_back(frame);
+  step.hint_text = marks;
   auto decision = client.decide(step);
   checkup.took = std::chrono::duration_cast<Milliseconds>(Clock::now() - start);
   checkup.notices = client.notices();

@@ -95,6 +95,7 @@ http::HttpRequest build_openai_request(const ChatRequest& request) {
   if (!request.effort.empty()) body["reasoning_effort"] = request.effort;
   if (request.temperature) body["temperature"] = *request.temperature;
   if (!request.cache_key.empty()) body["prompt_cache_key"] = request.cache_key;
+  if (request.extra_fields.is_object()) body.update(request.extra_fields);
   if (request.structured == StructuredMethod::JsonSchema) {
     body["response_format"] = {
         {"type", "json_schema"},

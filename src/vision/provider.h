@@ -71,6 +71,7 @@ struct ChatRequest {
   std::size_t max_response_bytes = std::size_t{8} * 1024 * 1024;
   // An open family's conversation (dialect.h): sent as these messages instead of `system` and `blocks`.
   std::vector<Turn> turns;
+  Json extra_fields;  // added to the body as they are (an open family's Dialect::request_fields); null: none
 };
 
 struct ChatReply {

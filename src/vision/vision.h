@@ -172,6 +172,7 @@ enum class DialectKind {
   Vimgpt,       // vimgpt's labelled JSON action (the default)
   ComputerUse,  // a `computer_use` function call in <tool_call> tags (Qwen2.5-VL, Qwen3-VL, Fara)
   UiTars,       // "Thought: ... Action: click(point='<point>x y</point>')" (UI-TARS-1.5)
+  GlmMarks,     // "Thought: ... Action: Click [N] Memory_Updated: {...}" on numbered marks (GLM-V's web mode)
 };
 // Where a dialect's points are: pixels of the image the model saw after its server's smart_resize, or
 // thousandths of the image's width and height (0-1000).
@@ -180,7 +181,7 @@ enum class PointSpace { ResizedPixels, Thousandths };
 enum class ThoughtsAt { None, ReasoningField, ThinkTag, TextBefore };
 std::string_view to_string(DialectKind kind);
 std::string_view to_string(PointSpace space);
-Result<DialectKind> parse_dialect(std::string_view name);  // "vimgpt" | "computer_use" | "ui_tars"
+Result<DialectKind> parse_dialect(std::string_view name);  // "vimgpt" | "computer_use" | "ui_tars" | "glm_marks"
 
 // Qwen2-VL's smart_resize, which the Qwen-based families' servers apply to every image: both sides rounded to a
 // multiple of `factor` (patch size x merge size), the area brought within [min_pixels, max_pixels] keeping the
@@ -216,7 +217,12 @@ struct Dialect {
   std::string first_turn;
   std::optional<double> temperature;  // what the authors' harness sends
   int reply_tokens = 0;               // the cap the family needs for its thoughts and action (0: --max-tokens)
+  Json request_fields;                // sent in every request as the authors' harness sends them; null: none
   std::vector<std::string> serving;   // what each serving engine needs, one line each
+
+  // The family reads numbered marks (0, 1, 2, ...) drawn on the frame and a list of the marked elements, and
+  // answers with a mark's number rather than a point.
+  [[nodiscard]] bool reads_marks() const { return kind == DialectKind::GlmMarks; }
 };
 
 struct ModelSpec {
@@ -565,8 +571,9 @@ struct TargetBox {
   double width = 0;
   double height = 0;
 };
+// `marks`: the marked elements' list a family that reads numbered marks is given with the frame (Dialect::reads_marks).
 Checkup check_model(const ClientOptions& options, const EncodedImage& frame, const std::string& objective,
-                    const Json& expected, const TargetBox& target = {});
+                    const Json& expected, const TargetBox& target = {}, const std::string& marks = {});
 
 // `vimgpt ask IMAGE "objective"`: one saved screenshot, one decision, no browser.
 Result<Decision> ask(const ClientOptions& options, const EncodedImage& image, const std::string& objective);

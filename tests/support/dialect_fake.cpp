@@ -88,6 +88,78 @@ ScriptedReply as_tool_call(const json& arguments, const std::string& thoughts) {
   return reply;
 }
 
+std::string lower(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+// What GLM-V's web harness sends (zai-org/GLM-V gui_agent_45v.py): one user message, the screenshot then the prompt,
+// skip_special_tokens false; what is wrong is refused with a 400, as a server would refuse it or, for what the
+// model would misread, as this fake chooses to (the test then fails on the problem).
+std::optional<std::string> glm_request_problem(const json& body) {
+  const auto& messages = body.value("messages", json::array());
+  if (messages.size() != 1 || messages[0].value("role", "") != "user") {
+    return "GLM-V's web harness sends one user message, no system prompt and no earlier turns";
+  }
+  const auto& content = messages[0].value("content", json());
+  if (!content.is_array() || content.size() != 2 || content[0].value("type", "") != "image_url" ||
+      content[1].value("type", "") != "text") {
+    return "the message must hold the screenshot, then the prompt";
+  }
+  if (body.value("skip_special_tokens", true) != false) return "skip_special_tokens false is missing";
+  if (body.contains("response_format")) return "a response_format the model was not trained on";
+  const std::string text = content[1].value("text", "");
+  for (const char* part : {"# Task:\n", "# Action Space", "Memory:", "Numerical_Label"}) {
+    if (text.find(part) == std::string::npos) return std::string("the prompt lacks \"") + part + "\"";
+  }
+  return std::nullopt;
+}
+
+// The marked element whose name the task mentions: "[N]: role "Name";" with every word of Name in the task.
+std::optional<std::string> mark_named_in_task(const std::string& prompt) {
+  const auto task_at = prompt.find("# Task:\n");
+  const std::string task = lower(prompt.substr(task_at + 8, prompt.find(", Please interact", task_at) - task_at - 8));
+  std::size_t at = prompt.find("\n[", prompt.find("B. I've provided"));
+  const std::size_t end = prompt.find("\nC. ", at);
+  while (at != std::string::npos && at < end) {
+    const std::size_t close = prompt.find("]: ", at);
+    const std::string mark = prompt.substr(prompt.find('[', at) + 1, close - prompt.find('[', at) - 1);
+    const std::size_t name_at = prompt.find('"', close);
+    const std::size_t name_end = prompt.find('"', name_at + 1);
+    const std::size_t next = prompt.find(";", name_end);
+    if (close == std::string::npos || name_at == std::string::npos || name_end == std::string::npos) break;
+    const std::string name = lower(prompt.substr(name_at + 1, name_end - name_at - 1));
+    bool all = !name.empty();
+    std::size_t word = 0;
+    while (all && word < name.size()) {
+      const std::size_t space = std::min(name.find(' ', word), name.size());
+      all = task.find(name.substr(word, space - word)) != std::string::npos;
+      word = space + 1;
+    }
+    if (all && mark.find_first_not_of("0123456789") == std::string::npos) return mark;
+    at = next == std::string::npos ? std::string::npos : next + 1;
+  }
+  return std::nullopt;
+}
+
+ScriptedReply glm_reply(const ReceivedRequest& received, const std::string& answer) {
+  if (auto problem = glm_request_problem(received.body)) return ScriptedReply::status_code(400, *problem);
+  const std::string prompt = received.body["messages"][0]["content"][1].value("text", "");
+  const bool clicked = prompt.find("Action:Click [") != std::string::npos;
+  // The memory written at the first click comes back in every later prompt.
+  if (clicked && prompt.find(R"(Memory:{"button": "seen"})") == std::string::npos) {
+    return ScriptedReply::status_code(400, "the memory of the last reply is not in the prompt");
+  }
+  const auto mark = clicked ? std::nullopt : mark_named_in_task(prompt);
+  if (mark) {
+    return ScriptedReply::text("<think>The task names a button; its mark is " + *mark +
+                               ".</think>\nThought: The button the task names is marked " + *mark +
+                               ".\nAction: Click [" + *mark + "]\nMemory_Updated: {\"button\": \"seen\"}");
+  }
+  return ScriptedReply::text("Thought: It is done.\nAction: ANSWER; <content>" + answer +
+                             "</content>\nMemory_Updated: {\"button\": \"seen\"}");
+}
+
 }  // namespace
 
 FakeFamily fake_family(const std::string& name) {
@@ -112,6 +184,13 @@ FakeFamily fake_family(const std::string& name) {
     family.action_line = true;
   } else if (name == "fara") {
     // microsoft/fara: Qwen2.5-VL's processor bounds, 3 screenshots kept.
+  } else if (name == "glm-v") {
+    // zai-org/GLM-V's web mode: one marked screenshot a request.
+    family.dialect = "glm_marks";
+    family.thousandths = true;
+    family.min_pixels = 6272;
+    family.max_pixels = 5880000;
+    family.max_images = 1;
   } else if (name == "ui-tars-1.5") {
     family.dialect = "ui_tars";
     family.min_pixels = 78400;
@@ -155,6 +234,7 @@ FakeModelServer::Responder dialect_responder(FakeFamily family, std::array<std::
       return ScriptedReply::status_code(
           400, "At most " + std::to_string(family.max_images) + " image(s) may be provided in one prompt.");
     }
+    if (family.dialect == "glm_marks") return glm_reply(received, answer);
     const auto image = last_image(received.body);
     const auto centre = image ? find_colour(*image, colour) : std::nullopt;
     const std::string thoughts = centre ? "The target is at the centre of the coloured element." : "It is done.";

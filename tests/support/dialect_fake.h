@@ -15,7 +15,7 @@
 namespace vimgpt::test {
 
 struct FakeFamily {
-  std::string dialect;  // "computer_use" or "ui_tars"
+  std::string dialect;  // "computer_use", "ui_tars" or "glm_marks"
   bool thousandths = false;
   int factor = 28;
   std::int64_t min_pixels = 3136;
@@ -26,7 +26,8 @@ struct FakeFamily {
   bool action_line = false;    // GUI-Owl: "Action: ..." before the call, and the answer in an answer call
 };
 
-// qwen2.5-vl, qwen3-vl, fara, ui-tars-1.5, gui-owl-1.5 as their authors describe them (models.json's sources).
+// qwen2.5-vl, qwen3-vl, fara, ui-tars-1.5, gui-owl-1.5, glm-v as their authors describe them (models.json's
+// sources).
 FakeFamily fake_family(const std::string& name);
 
 struct Centre {
@@ -38,7 +39,9 @@ struct Centre {
 // The centre of the pixels near `colour` (each channel within 40) in an encoded image; nullopt when none.
 std::optional<Centre> find_colour(const std::string& image_bytes, std::array<std::uint8_t, 3> colour);
 
-// Clicks the colour's centre while it shows, then ends with `answer` (terminate / finished).
+// Clicks the colour's centre while it shows, then ends with `answer` (terminate / finished). GLM-V's web mode
+// names a numbered mark instead: the fake clicks the marked element whose name the task mentions (every word of it),
+// while one is listed, and keeps a memory it expects back in its next prompt.
 FakeModelServer::Responder dialect_responder(FakeFamily family, std::array<std::uint8_t, 3> colour, std::string answer);
 
 }  // namespace vimgpt::test

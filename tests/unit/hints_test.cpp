@@ -42,6 +42,12 @@ TEST(HintLabels, MatchVimiumKnownOutputs) {
   EXPECT_TRUE(label_strings(0).empty());
 }
 
+TEST(HintLabels, NumberedMarksCountFromZeroInTheHintsOrder) {
+  EXPECT_EQ(joined(label_strings(12, LabelStyle::Numbers)), "0 1 2 3 4 5 6 7 8 9 10 11");
+  EXPECT_EQ(joined(label_strings(3, LabelStyle::Letters)), "a d s");
+  EXPECT_TRUE(label_strings(0, LabelStyle::Numbers).empty());
+}
+
 void expect_prefix_free(std::size_t count, std::size_t short_len, std::size_t long_len) {
   const auto labels = label_strings(count);
   ASSERT_EQ(labels.size(), count);

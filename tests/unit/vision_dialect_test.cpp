@@ -38,7 +38,7 @@ TEST(SmartResize, MatchesTheAuthorsFunction) {
 }
 
 TEST(SmartResize, FramesAreSizedSoTheServerChangesNothing) {
-  for (const char* name : {"qwen2.5-vl", "qwen3-vl", "fara", "ui-tars-1.5", "gui-owl-1.5"}) {
+  for (const char* name : {"qwen2.5-vl", "qwen3-vl", "fara", "ui-tars-1.5", "gui-owl-1.5", "glm-v"}) {
     const Dialect& dialect = family(name);
     for (const Size viewport : {Size{1080, 720}, Size{1280, 800}, Size{1440, 900}, Size{1366, 768}}) {
       const int width = unchanged_width(viewport, 768, dialect.resize);
@@ -283,6 +283,71 @@ TEST(DialectConversation, RecentScreenshotsAndTheModelsOwnTurns) {
   EXPECT_NE(turns[7].text.find("The last action: clicked at (1, 2)"), std::string::npos);
 }
 
+// GLM-V's web mode (zai-org/GLM-V gui_agent_45v.py): each form of its action space, as its authors' WebVoyager
+// reward reads them, in the reply layout its parser splits.
+TEST(GlmMarksDialect, ReadsEveryActionOfItsWebActionSpace) {
+  const auto glm = [](std::string_view action) {
+    return read("glm-v", "Thought: the search box is 3.\nAction: " + std::string(action) + "\nMemory_Updated: {}");
+  };
+  EXPECT_EQ(glm("Click [12]"), (Json{{"click", "12"}}));
+  EXPECT_EQ(glm("Type [2]; [5$ lamps]"),
+            (Json{{"actions",
+                   Json::array({{{"click", "2"}}, {{"key", "Control+A"}}, {{"type", "5$ lamps"}, {"enter", true}}})}}));
+  EXPECT_EQ(glm("Scroll [WINDOW]; [down]"), (Json{{"scroll", "down"}}));
+  EXPECT_EQ(glm("Scroll [6]; [up]"), (Json{{"scroll", "up"}, {"in", "6"}}));
+  EXPECT_EQ(glm("Wait"), (Json{{"wait", 5}}));
+  EXPECT_EQ(glm("GoBack"), (Json{{"back", true}}));
+  EXPECT_EQ(glm("Bing"), (Json{{"navigate", "https://www.bing.com/"}}));
+  EXPECT_EQ(glm("Key; [Return]"), (Json{{"key", "Enter"}}));
+  EXPECT_EQ(glm("ANSWER; <content>Guatemala</content>"), (Json{{"done", "Guatemala"}}));
+  // GLM-4.1V's <answer> wrapper and the box tokens of the other modes; thoughts from <think> and Thought:.
+  const PointFrame frames{{756, 504}, {756, 504}};
+  auto wrapped = detail::read_dialect_reply(
+      family("glm-v"),
+      "<think>It is the first result.</think><answer>Thought: open it\nAction: <|begin_of_box|>Click [0]<|end_of_box|>"
+      "\nMemory_Updated: {\"a\": 1}</answer>",
+      "", frames);
+  ASSERT_TRUE(wrapped) << wrapped.error().message;
+  EXPECT_EQ(wrapped->action, (Json{{"click", "0"}}));
+  EXPECT_EQ(wrapped->thoughts, "It is the first result.\nopen it");
+  // Not of its action space, or no Action at all: a parse error, which the client asks again about once.
+  EXPECT_FALSE(detail::read_dialect_reply(family("glm-v"), "Thought: x\nAction: Fly [3]", "", frames));
+  EXPECT_FALSE(detail::read_dialect_reply(family("glm-v"), "I would click the button.", "", frames));
+}
+
+TEST(DialectConversation, GlmSendsOneTurnWithTheStepsItsMemoryAndTheMarkedElements) {
+  const Dialect& glm = family("glm-v");
+  EXPECT_TRUE(glm.reads_marks());
+  StepRequest step;
+  step.objective = "find the price of the red lamp";
+  step.current_url = "http://127.0.0.1/shop";
+  step.hint_text = "[0] link \"Home\" -> /\n[1] textbox \"Search\" empty\n";
+  step.history = {
+      step_entry("Thought: search it\nAction: Type [1]; [red lamp]\nMemory_Updated: {\"asked\": \"lamp\"}",
+                 "http://127.0.0.1/", "typed 8 characters and pressed Enter"),
+      {Json(), "the person took over", "http://127.0.0.1/", "", ""},
+      {Json{{"click", "4"}}, "", "http://127.0.0.1/r", "no label 4 on this page", "Thought: t\nAction: Click [4]"}};
+  const auto turns = detail::dialect_turns(glm, step, {Size{756, 504}});
+  ASSERT_EQ(turns.size(), 1U);
+  EXPECT_EQ(turns[0].role, "user");
+  EXPECT_EQ(turns[0].image, 0);
+  const std::string& text = turns[0].text;
+  EXPECT_NE(text.find("# Task:\nfind the price of the red lamp, Please interact with http://127.0.0.1/shop and get"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("0.Thought:search it Action:Type [1]; [red lamp] Observation:typed 8 characters and pressed "
+                      "Enter; the person took over\n1.Thought:t Action:Click [4] Observation:Failed: no label 4 on "
+                      "this page\n"),
+            std::string::npos)
+      << text;
+  // The memory is the last reply that wrote one.
+  EXPECT_NE(text.find("Memory:{\"asked\": \"lamp\"}"), std::string::npos) << text;
+  EXPECT_NE(text.find("[0]: link \"Home\" -> /;\t[1]: textbox \"Search\" empty;"), std::string::npos) << text;
+  for (const char* placeholder : {"{TASK}", "{Web}", "{Time}", "{PREVIOUS_ACTIONS}", "{Memory}", "{web_text}"}) {
+    EXPECT_EQ(text.find(placeholder), std::string::npos) << placeholder;
+  }
+}
+
 TEST(DialectConversation, UiTarsSendsItsPromptAsTheFirstUserTurn) {
   StepRequest step;
   step.objective = "open the menu";
@@ -404,6 +469,27 @@ TEST(DialectDoctor, TheBlueSquaresClickLandsForEveryFamily) {
     // Room for thinking: the family's reply cap, not vimgpt's 300.
     EXPECT_GE(requests[0].body.value("max_tokens", 0), 1024) << served;
   }
+}
+
+// The doctor of a family that reads marks: the frame's squares marked 0 and 1, their list beside it.
+TEST(DialectDoctor, GlmNamesTheBlueSquaresMark) {
+  test::FakeModelServer server;
+  server.set_responder(test::dialect_responder(test::fake_family("glm-v"), kBlue, "clicked"));
+  ClientOptions options;
+  options.model = "zai-org/GLM-4.6V-Flash";
+  options.base_url = server.url();
+  options.retry.max_retries = 0;
+  const Checkup checkup =
+      check_model(options, squares_frame(), "Click the blue square.", {{"click", "1"}}, {434, 156, 200, 200},
+                  "[0] generic \"red square\"\n[1] generic \"blue square\"\n");
+  std::string stages;
+  for (const auto& stage : checkup.stages) stages += stage.name + ": " + stage.detail + "\n";
+  EXPECT_TRUE(checkup.passed()) << stages;
+  ASSERT_TRUE(checkup.decision.has_value()) << stages;
+  EXPECT_EQ(checkup.decision->action, (Json{{"click", "1"}}));
+  EXPECT_EQ(server.problems(), std::vector<std::string>{});
+  ASSERT_EQ(server.requests().size(), 1U);
+  EXPECT_EQ(server.requests()[0].body.value("max_tokens", 0), 8192);
 }
 
 TEST(DialectConversation, EarlierScreenshotsStayWithinWhatTheServerTakes) {

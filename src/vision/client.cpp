@@ -355,10 +355,7 @@ Result<std::unique_ptr<Client>> Client::create(ClientOptions options) {
   const bool hosted =
       options.base_url == kOpenAIBaseUrl || options.base_url == kAnthropicBaseUrl || options.base_url == kGeminiBaseUrl;
   if (hosted && options.api_key.empty()) {
-    const std::string_view whose = provider == Provider::Anthropic ? "Anthropic"
-                                   : provider == Provider::Gemini  ? "Gemini"
-                                                                   : "OpenAI";
-    return fail(ErrorKind::InvalidArgument, "no API key for " + std::string(whose) + ": set " +
+    return fail(ErrorKind::InvalidArgument, "no API key for " + detail::provider_name(provider) + ": set " +
                                                 std::string(key_variable(provider)) + " or pass --api-key");
   }
   if (options.max_tokens <= 0) return fail(ErrorKind::InvalidArgument, "--max-tokens must be positive");

@@ -29,6 +29,9 @@ struct RequestRules {
   ImageTokenRule images;
 };
 
+// "OpenAI", "Anthropic", "Google": whose API a provider's is, in messages.
+std::string provider_name(Provider provider);
+
 // InvalidArgument for what cannot work (a Responses-only model, an effort the model does not take, a model retired
 // on its provider's own API). `notices` gets what the person should know (one line each).
 Result<RequestRules> resolve_rules(const ClientOptions& options, Provider provider, std::vector<std::string>& notices);

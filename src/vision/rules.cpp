@@ -32,11 +32,6 @@ int reserve_for(const std::string& effort, int reserve) {
   return level == kAboveLow.end() ? reserve : reserve << (level - kAboveLow.begin());
 }
 
-std::string provider_name(Provider provider) {
-  if (provider == Provider::Anthropic) return "Anthropic";
-  return provider == Provider::Gemini ? "Google" : "OpenAI";
-}
-
 // The effort to send: the person's (checked against what the model takes), else the catalogue's.
 Result<std::string> effort_of(const ClientOptions& options, const ModelSpec* spec) {
   if (options.effort.empty()) return spec != nullptr ? spec->effort : std::string();
@@ -72,6 +67,11 @@ std::string unknown_model_notice(const ClientOptions& options, Provider provider
 }
 
 }  // namespace
+
+std::string provider_name(Provider provider) {
+  if (provider == Provider::Anthropic) return "Anthropic";
+  return provider == Provider::Gemini ? "Google" : "OpenAI";
+}
 
 Result<RequestRules> resolve_rules(const ClientOptions& options, Provider provider, std::vector<std::string>& notices) {
   RequestRules rules;

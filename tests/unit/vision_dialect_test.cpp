@@ -436,6 +436,12 @@ EncodedImage squares_frame() {
 
 constexpr std::array<std::uint8_t, 3> kBlue{30, 60, 220};
 
+std::string stages_of(const Checkup& checkup) {
+  std::string stages;
+  for (const auto& stage : checkup.stages) stages += stage.name + ": " + stage.detail + "\n";
+  return stages;
+}
+
 TEST(DialectDoctor, TheBlueSquaresClickLandsForEveryFamily) {
   for (const auto& [served, family_name] :
        std::vector<std::pair<std::string, std::string>>{{"qwen2.5vl:7b", "qwen2.5-vl"},
@@ -452,8 +458,7 @@ TEST(DialectDoctor, TheBlueSquaresClickLandsForEveryFamily) {
     options.retry.max_retries = 0;
     const Checkup checkup =
         check_model(options, squares_frame(), "Click the blue square.", {{"click", "D"}}, {434, 156, 200, 200});
-    std::string stages;
-    for (const auto& stage : checkup.stages) stages += stage.name + ": " + stage.detail + "\n";
+    const std::string stages = stages_of(checkup);
     EXPECT_TRUE(checkup.passed()) << served << "\n" << stages;
     ASSERT_TRUE(checkup.decision.has_value()) << stages;
     EXPECT_TRUE(checkup.decision->action.contains("click_at")) << checkup.decision->action.dump();
@@ -482,8 +487,7 @@ TEST(DialectDoctor, GlmNamesTheBlueSquaresMark) {
   const Checkup checkup =
       check_model(options, squares_frame(), "Click the blue square.", {{"click", "1"}}, {434, 156, 200, 200},
                   "[0] generic \"red square\"\n[1] generic \"blue square\"\n");
-  std::string stages;
-  for (const auto& stage : checkup.stages) stages += stage.name + ": " + stage.detail + "\n";
+  const std::string stages = stages_of(checkup);
   EXPECT_TRUE(checkup.passed()) << stages;
   ASSERT_TRUE(checkup.decision.has_value()) << stages;
   EXPECT_EQ(checkup.decision->action, (Json{{"click", "1"}}));

@@ -412,8 +412,9 @@ struct Agent::Impl {
     auto planned = plan(record, observation);
     if (!planned) {
       if (interrupted()) return end(Outcome::Interrupted, "interrupted", number - 1);
-      // A request the budgets capped, whose reply that cap starved: what was left of them is spent.
-      if (observation.max_tokens > 0 && planned.error().kind == ErrorKind::Refused) {
+      // A request the budgets capped, whose reply that cap starved: what was left of them is spent. (A model that
+      // declines is ErrorKind::Refused: an error, whatever the budgets.)
+      if (planned.error().kind == ErrorKind::BudgetSpent) {
         return end(Outcome::BudgetExhausted, "stopped at the budget: " + planned.error().message, number - 1);
       }
       return end(Outcome::Error, "the model could not be used: " + planned.error().message, number - 1);

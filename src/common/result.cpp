@@ -14,6 +14,7 @@ std::string_view to_string(ErrorKind kind) {
     case ErrorKind::Http: return "HTTP error";
     case ErrorKind::Parse: return "parse error";
     case ErrorKind::Refused: return "refused";
+    case ErrorKind::BudgetSpent: return "budget spent";
     case ErrorKind::Io: return "I/O error";
     case ErrorKind::Unsupported: return "unsupported";
     case ErrorKind::Cancelled: return "cancelled";

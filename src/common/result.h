@@ -21,7 +21,8 @@ enum class ErrorKind {
   Network,          // a transport failure talking to a model provider
   Http,             // a model provider answered with an HTTP error status
   Parse,            // text that should have been JSON (or an action) was not
-  Refused,          // policy or validation said no (blocked URL, unsafe action)
+  Refused,          // policy or validation said no (blocked URL, unsafe action), or the model declined
+  BudgetSpent,      // a budget the user set (--max-cost, --max-tokens-total) is used up
   Io,               // reading or writing a local file failed
   Unsupported,      // the feature is not available here (no microphone, no such format)
   Cancelled,        // the user interrupted

@@ -260,7 +260,7 @@ struct Client::Impl {
                                 std::to_string(reply->reasoning_tokens) + " reasoning) of its " +
                                 std::to_string(request.max_tokens) + "-token cap";
       if (!request.widen_when_starved) {
-        return fail(ErrorKind::Refused,
+        return fail(ErrorKind::BudgetSpent,
                     "model " + request.model + " spent " + spent + ", all the budgets left, before answering");
       }
       if (widened) {

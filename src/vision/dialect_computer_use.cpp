@@ -154,7 +154,11 @@ Json action_of(const Json& args, const Dialect& dialect, const PointFrame& frame
     return unsupported(action, "it drags from a point it is told, not from where the mouse was; left_click instead");
   }
   if (action == "wait" || action == "sleep") return {{"wait", std::clamp(number_of(args, "time", 1.0), 0.0, 10.0)}};
-  if (action == "visit_url") return {{"navigate", text_of(args, "url")}};
+  if (action == "visit_url") {
+    // Fara1.5's harness searches Bing for a "URL" with spaces in it.
+    const std::string url = text_of(args, "url");
+    return {{"navigate", url.find(' ') == std::string::npos ? url : query_url(url)}};
+  }
   if (action == "web_search") return {{"navigate", query_url(text_of(args, "query"))}};  // as Fara's harness does
   if (action == "history_back") return {{"back", true}};
   if (action == "pause_and_memorize_fact") {
@@ -164,8 +168,14 @@ Json action_of(const Json& args, const Dialect& dialect, const PointFrame& frame
   if (action == "answer") return {{"done", text_of(args, "text")}};
   // GUI-Owl's "resolve the blocking window by interacting with the user": a question for the person.
   if (action == "interact") return {{"ask", text_of(args, "text")}};
+  if (action == "ask_user_question") return {{"ask", text_of(args, "question")}};  // Fara1.5
+  if (action == "read_page_answer_question") {
+    // Fara1.5's harness hands the page's text to another model; vimgpt has none to hand it to.
+    return unsupported(action, "read the answer from the screenshot, scrolling if needed, then terminate with it");
+  }
   if (action == "terminate" || action == "stop") {
-    // Fara's harness answers with the thoughts before the call: filled in by the caller.
+    // Fara1.5 answers in the call; Fara-7B's harness answers with the thoughts before it (filled in by the caller).
+    if (const std::string answer = text_of(args, "answer"); !answer.empty()) return {{"done", answer}};
     return {{"done", text_of(args, "status") == "failure" ? Json("failure") : Json()}};
   }
   return unsupported(action.empty() ? std::string("(none)") : action,

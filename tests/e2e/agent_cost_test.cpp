@@ -148,6 +148,23 @@ TEST_F(CostE2E, ABudgetSendsAReasoningModelsRequestWithTheReplyCapItCanPayFor) {
   EXPECT_GE(spent, static_cast<double>(requests.size() - 1) * (1000 * 2.0 + 612 * 10.0) / 1e6);
 }
 
+// A model that declines while the budgets cap its reply is an error in its own words, not a spent budget: only a
+// reply the cap starved (ErrorKind::BudgetSpent) ends the run "budget exhausted".
+TEST_F(CostE2E, AModelThatDeclinesUnderACappedBudgetIsAnErrorNotASpentBudget) {
+  model_.expect(test::Expectations{"test-key", "gpt-6.2-sol", 0, 0, test::Requirement::Any, test::Service::OpenAI});
+  model_.push(ScriptedReply::refusal("I can't help with that."));
+  auto arguments = args({"--max-cost", "0.05", "--provider", "openai", "--json"});
+  *(std::find(arguments.begin(), arguments.end(), "--model") + 1) = "gpt-6.2-sol";
+  const auto run = run_vimgpt(arguments);
+  ASSERT_EQ(model_.request_count(), 1U) << run.err;
+  const int cap = model_.requests()[0].body.value("max_completion_tokens", 0);
+  EXPECT_LT(cap, 300 + 4096) << "the budget capped the request, as the case needs";
+  EXPECT_NE(run.exit_code, 2) << run.err;
+  const auto json = run_json();
+  EXPECT_EQ(json["outcome"], "error") << json.dump();
+  EXPECT_NE(run.err.find("I can't help with that."), std::string::npos) << run.err;
+}
+
 // Gemini through Google's OpenAI-compatible endpoint (played by the fake, with Google's rules and error shapes): the
 // run goes to /v1beta/openai with the catalogue's rules for the model (no schema, no temperature, effort low with
 // room to think) and is priced at its catalogue price ($0.75/M in, $3.75/M out).

@@ -182,6 +182,12 @@ FakeFamily fake_family(const std::string& name) {
     family.max_pixels = 16777216;
     family.max_images = 5;
     family.action_line = true;
+  } else if (name == "fara-1.5") {
+    // microsoft/fara's Fara1.5: Qwen3.5's 32-px factor, a 1000x1000 grid, served with --limit-mm-per-prompt image=10.
+    family.thousandths = true;
+    family.factor = 32;
+    family.max_images = 10;
+    family.answers_in_call = true;
   } else if (name == "fara") {
     // microsoft/fara: Qwen2.5-VL's processor bounds, 3 screenshots kept.
   } else if (name == "glm-v") {
@@ -259,6 +265,11 @@ FakeModelServer::Responder dialect_responder(FakeFamily family, std::array<std::
     json arguments = centre ? json{{"action", "left_click"}, {"coordinate", {std::lround(x), std::lround(y)}}}
                             : json{{"action", "terminate"}, {"status", "success"}};
     std::string said = centre ? thoughts : answer;
+    if (!centre && family.answers_in_call) {
+      // The answer in the call only, so that a run shows it only if it was read from there.
+      arguments = {{"action", "terminate"}, {"answer", answer}};
+      said = thoughts;
+    }
     if (family.action_line) {
       if (!centre) arguments = {{"action", "answer"}, {"text", answer}};
       said = centre ? "Action: Click the coloured element." : "Action: Report the result.";

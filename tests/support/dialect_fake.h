@@ -20,14 +20,15 @@ struct FakeFamily {
   int factor = 28;
   std::int64_t min_pixels = 3136;
   std::int64_t max_pixels = 12845056;
-  std::size_t max_images = 3;  // vLLM --limit-mm-per-prompt image=N
-  bool think_tag = false;      // wraps its thoughts in <think></think>
-  bool tool_calls = false;     // the server parses the call out into message.tool_calls (vLLM's hermes parser)
-  bool action_line = false;    // GUI-Owl: "Action: ..." before the call, and the answer in an answer call
+  std::size_t max_images = 3;    // vLLM --limit-mm-per-prompt image=N
+  bool think_tag = false;        // wraps its thoughts in <think></think>
+  bool tool_calls = false;       // the server parses the call out into message.tool_calls (vLLM's hermes parser)
+  bool action_line = false;      // GUI-Owl: "Action: ..." before the call, and the answer in an answer call
+  bool answers_in_call = false;  // Fara1.5: terminate carries the answer
 };
 
-// qwen2.5-vl, qwen3-vl, fara, ui-tars-1.5, gui-owl-1.5, glm-v as their authors describe them (models.json's
-// sources).
+// qwen2.5-vl, qwen3-vl, fara, fara-1.5, ui-tars-1.5, gui-owl-1.5, glm-v as their authors describe them
+// (models.json's sources).
 FakeFamily fake_family(const std::string& name);
 
 struct Centre {

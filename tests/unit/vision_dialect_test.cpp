@@ -38,7 +38,7 @@ TEST(SmartResize, MatchesTheAuthorsFunction) {
 }
 
 TEST(SmartResize, FramesAreSizedSoTheServerChangesNothing) {
-  for (const char* name : {"qwen2.5-vl", "qwen3-vl", "fara", "ui-tars-1.5", "gui-owl-1.5", "glm-v"}) {
+  for (const char* name : {"qwen2.5-vl", "qwen3-vl", "fara", "fara-1.5", "ui-tars-1.5", "gui-owl-1.5", "glm-v"}) {
     const Dialect& dialect = family(name);
     for (const Size viewport : {Size{1080, 720}, Size{1280, 800}, Size{1440, 900}, Size{1366, 768}}) {
       const int width = unchanged_width(viewport, 768, dialect.resize);
@@ -60,7 +60,9 @@ TEST(DialectCatalogue, NamesMatchAsServersServeThem) {
                                                         {"qwen3-vl-8b-instruct-UD-Q4_K_XL.gguf", "qwen3-vl"},
                                                         {"qwen2.5vl:7b", "qwen2.5-vl"},
                                                         {"mPLUG/GUI-Owl-1.5-8B-Instruct", "gui-owl-1.5"},
-                                                        {"GUI-Owl-1.5-32B-Think", "gui-owl-1.5"}}) {
+                                                        {"GUI-Owl-1.5-32B-Think", "gui-owl-1.5"},
+                                                        {"/models/Fara1.5-9B-Q4_K_M.gguf", "fara-1.5"},
+                                                        {"zai-org/GLM-4.6V-FP8", "glm-v"}}) {
     const ModelSpec* spec = find_model(served);
     ASSERT_NE(spec, nullptr) << served;
     ASSERT_TRUE(spec->dialect.has_value()) << served;
@@ -92,7 +94,7 @@ std::string reply_with(const Dialect& dialect, double x, double y) {
 }
 
 TEST(DialectPoints, EveryFramePixelComesBackExactly) {
-  for (const char* name : {"qwen2.5-vl", "qwen3-vl", "fara", "ui-tars-1.5", "gui-owl-1.5"}) {
+  for (const char* name : {"qwen2.5-vl", "qwen3-vl", "fara", "fara-1.5", "ui-tars-1.5", "gui-owl-1.5"}) {
     const Dialect& dialect = family(name);
     // The frame the agent acts on, and the image as sent: unchanged, then one the server would resize.
     for (const PointFrame frames : {PointFrame{{756, 504}, {756, 504}}, PointFrame{{768, 512}, {1080, 720}}}) {
@@ -195,6 +197,23 @@ TEST(ComputerUseDialect, FaraTypesIntoAPointAndAnswersWithItsThoughts) {
                  "<tool_call>\n{'name': 'computer_use', 'arguments': {'action': 'visit_url', 'url': "
                  "'https://example.com'}}\n</tool_call>"),
             (Json{{"navigate", "https://example.com"}}));
+}
+
+// Fara1.5 (microsoft/fara fara15_agent.py): the answer in terminate, a question for the person, a search for a
+// "URL" with spaces, and the page question its harness hands to another model, which vimgpt has not.
+TEST(ComputerUseDialect, Fara15AnswersInItsCallAndAsksThePerson) {
+  const auto call = [](const std::string& arguments) {
+    return read("fara-1.5",
+                "Thinking.\n<tool_call>\n{\"name\": \"computer_use\", \"arguments\": " + arguments + "}\n</tool_call>");
+  };
+  EXPECT_EQ(call(R"({"action": "terminate", "answer": "Open until 6 pm."})"), (Json{{"done", "Open until 6 pm."}}));
+  EXPECT_EQ(call(R"({"action": "ask_user_question", "question": "Which date?"})"), (Json{{"ask", "Which date?"}}));
+  EXPECT_EQ(call(R"({"action": "visit_url", "url": "louvre opening hours"})"),
+            (Json{{"navigate", "https://www.bing.com/search?q=louvre+opening+hours"}}));
+  EXPECT_TRUE(call(R"({"action": "read_page_answer_question", "question": "When?"})").contains("unsupported"));
+  // Its points are on a 1000x1000 grid: the middle of the grid is the middle of the frame.
+  EXPECT_EQ(call(R"({"action": "left_click", "coordinate": [500, 500]})"), (Json{{"click_at", {378.0, 252.0}}}));
+  EXPECT_NE(family("fara-1.5").tool.dump().find("The screen's resolution is 1000x1000."), std::string::npos);
 }
 
 TEST(ComputerUseDialect, ThoughtsFromEveryPlace) {
@@ -447,6 +466,7 @@ TEST(DialectDoctor, TheBlueSquaresClickLandsForEveryFamily) {
        std::vector<std::pair<std::string, std::string>>{{"qwen2.5vl:7b", "qwen2.5-vl"},
                                                         {"qwen3-vl:8b", "qwen3-vl"},
                                                         {"microsoft/Fara-7B", "fara"},
+                                                        {"microsoft/Fara1.5-9B", "fara-1.5"},
                                                         {"UI-TARS-1.5-7B-Q4_K_M.gguf", "ui-tars-1.5"},
                                                         {"mPLUG/GUI-Owl-1.5-8B-Instruct", "gui-owl-1.5"}}) {
     test::FakeModelServer server;

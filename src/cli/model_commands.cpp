@@ -99,9 +99,14 @@ void print_open_families(const std::vector<vision::ModelSpec>& catalogue) {
 constexpr vision::TargetBox kBlueSquare{434, 156, 200, 200};
 
 // A 768x512 frame with a red and a blue square, each labelled as a page's element would be: the objective
-// names one by its colour, so only a model that sees the picture and reads the labels answers right.
-// Two squares, red then blue, labelled as the model reads labels: Vimium's letters (S, D), or numbered marks (0, 1).
-Result<EncodedImage> doctor_frame(bool numbered) {
+// names one by its colour, so only a model that sees the picture and reads the labels answers right. Labelled as
+// the model reads labels: Vimium's letters (S, D), or numbered marks (0, 1) with their list (`marks`, the hint
+// lines a run would send beside them).
+struct DoctorFrame {
+  EncodedImage frame;
+  std::string marks;
+};
+Result<DoctorFrame> doctor_frame(bool numbered) {
   Pixels pixels;
   pixels.width = 768;
   pixels.height = 512;
@@ -121,10 +126,15 @@ Result<EncodedImage> doctor_frame(bool numbered) {
   std::vector<hints::Hint> labelled(2);
   labelled[0].label = numbered ? "0" : "S";
   labelled[0].rect = {134, 156, 200, 200};
+  labelled[0].role = "generic";
+  labelled[0].text = "red square";
   labelled[1].label = numbered ? "1" : "D";
   labelled[1].rect = {434, 156, 200, 200};
+  labelled[1].role = "generic";
+  labelled[1].text = "blue square";
   const hints::HintMap map(1, std::move(labelled), pixels.width, pixels.height);
-  return hints::draw_labels(plain, map);
+  VIMGPT_TRY(EncodedImage frame, hints::draw_labels(plain, map));
+  return DoctorFrame{std::move(frame), numbered ? map.to_text() : std::string()};
 }
 
 }  // namespace
@@ -183,9 +193,8 @@ int doctor_command(const Options& options) {
             << vision::to_string(vision::resolve_provider(client->provider, client->model, client->base_url)) << ") at "
             << (client->base_url.empty() ? "the provider's API" : client->base_url) << "\n";
   // A family that reads marks gets their list too, as it would in a run.
-  const std::string marks = numbered ? "[0] generic \"red square\"\n[1] generic \"blue square\"\n" : "";
-  const auto checkup = vision::check_model(*client, *frame, "Click the blue square.", {{"click", numbered ? "1" : "D"}},
-                                           kBlueSquare, marks);
+  const auto checkup = vision::check_model(*client, frame->frame, "Click the blue square.",
+                                           {{"click", numbered ? "1" : "D"}}, kBlueSquare, frame->marks);
   for (const auto& notice : checkup.notices) std::cout << "  note: " << notice << "\n";
   for (const auto& stage : checkup.stages) {
     const char* mark = stage.state == vision::CheckStage::State::Passed   ? "ok  "

@@ -463,16 +463,16 @@ Result<RunSettings> run_settings(const Options& o, const Config& config, ModelUs
     return usage_error("--observe text sends no frames: drop --frames");
   }
   settings.planner.frames = o.frames;
-  // An open family sees its authors' number of recent screenshots, unless --frames says otherwise.
-  if (const vision::Dialect* dialect = dialect_of(o); dialect != nullptr && o.frames == 1 &&
-                                                      settings.capture.mode != hints::DrawMode::BothFrames &&
-                                                      settings.planner.observe != agent::Observe::Text) {
-    settings.planner.frames = dialect->screenshots;
-  }
-  // ... and, beside the marks, the list of the marked elements, as its authors' harness sends it.
-  if (const vision::Dialect* dialect = dialect_of(o);
-      dialect != nullptr && dialect->reads_marks() && settings.planner.observe == agent::Observe::Vision) {
-    settings.planner.observe = agent::Observe::Hybrid;
+  // An open family sees its authors' number of recent screenshots, unless --frames says otherwise, and a family
+  // that reads marks the list of the marked elements beside them, as its authors' harness sends it.
+  if (const vision::Dialect* dialect = dialect_of(o); dialect != nullptr) {
+    if (o.frames == 1 && settings.capture.mode != hints::DrawMode::BothFrames &&
+        settings.planner.observe != agent::Observe::Text) {
+      settings.planner.frames = dialect->screenshots;
+    }
+    if (dialect->reads_marks() && settings.planner.observe == agent::Observe::Vision) {
+      settings.planner.observe = agent::Observe::Hybrid;
+    }
   }
   if (o.max_actions < 1 || o.max_actions > 20) return usage_error("--max-actions takes 1 to 20");
   settings.planner.max_actions = static_cast<std::size_t>(o.max_actions);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "support/cli_runner.h"
+#include "support/dialect_fake.h"
 #include "support/fake_model_server.h"
 #include "support/refused_port.h"
 #include "support/vision_model.h"
@@ -94,6 +95,20 @@ TEST(Doctor, EachFailureNamesItsStageAndWhatToChange) {
                     "llava", "--max-retries", "0"});
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_NE(run.out.find("FAIL reached: no answer from llava at http://127.0.0.1:"), std::string::npos) << run.out;
+}
+
+// A family that reads numbered marks (GLM-V) is shown the squares marked 0 and 1 with their list: its fake names the
+// mark of the square the objective names, which it finds only in that list.
+TEST(Doctor, AFamilyThatReadsMarksIsShownNumberedMarksAndTheirList) {
+  FakeModelServer model;
+  model.set_responder(test::dialect_responder(test::fake_family("glm-v"), {30, 60, 220}, "clicked"));
+  const auto run = run_vimgpt({"doctor", "--model", "zai-org/GLM-4.5V", "--base-url", model.url()});
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("ok   right action: {\"click\":\"1\"}"), std::string::npos) << run.out;
+  EXPECT_EQ(model.problems(), std::vector<std::string>{});
+  ASSERT_EQ(model.requests().size(), 1U);
+  EXPECT_NE(model.requests()[0].text.find("[1]: generic \"blue square\";"), std::string::npos)
+      << model.requests()[0].text;
 }
 
 TEST(Doctor, WhatAModelCannotTakeIsAUsageErrorBeforeAnyRequest) {

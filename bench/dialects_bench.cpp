@@ -136,9 +136,11 @@ int main(int argc, char** argv) {
       {"qwen2.5vl:7b", "qwen2.5-vl", ""},
       {"qwen3-vl:8b", "qwen3-vl", ""},
       {"microsoft/Fara-7B", "fara", ""},
+      {"microsoft/Fara1.5-9B", "fara-1.5", ""},
       {"UI-TARS-1.5-7B-Q4_K_M.gguf", "ui-tars-1.5", ""},
       {"mPLUG/GUI-Owl-1.5-8B-Instruct", "gui-owl-1.5", ""},
       {"zai-org/GLM-4.5V", "glm-v", ""},
+      {"Hcompany/Holo-3.1-35B-A3B", "holo3", ""},
   };
   std::map<std::string, Figures> figures;
   const std::string load_before = [] {

@@ -1,4 +1,5 @@
 // `vimgpt models` (the catalogue) and `vimgpt doctor` (one checked request to the configured model).
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
@@ -89,9 +90,12 @@ void print_open_families(const std::vector<vision::ModelSpec>& catalogue) {
     if (!spec.dialect || shown.find("|" + spec.dialect->family + "|") != std::string::npos) continue;
     shown += "|" + spec.dialect->family + "|";
     const vision::Dialect& dialect = *spec.dialect;
-    std::printf("%-22s %-13s %-26s %-18s %d\n", dialect.family.c_str(),
-                std::string(vision::to_string(dialect.kind)).c_str(), points_text(dialect).c_str(),
-                (std::to_string(dialect.resize.factor) + " px").c_str(), dialect.screenshots);
+    std::printf(
+        "%-22s %-13s %-26s %-18s %d\n", dialect.family.c_str(), std::string(vision::to_string(dialect.kind)).c_str(),
+        points_text(dialect).c_str(),
+        (dialect.resize.factor > 0 ? std::to_string(dialect.resize.factor) + " px" : std::string("none (any size)"))
+            .c_str(),
+        dialect.screenshots);
   }
 }
 
@@ -159,11 +163,14 @@ int models_command(const std::string& model, bool json) {
   }
   std::printf("vimgpt's model catalogue, read on %s (src/vision/models.json; vimgpt models NAME for its sources)\n",
               std::string(vision::catalogue_read_on()).c_str());
-  std::printf("%-22s %-10s %-44s %-21s %-14s %s\n", "model", "provider", "status", "reasoning sent", "structured",
-              "USD/M tokens: in / cached / cache write / out");
+  // The names column as wide as the longest name (Hugging Face's org/model names run long).
+  int name_width = 22;
+  for (const auto& spec : catalogue) name_width = std::max(name_width, static_cast<int>(spec.id.size()));
+  std::printf("%-*s %-10s %-44s %-21s %-14s %s\n", name_width, "model", "provider", "status", "reasoning sent",
+              "structured", "USD/M tokens: in / cached / cache write / out");
   for (const auto& spec : catalogue) {
     const bool usable = spec.status != vision::ModelStatus::Retired && spec.api != vision::ModelApi::Responses;
-    std::printf("%-22s %-10s %-44s %-21s %-14s %s\n", spec.id.c_str(),
+    std::printf("%-*s %-10s %-44s %-21s %-14s %s\n", name_width, spec.id.c_str(),
                 std::string(vision::to_string(spec.provider)).c_str(), status_text(spec).c_str(),
                 effort_text(spec).c_str(), usable ? std::string(vision::to_string(spec.structured)).c_str() : "-",
                 price_text(spec.price).c_str());

@@ -100,9 +100,11 @@ void add_model_flags(CLI::App& app, Options& o) {
                  "Sampling temperature (default: the server's; not sent to models that refuse it)");
   app.add_option("--detail", o.detail, "Image detail: low, high, auto");
   app.add_option("--structured", o.structured, "Structured output: auto, on, off");
-  app.add_option("--dialect", o.dialect,
-                 "How the model speaks, for one the catalogue does not know: a family (qwen2.5-vl, qwen3-vl, fara, "
-                 "fara-1.5, ui-tars-1.5, gui-owl-1.5, glm-v), a dialect (computer_use, ui_tars, glm_marks), or vimgpt");
+  app.add_option(
+      "--dialect", o.dialect,
+      "How the model speaks, for one the catalogue does not know: a family (qwen2.5-vl, qwen3-vl, fara, "
+      "fara-1.5, ui-tars-1.5, gui-owl-1.5, glm-v, holo3), a dialect (computer_use, ui_tars, glm_marks, holo_json), or "
+      "vimgpt");
   app.add_option("--img-res", o.img_res,
                  "Width of the image sent to the model: a preset (" + vision::image_preset_names() + "; default " +
                      std::string(vision::kDefaultImagePreset) + ") or pixels");

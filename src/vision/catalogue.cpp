@@ -68,10 +68,11 @@ Dialect dialect_of(const Json& json, const std::string& family, const Json& cata
   dialect.family = family;
   dialect.kind =
       enum_of(json.at("kind"),
-              std::array<std::pair<std::string_view, DialectKind>, 4>{{{"vimgpt", DialectKind::Vimgpt},
+              std::array<std::pair<std::string_view, DialectKind>, 5>{{{"vimgpt", DialectKind::Vimgpt},
                                                                        {"computer_use", DialectKind::ComputerUse},
                                                                        {"ui_tars", DialectKind::UiTars},
-                                                                       {"glm_marks", DialectKind::GlmMarks}}},
+                                                                       {"glm_marks", DialectKind::GlmMarks},
+                                                                       {"holo_json", DialectKind::HoloJson}}},
               "dialect");
   dialect.points =
       enum_of(json.at("points"),

@@ -196,7 +196,7 @@ struct Client::Impl {
     for (const auto& image : images) sizes.push_back({image.width, image.height});
     detail::ChatRequest request = chat(options.model, Prompt{}, &images, false, &step);
     request.turns = detail::dialect_turns(*dialect, step, sizes);
-    request.extra_fields = dialect->request_fields;
+    request.extra_fields = detail::dialect_request_fields(*dialect);
     if (!request.temperature && dialect->temperature) request.temperature = dialect->temperature;
     return request;
   }
@@ -378,7 +378,7 @@ Result<std::unique_ptr<Client>> Client::create(ClientOptions options) {
       }
       return fail(ErrorKind::InvalidArgument, "--dialect " + options.dialect +
                                                   " is neither a family nor a dialect vimgpt knows: vimgpt, "
-                                                  "computer_use, ui_tars, glm_marks, or a family: " +
+                                                  "computer_use, ui_tars, glm_marks, holo_json, or a family: " +
                                                   known);
     }
     if (provider == Provider::Anthropic) {

@@ -14,6 +14,7 @@ std::string_view to_string(DialectKind kind) {
     case DialectKind::ComputerUse: return "computer_use";
     case DialectKind::UiTars: return "ui_tars";
     case DialectKind::GlmMarks: return "glm_marks";
+    case DialectKind::HoloJson: return "holo_json";
   }
   return "vimgpt";
 }
@@ -27,12 +28,12 @@ std::string_view to_string(PointSpace space) {
 }
 
 Result<DialectKind> parse_dialect(std::string_view name) {
-  for (const DialectKind kind :
-       {DialectKind::Vimgpt, DialectKind::ComputerUse, DialectKind::UiTars, DialectKind::GlmMarks}) {
+  for (const DialectKind kind : {DialectKind::Vimgpt, DialectKind::ComputerUse, DialectKind::UiTars,
+                                 DialectKind::GlmMarks, DialectKind::HoloJson}) {
     if (to_string(kind) == name) return kind;
   }
   return fail(ErrorKind::InvalidArgument,
-              "unknown dialect \"" + std::string(name) + "\": vimgpt, computer_use, ui_tars, glm_marks");
+              "unknown dialect \"" + std::string(name) + "\": vimgpt, computer_use, ui_tars, glm_marks, holo_json");
 }
 
 namespace {
@@ -140,8 +141,16 @@ std::string folded_line(const std::string& reply) {
 
 }  // namespace
 
+KeptScreenshots kept_screenshots(const StepRequest& step) {
+  std::size_t model_steps = 0;
+  for (const auto& entry : step.history) model_steps += entry.reply.empty() ? 0 : 1;
+  const auto earlier = static_cast<std::size_t>(std::max(0, step.earlier_frames));
+  return {model_steps - std::min(model_steps, earlier), static_cast<int>(earlier - std::min(model_steps, earlier))};
+}
+
 std::vector<Turn> dialect_turns(const Dialect& dialect, const StepRequest& step, const std::vector<Size>& images) {
   if (dialect.reads_marks()) return glm_turns(dialect, step, images.empty() ? -1 : static_cast<int>(images.size()) - 1);
+  if (dialect.kind == DialectKind::HoloJson) return holo_turns(dialect, step, images);
   const Size screen = images.empty() ? Size{} : model_screen(dialect, images.back());
   std::vector<Turn> turns;
   std::string opening = step.objective;
@@ -159,14 +168,11 @@ std::vector<Turn> dialect_turns(const Dialect& dialect, const StepRequest& step,
     opening = dialect.system_prompt;
     replace_all(opening, "{instruction}", step.objective);
   } else if (!dialect.system_prompt.empty()) {
-    turns.push_back({"system", system_prompt(dialect, screen), -1});
+    turns.push_back({"system", system_prompt(dialect, screen), -1, ""});
   }
-  std::size_t model_steps = 0;
-  for (const auto& entry : step.history) model_steps += entry.reply.empty() ? 0 : 1;
   // Earlier frames are the last model steps' screenshots, oldest first; older steps keep their words only.
-  const auto earlier = static_cast<std::size_t>(std::max(0, step.earlier_frames));
-  const std::size_t first_with_image = model_steps - std::min(model_steps, earlier);
-  int next_image = static_cast<int>(earlier - std::min(model_steps, earlier));
+  const KeptScreenshots kept = kept_screenshots(step);
+  int next_image = kept.first_image;
   std::size_t seen_steps = 0;
   std::string since;
   bool first = true;
@@ -177,22 +183,27 @@ std::vector<Turn> dialect_turns(const Dialect& dialect, const StepRequest& step,
       if (!note.empty()) since += (since.empty() ? "" : "\n") + note;
       continue;
     }
-    const bool with_image = seen_steps++ >= first_with_image;
+    const bool with_image = seen_steps++ >= kept.first_step;
     if (folds && !with_image) {
       previous += (previous.empty() ? "Step" : "\nStep") + std::to_string(seen_steps) + ": " + folded_line(entry.reply);
       since.clear();
       continue;
     }
     if (folds && first) fold_into_opening();
-    turns.push_back({"user", first ? opening : later_turn(dialect, entry.url, since), with_image ? next_image++ : -1});
-    turns.push_back({"assistant", entry.reply, -1});
+    turns.push_back(
+        {"user", first ? opening : later_turn(dialect, entry.url, since), with_image ? next_image++ : -1, ""});
+    turns.push_back({"assistant", entry.reply, -1, ""});
     since = outcome_of(entry);
     first = false;
   }
   const int current = images.empty() ? -1 : static_cast<int>(images.size()) - 1;
   if (folds && first) fold_into_opening();
-  turns.push_back({"user", first ? opening : later_turn(dialect, step.current_url, since), current});
+  turns.push_back({"user", first ? opening : later_turn(dialect, step.current_url, since), current, ""});
   return turns;
+}
+
+Json dialect_request_fields(const Dialect& dialect) {
+  return dialect.kind == DialectKind::HoloJson ? holo_request_fields(dialect) : dialect.request_fields;
 }
 
 Result<DialectReply> read_dialect_reply(const Dialect& dialect, std::string_view text, std::string_view reasoning,
@@ -211,6 +222,7 @@ Result<DialectReply> read_dialect_reply(const Dialect& dialect, std::string_view
   std::string before;
   Result<Json> action = dialect.kind == DialectKind::UiTars     ? read_ui_tars(body, dialect, frames, before)
                         : dialect.kind == DialectKind::GlmMarks ? read_glm_marks(body, before)
+                        : dialect.kind == DialectKind::HoloJson ? read_holo(body, dialect, frames, before)
                                                                 : read_computer_use(body, dialect, frames, before);
   if (!action) return action.failure();
   if (!before.empty()) thoughts += (thoughts.empty() ? "" : "\n") + before;
@@ -225,7 +237,10 @@ Result<DialectReply> read_dialect_reply(const Dialect& dialect, std::string_view
 
 std::string dialect_repair_prompt(const Dialect& dialect, std::string_view reply) {
   const std::string form =
-      dialect.kind == DialectKind::GlmMarks
+      dialect.kind == DialectKind::HoloJson
+          ? "one JSON object, {\"note\": null, \"thought\": \"...\", \"tool_call\": {\"tool_name\": \"click\", "
+            "\"element\": \"...\", \"x\": 500, \"y\": 300}}, with one of the tools of <output_format>"
+      : dialect.kind == DialectKind::GlmMarks
           ? "\"Thought: ...\\nAction: ...\\nMemory_Updated: {...}\" with one action of the action space, e.g. Action: "
             "Click [3]"
       : dialect.kind == DialectKind::UiTars

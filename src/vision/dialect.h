@@ -34,6 +34,19 @@ Size model_screen(const Dialect& dialect, Size sent);
 // this step's turn with its screenshot. `images` are the step's images as sent, oldest first, the current last.
 std::vector<Turn> dialect_turns(const Dialect& dialect, const StepRequest& step, const std::vector<Size>& images);
 
+// Which steps taken keep their screenshot in the conversation: the model's steps from `first_step` on (counted
+// among the model's steps only), their images numbered from `first_image` (the step's images are the last model
+// steps' frames, oldest first, then the current one).
+struct KeptScreenshots {
+  std::size_t first_step = 0;
+  int first_image = 0;
+};
+KeptScreenshots kept_screenshots(const StepRequest& step);
+
+// The fields the family's requests carry beside the standard ones (Dialect::request_fields; for Holo also its
+// reply's schema as structured_outputs).
+Json dialect_request_fields(const Dialect& dialect);
+
 // A reply in the dialect read as one action object in vimgpt's vocabulary (points in frame pixels), with the
 // model's thoughts. An action vimgpt cannot do becomes {"unsupported": why}, a step error the model reads next
 // turn; a reply in no form the dialect knows is a Parse error (the client then asks once for the form again).
@@ -52,12 +65,18 @@ void replace_all(std::string& text, std::string_view from, std::string_view to);
 // images) and the authors' prompt holding the task, the steps taken, the model's memory and the marked elements.
 std::vector<Turn> glm_turns(const Dialect& dialect, const StepRequest& step, int image);
 
-// Per dialect (dialect_computer_use.cpp, dialect_ui_tars.cpp, dialect_glm.cpp): the action part of a reply,
-// thoughts removed.
+// Holo's harness (dialect_holo.cpp): the system prompt with the reply's schema, <observation> turns (the last
+// three with their screenshots), the model's parsed replies and each action's <tool_output>.
+std::vector<Turn> holo_turns(const Dialect& dialect, const StepRequest& step, const std::vector<Size>& images);
+Json holo_request_fields(const Dialect& dialect);
+
+// Per dialect (dialect_computer_use.cpp, dialect_ui_tars.cpp, dialect_glm.cpp, dialect_holo.cpp): the action part
+// of a reply, thoughts removed.
 Result<Json> read_computer_use(std::string_view text, const Dialect& dialect, const PointFrame& frames,
                                std::string& thoughts);
 Result<Json> read_ui_tars(std::string_view text, const Dialect& dialect, const PointFrame& frames,
                           std::string& thoughts);
 Result<Json> read_glm_marks(std::string_view text, std::string& thoughts);
+Result<Json> read_holo(std::string_view text, const Dialect& dialect, const PointFrame& frames, std::string& thoughts);
 
 }  // namespace vimgpt::vision::detail

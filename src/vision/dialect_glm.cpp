@@ -111,7 +111,7 @@ std::vector<Turn> glm_turns(const Dialect& dialect, const StepRequest& step, int
   replace_all(prompt, "{PREVIOUS_ACTIONS}", previous);
   replace_all(prompt, "{Memory}", memory);
   replace_all(prompt, "{web_text}", element_list(step.hint_text));
-  return {{"user", prompt, image}};
+  return {{"user", prompt, image, ""}};
 }
 
 Result<Json> read_glm_marks(std::string_view text, std::string& thoughts) {

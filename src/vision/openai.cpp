@@ -10,8 +10,8 @@ bool blank(std::string_view text) {
   return text.find_first_not_of(" \t\r\n") == std::string_view::npos;
 }
 
-// An open family's turns: a user turn's image first, then its words, as Fara's and Qwen's harnesses send them;
-// every earlier turn's image is one of the recent screenshots the family keeps.
+// An open family's turns: a user turn's image first, then its words, as Fara's and Qwen's harnesses send them (or
+// between words, as Holo's does); every earlier turn's image is one of the recent screenshots the family keeps.
 Json conversation(const ChatRequest& request) {
   Json messages = Json::array();
   for (const auto& turn : request.turns) {
@@ -20,6 +20,7 @@ Json conversation(const ChatRequest& request) {
       continue;
     }
     Json content = Json::array();
+    if (!turn.lead.empty()) content.push_back({{"type", "text"}, {"text", turn.lead}});
     content.push_back(
         {{"type", "image_url"}, {"image_url", {{"url", image_placeholder(static_cast<std::size_t>(turn.image))}}}});
     if (!blank(turn.text)) content.push_back({{"type", "text"}, {"text", turn.text}});

@@ -37,11 +37,12 @@ std::string provider_name(Provider provider);
 Result<RequestRules> resolve_rules(const ClientOptions& options, Provider provider, std::vector<std::string>& notices);
 
 // One message of a conversation: its role, its text and, when it carries one, an image (an index into the
-// request's images).
+// request's images) between `lead` and `text`.
 struct Turn {
   std::string role;  // "system", "user", "assistant"
   std::string text;
   int image = -1;
+  std::string lead;  // words before the image (Holo's "<observation>"); empty: the image comes first
 };
 
 struct ChatRequest {

@@ -173,6 +173,7 @@ enum class DialectKind {
   ComputerUse,  // a `computer_use` function call in <tool_call> tags (Qwen2.5-VL, Qwen3-VL, Fara)
   UiTars,       // "Thought: ... Action: click(point='<point>x y</point>')" (UI-TARS-1.5)
   GlmMarks,     // "Thought: ... Action: Click [N] Memory_Updated: {...}" on numbered marks (GLM-V's web mode)
+  HoloJson,     // {"note", "thought", "tool_call": {"tool_name", ...}} under a schema (H Company's Holo3)
 };
 // Where a dialect's points are: pixels of the image the model saw after its server's smart_resize, or
 // thousandths of the image's width and height (0-1000).
@@ -181,7 +182,8 @@ enum class PointSpace { ResizedPixels, Thousandths };
 enum class ThoughtsAt { None, ReasoningField, ThinkTag, TextBefore };
 std::string_view to_string(DialectKind kind);
 std::string_view to_string(PointSpace space);
-Result<DialectKind> parse_dialect(std::string_view name);  // "vimgpt" | "computer_use" | "ui_tars" | "glm_marks"
+// "vimgpt" | "computer_use" | "ui_tars" | "glm_marks" | "holo_json"
+Result<DialectKind> parse_dialect(std::string_view name);
 
 // Qwen2-VL's smart_resize, which the Qwen-based families' servers apply to every image: both sides rounded to a
 // multiple of `factor` (patch size x merge size), the area brought within [min_pixels, max_pixels] keeping the
@@ -210,8 +212,9 @@ struct Dialect {
   int screenshots = 1;  // recent screenshots the authors' harness keeps in the conversation
   ThoughtsAt thoughts = ThoughtsAt::None;
   std::string system_prompt;  // the authors' system prompt; {tools} and {width}x{height} filled in
-  Json tool;                  // the function the model calls (computer_use), as the authors describe it
-  std::string next_turn;      // the text sent with each later screenshot
+  // The function the model calls (computer_use), as the authors describe it; for Holo, the schema of its reply.
+  Json tool;
+  std::string next_turn;  // the text sent with each later screenshot
   // The first user turn as the authors' harness writes it, {instruction} and {previous} (the steps whose
   // screenshots were dropped, one line each) filled in; empty: the objective alone, earlier steps kept as turns.
   std::string first_turn;

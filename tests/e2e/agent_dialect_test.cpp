@@ -98,7 +98,8 @@ INSTANTIATE_TEST_SUITE_P(Families, DialectE2E,
                                            Family{"microsoft/Fara1.5-9B", "fara-1.5"},
                                            Family{"UI-TARS-1.5-7B-Q4_K_M.gguf", "ui-tars-1.5"},
                                            Family{"mPLUG/GUI-Owl-1.5-8B-Instruct", "gui-owl-1.5"},
-                                           Family{"zai-org/GLM-4.5V", "glm-v"}),
+                                           Family{"zai-org/GLM-4.5V", "glm-v"},
+                                           Family{"Hcompany/Holo-3.1-35B-A3B", "holo3"}),
                          [](const ::testing::TestParamInfo<Family>& tested) {
                            std::string name = tested.param.family;
                            for (char& c : name) {

@@ -160,6 +160,99 @@ ScriptedReply glm_reply(const ReceivedRequest& received, const std::string& answ
                              "</content>\nMemory_Updated: {\"button\": \"seen\"}");
 }
 
+// What H Company's agent loop sends (hub.hcompany.ai/agent-loop): the reply's schema as structured_outputs and again
+// in the system prompt's <output_format> block, thinking on, each screenshot in <observation>, the model's earlier
+// turns as their parsed JSON (never the reasoning) each followed by a <tool_output> turn. What is wrong is refused with
+// a 400, as vLLM would refuse it or, for what the model would misread, as this fake chooses to.
+constexpr std::string_view kHoloReasoning = "I should find the blue button first.";
+
+std::optional<std::string> holo_request_problem(const json& body) {
+  if (body.contains("response_format")) return "a response_format: Holo's loop sends structured_outputs";
+  const json schema = body.value("structured_outputs", json::object()).value("json", json());
+  if (!schema.is_object() || !schema["properties"].contains("tool_call")) return "no structured_outputs.json schema";
+  if (body.value("chat_template_kwargs", json::object()).value("enable_thinking", false) != true) {
+    return "chat_template_kwargs.enable_thinking is not true: Holo plans in its reasoning";
+  }
+  const auto& messages = body.value("messages", json::array());
+  if (messages.empty() || messages[0].value("role", "") != "system") return "no system prompt";
+  const std::string system = messages[0].value("content", "");
+  const auto block = system.find("\n\n<output_format>\n```json\n");
+  const auto end = system.rfind("\n```\n</output_format>");
+  if (block == std::string::npos || end == std::string::npos || end < block) return "no <output_format> block";
+  if (json::parse(system.substr(block + 26, end - block - 26), nullptr, false) != schema) {
+    return "the <output_format> schema is not the structured_outputs schema";
+  }
+  for (std::size_t i = 1; i < messages.size(); ++i) {
+    const auto& message = messages[i];
+    const auto& content = message.value("content", json());
+    if (message.value("role", "") == "assistant") {
+      const std::string text = content.is_string() ? content.get<std::string>() : std::string();
+      const json reply = json::parse(text, nullptr, false);
+      if (!reply.is_object() || !reply.contains("tool_call")) return "an assistant turn that is not the parsed JSON";
+      if (text.find(kHoloReasoning) != std::string::npos) return "the reasoning spliced back into the conversation";
+      const auto& next = i + 1 < messages.size() ? messages[i + 1] : json();
+      const std::string expected = "<tool_output tool=\"" + reply["tool_call"].value("tool_name", "") + "\">\n";
+      if (!next.is_object() || next.value("role", "") != "user" || !next["content"].is_string() ||
+          !next["content"].get<std::string>().starts_with(expected) ||
+          !next["content"].get<std::string>().ends_with("\n</tool_output>")) {
+        return "an assistant turn not followed by its <tool_output>";
+      }
+      ++i;
+      continue;
+    }
+    if (content.is_string()) {
+      const std::string text = content.get<std::string>();
+      if (!text.starts_with("<observation>\n") || !text.ends_with("[screenshot evicted]\n</observation>")) {
+        return "a text-only observation that is not an evicted screenshot";
+      }
+      continue;
+    }
+    if (!content.is_array() || content.size() != 3 || content[0].value("type", "") != "text" ||
+        !content[0].value("text", "").starts_with("<observation>\n") || content[1].value("type", "") != "image_url" ||
+        content[2].value("text", "") != "\n</observation>") {
+      return "an observation not wrapped as <observation>, screenshot, </observation>";
+    }
+  }
+  const auto& last = messages.back();
+  if (last.value("role", "") != "user" || !last["content"].is_array()) return "the last turn is not an observation";
+  return std::nullopt;
+}
+
+ScriptedReply holo_reply(const ReceivedRequest& received, std::array<std::uint8_t, 3> colour,
+                         const std::string& answer) {
+  if (auto problem = holo_request_problem(received.body)) return ScriptedReply::status_code(400, *problem);
+  const auto image = last_image(received.body);
+  const auto centre = image ? find_colour(*image, colour) : std::nullopt;
+  json step;
+  if (centre) {
+    step = {{"note", "The blue button is the order button."},
+            {"thought", "Click the blue button."},
+            {"tool_call",
+             {{"tool_name", "click"},
+              {"element", "the blue Order button"},
+              {"x", std::lround(centre->x * 1000 / centre->width)},
+              {"y", std::lround(centre->y * 1000 / centre->height)}}}};
+  } else {
+    // The note written at the click must come back in the model's own turn.
+    if (received.text.find("The blue button is the order button.") == std::string::npos) {
+      return ScriptedReply::status_code(400, "the note of the model's last turn is not in the conversation");
+    }
+    step = {
+        {"note", nullptr}, {"thought", "It is done."}, {"tool_call", {{"tool_name", "answer"}, {"content", answer}}}};
+  }
+  ScriptedReply reply;
+  const json body = {
+      {"id", "fake"},
+      {"object", "chat.completion"},
+      {"choices",
+       json::array({{{"index", 0},
+                     {"finish_reason", "stop"},
+                     {"message", {{"role", "assistant"}, {"content", step.dump()}, {"reasoning", kHoloReasoning}}}}})},
+      {"usage", {{"prompt_tokens", 1000}, {"completion_tokens", 60}, {"total_tokens", 1060}}}};
+  reply.raw_body = body.dump();
+  return reply;
+}
+
 }  // namespace
 
 FakeFamily fake_family(const std::string& name) {
@@ -197,6 +290,10 @@ FakeFamily fake_family(const std::string& name) {
     family.min_pixels = 6272;
     family.max_pixels = 5880000;
     family.max_images = 1;
+  } else if (name == "holo3") {
+    // H Company's Holo3: points 0-1000 of the image sent, the last 3 screenshots kept.
+    family.dialect = "holo_json";
+    family.thousandths = true;
   } else if (name == "ui-tars-1.5") {
     family.dialect = "ui_tars";
     family.min_pixels = 78400;
@@ -241,6 +338,7 @@ FakeModelServer::Responder dialect_responder(FakeFamily family, std::array<std::
           400, "At most " + std::to_string(family.max_images) + " image(s) may be provided in one prompt.");
     }
     if (family.dialect == "glm_marks") return glm_reply(received, answer);
+    if (family.dialect == "holo_json") return holo_reply(received, colour, answer);
     const auto image = last_image(received.body);
     const auto centre = image ? find_colour(*image, colour) : std::nullopt;
     const std::string thoughts = centre ? "The target is at the centre of the coloured element." : "It is done.";

@@ -62,7 +62,10 @@ TEST(DialectCatalogue, NamesMatchAsServersServeThem) {
                                                         {"mPLUG/GUI-Owl-1.5-8B-Instruct", "gui-owl-1.5"},
                                                         {"GUI-Owl-1.5-32B-Think", "gui-owl-1.5"},
                                                         {"/models/Fara1.5-9B-Q4_K_M.gguf", "fara-1.5"},
-                                                        {"zai-org/GLM-4.6V-FP8", "glm-v"}}) {
+                                                        {"zai-org/GLM-4.6V-FP8", "glm-v"},
+                                                        {"Hcompany/Holo-3.1-35B-A3B-FP8", "holo3"},
+                                                        {"Holo3-35B-A3B.Q4_K_M.gguf", "holo3"},
+                                                        {"holo3-1-35b-a3b", "holo3"}}) {
     const ModelSpec* spec = find_model(served);
     ASSERT_NE(spec, nullptr) << served;
     ASSERT_TRUE(spec->dialect.has_value()) << served;
@@ -88,13 +91,19 @@ std::string reply_with(const Dialect& dialect, double x, double y) {
   if (dialect.kind == DialectKind::UiTars) {
     return "Thought: the blue square is the target.\nAction: click(start_box='(" + point + ")')";
   }
+  if (dialect.kind == DialectKind::HoloJson) {
+    return Json{{"note", nullptr},
+                {"thought", "the blue square is the target"},
+                {"tool_call", {{"tool_name", "click"}, {"element", "blue square"}, {"x", x}, {"y", y}}}}
+        .dump();
+  }
   return "The blue square is there.\n<tool_call>\n{\"name\": \"computer_use\", \"arguments\": {\"action\": "
          "\"left_click\", \"coordinate\": [" +
          point + "]}}\n</tool_call>";
 }
 
 TEST(DialectPoints, EveryFramePixelComesBackExactly) {
-  for (const char* name : {"qwen2.5-vl", "qwen3-vl", "fara", "fara-1.5", "ui-tars-1.5", "gui-owl-1.5"}) {
+  for (const char* name : {"qwen2.5-vl", "qwen3-vl", "fara", "fara-1.5", "ui-tars-1.5", "gui-owl-1.5", "holo3"}) {
     const Dialect& dialect = family(name);
     // The frame the agent acts on, and the image as sent: unchanged, then one the server would resize.
     for (const PointFrame frames : {PointFrame{{756, 504}, {756, 504}}, PointFrame{{768, 512}, {1080, 720}}}) {
@@ -270,6 +279,100 @@ TEST(UiTarsDialect, ReadsEachPointFormAndAction) {
 
 HistoryEntry step_entry(std::string reply, std::string url, std::string result) {
   return {Json{{"click_at", {1, 2}}}, std::move(result), std::move(url), "", std::move(reply)};
+}
+
+// Holo3 (hub.hcompany.ai/agent-loop): each tool of the schema it is sent, read into vimgpt's actions; points are
+// thousandths of the image sent.
+TEST(HoloDialect, ReadsEveryToolOfItsSchema) {
+  const auto holo = [](const Json& call) {
+    return read("holo3", Json{{"note", nullptr}, {"thought", "next"}, {"tool_call", call}}.dump());
+  };
+  EXPECT_EQ(holo({{"tool_name", "click"}, {"element", "Search"}, {"x", 500}, {"y", 500}}),
+            (Json{{"click_at", {378.0, 252.0}}}));
+  // The hosted model sometimes writes a coordinate as a [min, max] pair despite its schema: the middle.
+  EXPECT_EQ(holo({{"tool_name", "click"}, {"element", "Search"}, {"x", {400, 600}}, {"y", 500}}),
+            (Json{{"click_at", {378.0, 252.0}}}));
+  EXPECT_EQ(holo({{"tool_name", "write"}, {"content", "red lamp"}, {"press_enter", true}}),
+            (Json{{"type", "red lamp"}, {"enter", true}}));
+  EXPECT_EQ(holo({{"tool_name", "write"}, {"content", "red lamp"}}), (Json{{"type", "red lamp"}, {"enter", false}}));
+  EXPECT_EQ(holo({{"tool_name", "scroll_web"}, {"direction", "down"}, {"x", 500}, {"y", 250}}),
+            (Json{{"actions", {{{"hover", {378.0, 126.0}}}, {{"scroll", "down"}}}}}));
+  EXPECT_EQ(holo({{"tool_name", "move_mouse_web"}, {"element", "Menu"}, {"x", 0}, {"y", 0}}),
+            (Json{{"hover", {0.0, 0.0}}}));
+  EXPECT_EQ(holo({{"tool_name", "press_keys_web"}, {"keys", {"ctrl", "a"}}}), (Json{{"key", "Control+a"}}));
+  EXPECT_EQ(holo({{"tool_name", "press_keys_web"}, {"keys", {"Return"}}}), (Json{{"key", "Enter"}}));
+  EXPECT_EQ(holo({{"tool_name", "go_to_web"}, {"url", "https://example.com"}}),
+            (Json{{"navigate", "https://example.com"}}));
+  EXPECT_EQ(holo({{"tool_name", "go_back_web"}}), (Json{{"back", true}}));
+  EXPECT_EQ(holo({{"tool_name", "wait_web"}, {"seconds", 30}}), (Json{{"wait", 10.0}}));
+  EXPECT_EQ(holo({{"tool_name", "answer"}, {"content", "9 to 6"}}), (Json{{"done", "9 to 6"}}));
+  // What vimgpt cannot do, or a call without its point, is a step error in words.
+  EXPECT_TRUE(holo({{"tool_name", "scroll_web"}, {"direction", "left"}, {"x", 1}, {"y", 1}}).contains("unsupported"));
+  EXPECT_TRUE(holo({{"tool_name", "click"}, {"element", "Search"}}).contains("unsupported"));
+  EXPECT_TRUE(holo({{"tool_name", "refresh_web"}}).contains("unsupported"));
+  // Every tool the schema offers is one vimgpt reads.
+  for (const auto& tool : family("holo3").tool["properties"]["tool_call"]["oneOf"]) {
+    const std::string name = tool["properties"]["tool_name"]["const"];
+    const Json action = holo({{"tool_name", name}, {"direction", "up"}, {"x", 1}, {"y", 1}, {"keys", {"a"}}});
+    EXPECT_FALSE(action.contains("unsupported")) << name << ": " << action.dump();
+  }
+  // Its thoughts: the reasoning field and the reply's "thought"; a reply that is no JSON object goes to repair.
+  const PointFrame frames{{756, 504}, {756, 504}};
+  auto reply = detail::read_dialect_reply(
+      family("holo3"), R"({"note": null, "thought": "open it", "tool_call": {"tool_name": "go_back_web"}})",
+      "The page is wrong.", frames);
+  ASSERT_TRUE(reply) << reply.error().message;
+  EXPECT_EQ(reply->thoughts, "The page is wrong.\nopen it");
+  EXPECT_FALSE(detail::read_dialect_reply(family("holo3"), "I would click the button.", "", frames));
+  EXPECT_FALSE(detail::read_dialect_reply(family("holo3"), R"({"thought": "x"})", "", frames));
+}
+
+TEST(DialectConversation, HoloWrapsObservationsKeepsThreeScreenshotsAndAnswersEachCallWithItsOutput) {
+  const Dialect& holo = family("holo3");
+  StepRequest step;
+  step.objective = "find the hours";
+  step.current_url = "http://127.0.0.1/now";
+  const auto reply = [](const std::string& tool, const char* note) {
+    return Json{{"note", note == nullptr ? Json() : Json(note)},
+                {"thought", "t"},
+                {"tool_call", {{"tool_name", tool}, {"element", "e"}, {"x", 1}, {"y", 2}}}};
+  };
+  step.history = {
+      // A server that leaves the thinking in the content: only the parsed JSON goes back.
+      step_entry("<think>secret plan</think>" + reply("click", "hours are on /info").dump(2), "http://127.0.0.1/1",
+                 "clicked at (1, 2)"),
+      {Json(), "the person took over", "http://127.0.0.1/1", "", ""},
+      step_entry(reply("click", nullptr).dump(), "http://127.0.0.1/2", "clicked at (1, 2)"),
+      {Json{{"click_at", {1, 2}}}, "", "http://127.0.0.1/3", "nothing changed", reply("click", nullptr).dump()},
+      step_entry(reply("move_mouse_web", nullptr).dump(), "http://127.0.0.1/4", "hovered")};
+  step.earlier_frames = holo.screenshots - 1;
+  const std::vector<Size> images(static_cast<std::size_t>(holo.screenshots), Size{768, 512});
+  const auto turns = detail::dialect_turns(holo, step, images);
+  ASSERT_EQ(turns.size(), 14U);  // system, 4 x (observation, reply, tool output), this step's observation
+  EXPECT_EQ(turns[0].role, "system");
+  EXPECT_NE(turns[0].text.find("The task: find the hours"), std::string::npos);
+  EXPECT_TRUE(turns[0].text.ends_with("\n\n<output_format>\n```json\n" + holo.tool.dump() + "\n```\n</output_format>"));
+  // The two oldest steps' screenshots are evicted, their <observation> kept.
+  EXPECT_EQ(turns[1].text, "<observation>\nURL: http://127.0.0.1/1\n[screenshot evicted]\n</observation>");
+  EXPECT_EQ(turns[1].image, -1);
+  EXPECT_EQ(turns[2].role, "assistant");
+  EXPECT_EQ(Json::parse(turns[2].text), reply("click", "hours are on /info"));
+  EXPECT_EQ(turns[2].text.find("secret plan"), std::string::npos);
+  EXPECT_EQ(turns[3].text, "<tool_output tool=\"click\">\nclicked at (1, 2)\n</tool_output>");
+  EXPECT_EQ(turns[4].text.find("[screenshot evicted]") != std::string::npos, true);
+  EXPECT_NE(turns[4].text.find("the person took over"), std::string::npos);
+  EXPECT_EQ(turns[7].lead, "<observation>\nURL: http://127.0.0.1/3\n");
+  EXPECT_EQ(turns[7].text, "\n</observation>");
+  EXPECT_EQ(turns[7].image, 0);
+  EXPECT_EQ(turns[9].text, "<tool_output tool=\"click\">\nError: nothing changed\n</tool_output>");
+  EXPECT_EQ(turns[10].image, 1);
+  EXPECT_EQ(turns[12].text, "<tool_output tool=\"move_mouse_web\">\nhovered\n</tool_output>");
+  EXPECT_EQ(turns[13].lead, "<observation>\nURL: http://127.0.0.1/now\n");
+  EXPECT_EQ(turns[13].image, 2);
+  // The schema goes to the server too, and thinking is on.
+  const Json fields = detail::dialect_request_fields(holo);
+  EXPECT_EQ(fields["structured_outputs"]["json"], holo.tool);
+  EXPECT_EQ(fields["chat_template_kwargs"]["enable_thinking"], true);
 }
 
 TEST(DialectConversation, RecentScreenshotsAndTheModelsOwnTurns) {
@@ -468,7 +571,8 @@ TEST(DialectDoctor, TheBlueSquaresClickLandsForEveryFamily) {
                                                         {"microsoft/Fara-7B", "fara"},
                                                         {"microsoft/Fara1.5-9B", "fara-1.5"},
                                                         {"UI-TARS-1.5-7B-Q4_K_M.gguf", "ui-tars-1.5"},
-                                                        {"mPLUG/GUI-Owl-1.5-8B-Instruct", "gui-owl-1.5"}}) {
+                                                        {"mPLUG/GUI-Owl-1.5-8B-Instruct", "gui-owl-1.5"},
+                                                        {"Hcompany/Holo-3.1-35B-A3B", "holo3"}}) {
     test::FakeModelServer server;
     const test::FakeFamily fake = test::fake_family(family_name);
     server.set_responder(test::dialect_responder(fake, kBlue, "clicked"));
@@ -486,11 +590,14 @@ TEST(DialectDoctor, TheBlueSquaresClickLandsForEveryFamily) {
     EXPECT_EQ(server.problems(), std::vector<std::string>{}) << served;
     const auto requests = server.requests();
     ASSERT_EQ(requests.size(), 1U) << served;
-    // No strict schema for a family that was not trained on one, and the image the server will not resize.
+    // No strict schema for a family that was not trained on one, and the image the server will not resize (Holo
+    // takes any size: its points are of the image as sent).
     EXPECT_FALSE(requests[0].body.contains("response_format")) << served;
     ASSERT_EQ(requests[0].images.size(), 1U);
-    EXPECT_EQ(requests[0].images[0].width % fake.factor, 0) << served;
-    EXPECT_EQ(requests[0].images[0].height % fake.factor, 0) << served;
+    if (family(family_name).resize.factor > 0) {
+      EXPECT_EQ(requests[0].images[0].width % fake.factor, 0) << served;
+      EXPECT_EQ(requests[0].images[0].height % fake.factor, 0) << served;
+    }
     // Room for thinking: the family's reply cap, not vimgpt's 300.
     EXPECT_GE(requests[0].body.value("max_tokens", 0), 1024) << served;
   }
@@ -514,6 +621,44 @@ TEST(DialectDoctor, GlmNamesTheBlueSquaresMark) {
   EXPECT_EQ(server.problems(), std::vector<std::string>{});
   ASSERT_EQ(server.requests().size(), 1U);
   EXPECT_EQ(server.requests()[0].body.value("max_tokens", 0), 8192);
+}
+
+// Holo against the fake playing its harness's server: five steps, the schema in both places, three screenshots at
+// most, each earlier reply back as its parsed JSON followed by its <tool_output>.
+TEST(DialectConversation, HoloKeepsItsHarnessThroughManySteps) {
+  test::FakeModelServer server;
+  server.set_responder(test::dialect_responder(test::fake_family("holo3"), kBlue, "done"));
+  ClientOptions options;
+  options.model = "Hcompany/Holo-3.1-35B-A3B";
+  options.base_url = server.url();
+  options.retry.max_retries = 0;
+  auto client = Client::create(options);
+  ASSERT_TRUE(client) << client.error().message;
+  ASSERT_NE((*client)->dialect(), nullptr);
+  StepRequest step;
+  step.objective = "click the blue square";
+  const EncodedImage frame = squares_frame();
+  for (int taken = 0; taken < 5; ++taken) {
+    step.images.clear();
+    step.earlier_frames = std::min(taken, (*client)->dialect()->screenshots - 1);
+    for (int i = 0; i <= step.earlier_frames; ++i) step.images.push_back(frame);
+    auto decision = (*client)->decide(step);
+    ASSERT_TRUE(decision) << decision.error().message;
+    ASSERT_TRUE(decision->action.contains("click_at")) << decision->action.dump();
+    EXPECT_NEAR(decision->action["click_at"][0].get<double>(), 534, 1.0);
+    EXPECT_NEAR(decision->action["click_at"][1].get<double>(), 256, 1.0);
+    EXPECT_NE(decision->thoughts.find("I should find the blue button first."), std::string::npos);
+    step.history.push_back({decision->action, "clicked", "http://127.0.0.1/", "", decision->raw_reply});
+  }
+  EXPECT_EQ(server.problems(), std::vector<std::string>{});
+  const auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 5U);
+  EXPECT_EQ(requests.back().images.size(), 3U);
+  // system, 4 x (observation, reply, tool output), this step's observation
+  EXPECT_EQ(requests.back().body["messages"].size(), 14U);
+  EXPECT_EQ(requests.back().body.value("temperature", -1.0), 0.8);
+  EXPECT_EQ(requests.back().body.value("max_tokens", 0), 4096);
+  EXPECT_EQ(requests.back().body.value("reasoning_effort", ""), "medium");
 }
 
 TEST(DialectConversation, EarlierScreenshotsStayWithinWhatTheServerTakes) {

@@ -527,6 +527,7 @@ std::string_view to_string(Outcome outcome) {
     case Outcome::Interrupted: return "interrupted";
     case Outcome::Diverged: return "diverged";
     case Outcome::AnswerInvalid: return "answer_invalid";
+    case Outcome::Unverified: return "unverified";
   }
   return "error";
 }
@@ -541,6 +542,7 @@ int exit_code(Outcome outcome) {
     case Outcome::Interrupted: return 130;
     case Outcome::Diverged: return 5;
     case Outcome::AnswerInvalid: return 6;
+    case Outcome::Unverified: return 7;
   }
   return 1;
 }

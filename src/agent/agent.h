@@ -169,6 +169,11 @@ class Planner {
     return std::nullopt;
   }
   [[nodiscard]] virtual bool wants_page_text() const { return false; }
+  // --verify: the answer checked by a request of its own (its usage counted in usage()); nothing when this planner
+  // does not check answers.
+  virtual std::optional<Result<vision::CheckVerdict>> check(const vision::AnswerCheck& /*check*/) {
+    return std::nullopt;
+  }
 };
 
 // What the model is given: the labelled frame; or the frame and the hint list; or, for text-only models,
@@ -188,18 +193,21 @@ struct PlannerSettings {
 // Asks a vision model.
 class ModelPlanner final : public Planner {
  public:
-  ModelPlanner(vision::Client& client, PlannerSettings settings);
+  // `checker`: the client --verify's checks go to (the same client, or one for another model); null: none.
+  ModelPlanner(vision::Client& client, PlannerSettings settings, vision::Client* checker = nullptr);
   Result<Plan> next(const Observation& observation) override;
   [[nodiscard]] vision::Usage usage() const override;
   [[nodiscard]] std::optional<vision::FittedRequest> fit(const Observation& observation,
                                                          const vision::BudgetLeft& left) const override;
   [[nodiscard]] bool wants_page_text() const override { return settings_.observe == Observe::Text; }
+  std::optional<Result<vision::CheckVerdict>> check(const vision::AnswerCheck& check) override;
 
  private:
   [[nodiscard]] vision::StepRequest request_for(const Observation& observation) const;
 
   vision::Client& client_;
   PlannerSettings settings_;
+  vision::Client* checker_ = nullptr;
   std::vector<vision::EncodedImage> earlier_frames_;  // the last frames - 1 labelled frames sent, oldest first
 };
 
@@ -219,10 +227,22 @@ class ScriptedPlanner final : public Planner {
 // ---- The run ----------------------------------------------------------------------------------------------
 
 // AnswerInvalid: the answer still did not fit --output-schema after it was sent back kAnswerRetries times.
-enum class Outcome { Done, Error, BudgetExhausted, Stuck, NeedsInput, Interrupted, Diverged, AnswerInvalid };
+// Unverified: --verify's check still failed the answer after it was sent back kCheckRetries times, or could not be
+// made; the answer is kept.
+enum class Outcome {
+  Done,
+  Error,
+  BudgetExhausted,
+  Stuck,
+  NeedsInput,
+  Interrupted,
+  Diverged,
+  AnswerInvalid,
+  Unverified
+};
 std::string_view to_string(Outcome outcome);  // "done", "error", "budget exhausted", "stuck", "needs_input", ...
 // 0 done, 1 error, 2 budget, 3 stuck, 4 needs input, 5 diverged (a replay that could not go on), 6 answer
-// invalid, 130 interrupted
+// invalid, 7 unverified, 130 interrupted
 int exit_code(Outcome outcome);
 
 struct StepTimings {
@@ -270,6 +290,9 @@ struct StepRecord {
   // A person had the page before this step (they paused the run), or during it (a handoff or an ask answered in
   // the live view): to_json(Takeover). Null otherwise.
   Json takeover;
+  // --verify: the check of this step's answer ({"passed": bool, "reason": "..."}, or {"error": "..."} when it could
+  // not be made). Null otherwise.
+  Json check;
 };
 
 // How much of the viewport's text is read: --observe text's (about 2,000 tokens at most), and the text a done
@@ -363,6 +386,8 @@ struct AgentOptions {
   std::optional<JsonSchema> answer_schema;
 };
 inline constexpr int kAnswerRetries = 2;
+// --verify: a failed check goes back to the model with its reason this many times; then the run ends Unverified.
+inline constexpr int kCheckRetries = 2;
 
 // The files {"upload": LABEL, "file": NAME} may name: the regular files directly in `dir`, sorted.
 std::vector<std::string> upload_choices(const std::string& dir);

@@ -109,6 +109,7 @@ struct Agent::Impl {
   std::string last_url;       // where a restarted browser goes back to
   ProgressWatch progress;     // loop detection
   int answers_sent_back = 0;  // --output-schema
+  int checks_sent_back = 0;   // --verify
 
   // Before a capture: a page whose renderer crashed is loaded again, and a local browser that died is
   // started again at `url` (at most max_restarts times a run). Returns what was done, for the model and
@@ -394,6 +395,35 @@ struct Agent::Impl {
     return "the person handed the page back" + (answer->empty() ? std::string() : ", saying: \"" + *answer + "\"");
   }
 
+  // --verify: the answer checked against the objective, the steps taken and this frame. Passed: Done. Failed: the
+  // reason goes back to the model (`answer` kept by the caller only when the run ends), at most kCheckRetries times;
+  // then Unverified, as when the check cannot be made at all.
+  Outcome check_answer(StepRecord& record, const hints::Capture& capture, std::optional<Json>& answer,
+                       ActResult& acted) {
+    auto checked = planner->check({options.objective, *answer, history, record.url, capture.labelled});
+    if (!checked) return Outcome::Done;  // this planner does not check answers
+    if (!*checked) {
+      record.check = {{"error", checked->error().message}};
+      acted.message = "the answer could not be checked: " + checked->error().message;
+      return Outcome::Unverified;
+    }
+    const vision::CheckVerdict& verdict = **checked;
+    record.check = {{"passed", verdict.passed}, {"reason", verdict.reason}};
+    if (verdict.passed) return Outcome::Done;
+    acted.ok = false;
+    if (checks_sent_back < kCheckRetries) {
+      ++checks_sent_back;
+      acted.message = "a check of the answer found it wrong: " + verdict.reason +
+                      " Go on with the task and reply done again with a corrected answer (" +
+                      std::to_string(checks_sent_back) + " of " + std::to_string(kCheckRetries) + " tries).";
+      answer.reset();
+      return Outcome::Done;
+    }
+    acted.message =
+        "the answer did not pass the check after " + std::to_string(kCheckRetries) + " tries: " + verdict.reason;
+    return Outcome::Unverified;
+  }
+
   // One step; the run's end when it ends the run.
   std::optional<RunResult> step(int number, const StepCallback& on_step) {
     if (auto ended = out_of_budget(number)) return ended;
@@ -500,6 +530,7 @@ struct Agent::Impl {
         }
       }
     }
+    if (answer && ending == Outcome::Done) ending = check_answer(record, *capture, answer, acted);
     record.timings.total = since(step_start);
     record.ok = acted.ok;
     record.result = acted.message;
@@ -514,6 +545,7 @@ struct Agent::Impl {
                        " tries: " + acted.message,
                    number, std::move(*answer));
       }
+      if (ending == Outcome::Unverified) return end(ending, acted.message, number, std::move(*answer));
       return end(Outcome::Done, "done", number, std::move(*answer));
     }
     history.push_back({planned->action, acted.ok ? acted.message : "", record.url, acted.ok ? "" : acted.message,

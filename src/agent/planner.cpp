@@ -6,8 +6,8 @@
 
 namespace vimgpt::agent {
 
-ModelPlanner::ModelPlanner(vision::Client& client, PlannerSettings settings)
-    : client_(client), settings_(std::move(settings)) {}
+ModelPlanner::ModelPlanner(vision::Client& client, PlannerSettings settings, vision::Client* checker)
+    : client_(client), settings_(std::move(settings)), checker_(checker) {}
 
 vision::StepRequest ModelPlanner::request_for(const Observation& observation) const {
   vision::StepRequest request;
@@ -53,7 +53,14 @@ std::optional<vision::FittedRequest> ModelPlanner::fit(const Observation& observ
 }
 
 vision::Usage ModelPlanner::usage() const {
-  return client_.usage();
+  vision::Usage used = client_.usage();
+  if (checker_ != nullptr && checker_ != &client_) used += checker_->usage();
+  return used;
+}
+
+std::optional<Result<vision::CheckVerdict>> ModelPlanner::check(const vision::AnswerCheck& check) {
+  if (checker_ == nullptr) return std::nullopt;
+  return checker_->check_answer(check);
 }
 
 ScriptedPlanner::ScriptedPlanner(std::vector<Json> actions) : actions_(std::move(actions)) {}

@@ -103,6 +103,13 @@ void write_step(std::ostringstream& html, const Json& step, const std::filesyste
     html << "<p><b>A person took over:</b> " << html_text(takeover.value("description", "")) << "</p>\n";
   html << "<p><b>Result:</b> " << (ok ? "ok" : "error") << " &mdash; " << html_text(step.value("result", ""))
        << "</p>\n";
+  if (const auto& check = step.value("check", Json()); check.is_object()) {
+    // --verify's verdict on this step's answer.
+    const std::string verdict = check.contains("error")        ? "could not be made: " + check.value("error", "")
+                                : check.value("passed", false) ? "passed: " + check.value("reason", "")
+                                                               : "failed: " + check.value("reason", "");
+    html << "<p><b>Answer checked:</b> " << html_text(verdict) << "</p>\n";
+  }
   html << "<details><summary>Model reply";
   if (const auto repair = step.value("repair", "none"); repair != "none")
     html << " (repaired: " << html_text(repair) << ")";

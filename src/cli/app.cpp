@@ -247,6 +247,9 @@ Result<StartedRun> start_run(const Options& o, const RunSettings& settings) {
   if (settings.model) {
     VIMGPT_TRY(started.client, vision::Client::create(*settings.model));
   }
+  if (settings.checker && settings.checker->model != settings.model->model) {
+    VIMGPT_TRY(started.other_checker, vision::Client::create(*settings.checker));
+  }
   return started;
 }
 
@@ -308,7 +311,7 @@ int run_command(Options o) {
         [&](const agent::AgentOptions& task, std::unique_ptr<agent::Planner> planner) {
           return execute(o, task, *tab, std::move(planner));
         },
-        std::cerr);
+        std::cerr, started->checker(*settings));
     tab->close();
     if (o.verbosity >= 0) std::cerr << "cache: " << cached.status << "\n";
     return finish_run(o, cached.result, cached.status);
@@ -317,7 +320,7 @@ int run_command(Options o) {
   if (script) {
     planner = std::move(script);
   } else {
-    planner = std::make_unique<agent::ModelPlanner>(*client, settings->planner);
+    planner = std::make_unique<agent::ModelPlanner>(*client, settings->planner, started->checker(*settings));
   }
   const auto result = execute(o, options, *tab, std::move(planner));
   tab->close();
@@ -330,7 +333,8 @@ int main(int argc, char** argv) {
       "Exit codes: 0 done, 1 error, 2 step, time, cost or token budget exhausted, 3 stuck, 4 needs input (the model "
       "asked a question, or handed the page over, and nobody was there), 5 diverged (a replay met a changed page and "
       "had no model to heal it), 6 answer "
-      "invalid (it did not fit --output-schema after two corrections), 130 interrupted, 64 usage.\n"
+      "invalid (it did not fit --output-schema after two corrections), 7 unverified (--verify's check failed it after "
+      "two corrections), 130 interrupted, 64 usage.\n"
       "Settings: flags > environment (and ./.env) > vimgpt.toml (this folder or one above it) > "
       "$XDG_CONFIG_HOME/vimgpt/config.toml (~/.config/vimgpt/config.toml) > defaults; a file's keys are the long "
       "flags' names (max-actions = 20). `vimgpt config` shows each setting and where it came from; "
@@ -338,6 +342,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", version_text());
   Options options;
   add_run_flags(app, options);
+  add_verify_flags(app, options);
   add_browser_flags(app, options);
   add_model_flags(app, options);
   add_budget_flags(app, options);
@@ -348,6 +353,7 @@ int main(int argc, char** argv) {
       "Do OBJECTIVE in the browser (the default command). On a terminal one line shows the step, the time, tokens and "
       "cost used of their budgets; on a log, a line per step");
   add_run_flags(*run, options);
+  add_verify_flags(*run, options);
   add_live_flag(*run, options);
   add_browser_flags(*run, options);
   add_model_flags(*run, options);
@@ -405,6 +411,7 @@ int main(int argc, char** argv) {
                     "task's), auto/N (a Kubernetes Indexed Job's JOB_COMPLETION_INDEX of N)");
   add_browser_flags(*batch, options);
   add_model_flags(*batch, options);
+  add_verify_flags(*batch, options);
   add_budget_flags(*batch, options);
   add_live_flag(*batch, options);
   batch->add_option("--start-url", options.start_url, "First page of tasks that name none");
@@ -452,6 +459,7 @@ int main(int argc, char** argv) {
                       "seconds)");
   add_browser_flags(*mcp, options);
   add_model_flags(*mcp, options);
+  add_verify_flags(*mcp, options);
   add_budget_flags(*mcp, options);
   add_live_flag(*mcp, options);
   mcp->add_option("--allow-domain", options.allow_domains, "Only these hosts may load (repeatable)");

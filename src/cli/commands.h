@@ -24,6 +24,12 @@ int run_command(Options options);
 struct StartedRun {
   std::unique_ptr<browser::Tab> tab;
   std::unique_ptr<vision::Client> client;
+  // --verify-model's client; --verify without it checks with `client`. Use checker().
+  std::unique_ptr<vision::Client> other_checker;
+  [[nodiscard]] vision::Client* checker(const RunSettings& settings) const {
+    if (!settings.checker) return nullptr;
+    return other_checker ? other_checker.get() : client.get();
+  }
 };
 Result<StartedRun> start_run(const Options& options, const RunSettings& settings);
 // Prints why the run could not start; the exit code (usage for a bad model setting, else 1).
@@ -62,8 +68,10 @@ struct CachedRun {
   std::string status;  // replayed, healed or fresh
 };
 using RunAgent = std::function<agent::RunResult(const agent::AgentOptions&, std::unique_ptr<agent::Planner>)>;
+// `checker`: --verify's client (null: answers are not checked), for the fresh run and the replay's alike.
 CachedRun run_cached(const CacheSettings& cache, agent::AgentOptions options, vision::Client& client,
-                     const agent::PlannerSettings& planner, const RunAgent& run_agent, std::ostream& log);
+                     const agent::PlannerSettings& planner, const RunAgent& run_agent, std::ostream& log,
+                     vision::Client* checker = nullptr);
 
 struct ReplayFlags {
   std::string dir;

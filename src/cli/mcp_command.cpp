@@ -65,6 +65,15 @@ int mcp_command(const Options& o, const McpFlags& flags) {
     if (!created) return usage(created.error().message);
     client = std::move(*created);
   }
+  // --verify: every browse's answer checked, by the same client or --verify-model's.
+  std::unique_ptr<vision::Client> other_checker;
+  const bool verify = model && (o.verify || !o.verify_model.empty());
+  if (verify && !o.verify_model.empty() && o.verify_model != model->model) {
+    auto created = vision::Client::create(checker_options(o, *model));
+    if (!created) return usage("--verify-model: " + created.error().message);
+    other_checker = std::move(*created);
+  }
+  vision::Client* checker = !verify ? nullptr : other_checker ? other_checker.get() : client.get();
 
   auto live_view = start_live_view(o);
   if (!live_view) return report_error(live_view.error());
@@ -81,7 +90,7 @@ int mcp_command(const Options& o, const McpFlags& flags) {
     if (!client) return fail(ErrorKind::InvalidArgument, no_model);
     agent::PlannerSettings planner = settings->planner;
     planner.answer_schema = answer_schema;
-    return std::unique_ptr<agent::Planner>(std::make_unique<agent::ModelPlanner>(*client, planner));
+    return std::unique_ptr<agent::Planner>(std::make_unique<agent::ModelPlanner>(*client, planner, checker));
   };
   options.agent = agent_options(o, *settings);
   options.agent.record_dir = o.record;

@@ -137,6 +137,15 @@ void add_budget_flags(CLI::App& app, Options& o) {
                  "Stop before a model request that could take the run past this many tokens (exit 2)");
 }
 
+void add_verify_flags(CLI::App& app, Options& o) {
+  app.add_flag("--verify", o.verify,
+               "Check the answer before the run ends done, by a request of its own (the task, the answer, the steps "
+               "and the last frame); a failed check goes back to the model twice, then the run ends unverified "
+               "(exit 7). Its cost counts in the budgets");
+  app.add_option("--verify-model", o.verify_model,
+                 "The model --verify's check asks (implies --verify; default: the run's model, on the same server)");
+}
+
 void add_run_flags(CLI::App& app, Options& o) {
   app.add_option("objective", o.objective, "What the agent should do (asked for on the terminal when omitted)");
   app.add_option("--start-url", o.start_url, "First page (default https://www.google.com)");
@@ -448,6 +457,16 @@ Result<fleet::BrowserOptions> remote_options(const Options& o) {
   return remote;
 }
 
+vision::ClientOptions checker_options(const Options& o, const vision::ClientOptions& model) {
+  // The same server, key and rules; another model when one is named. Never a vision dialect or a formalizer: the
+  // check is vimgpt's own request.
+  vision::ClientOptions checker = model;
+  if (!o.verify_model.empty()) checker.model = o.verify_model;
+  checker.formalize_model.clear();
+  checker.dialect = "vimgpt";
+  return checker;
+}
+
 Result<RunSettings> run_settings(const Options& o, const Config& config, ModelUse model) {
   RunSettings settings;
   VIMGPT_TRY_VOID(remote_options(o));
@@ -506,6 +525,10 @@ Result<RunSettings> run_settings(const Options& o, const Config& config, ModelUs
       return usage_error("--max-cost needs the price of model " + settings.model->model +
                          ", which vimgpt's catalogue does not know (vimgpt models): pass --price-in and --price-out");
     }
+  }
+  if (o.verify || !o.verify_model.empty()) {
+    if (!o.actions_file.empty()) return usage_error("--verify checks a model's answer: not with --actions");
+    if (settings.model) settings.checker = checker_options(o, *settings.model);
   }
   return settings;
 }

@@ -27,6 +27,8 @@ struct Options {
   int max_steps = 30;
   int max_actions = static_cast<int>(agent::kDefaultMaxActions);
   std::string output_schema;               // --output-schema FILE.json
+  bool verify = false;                     // --verify
+  std::string verify_model;                // --verify-model: implies --verify
   std::chrono::milliseconds timeout{0};    // --timeout: the run's budget; 0: none
   std::chrono::milliseconds settle{3000};  // --settle-ms
   std::string actions_file;
@@ -106,6 +108,7 @@ struct Options {
 void add_browser_flags(CLI::App& app, Options& options);
 void add_model_flags(CLI::App& app, Options& options);
 void add_run_flags(CLI::App& app, Options& options);
+void add_verify_flags(CLI::App& app, Options& options);  // --verify, --verify-model: run, batch, mcp
 void add_budget_flags(CLI::App& app, Options& options);  // --max-cost, --max-tokens-total (run, batch, mcp)
 void add_live_flag(CLI::App& app, Options& options);     // --live (run, batch, mcp)
 // A flag that takes a duration: 500ms, 3s, 2m, 1h, 1m30s, or a plain number in the flag's own unit (milliseconds for
@@ -149,13 +152,16 @@ struct RunSettings {
   hints::CaptureOptions capture;
   agent::PlannerSettings planner;  // what the model is shown; secret names included
   std::map<std::string, std::string> secrets;
-  std::optional<vision::ClientOptions> model;  // absent when --actions replays a script instead
-  std::optional<JsonSchema> answer_schema;     // --output-schema
+  std::optional<vision::ClientOptions> model;    // absent when --actions replays a script instead
+  std::optional<vision::ClientOptions> checker;  // --verify's: the model's, or --verify-model on its server
+  std::optional<JsonSchema> answer_schema;       // --output-schema
 };
 // IfConfigured: a replay heals with the model when one is configured and stops at a divergence when none is.
 enum class ModelUse { Required, ScriptInstead, IfConfigured };
 // InvalidArgument (a usage error) naming the flag at fault.
 Result<RunSettings> run_settings(const Options& options, const Config& config, ModelUse model);
+// --verify's client options: the run's model's, or --verify-model's on the same server.
+vision::ClientOptions checker_options(const Options& options, const vision::ClientOptions& model);
 // --browser-header and --webdriver-capabilities, checked: InvalidArgument naming the flag at fault.
 Result<fleet::BrowserOptions> remote_options(const Options& options);
 // A JSON Schema typed answers must fit (`where` names it in errors: "--output-schema FILE", "task line 3"):

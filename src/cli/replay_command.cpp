@@ -44,7 +44,8 @@ void keep_failure(const std::string& cache_dir, const std::string& key, agent::R
 }  // namespace
 
 CachedRun run_cached(const CacheSettings& cache, agent::AgentOptions options, vision::Client& client,
-                     const agent::PlannerSettings& planner, const RunAgent& run_agent, std::ostream& log) {
+                     const agent::PlannerSettings& planner, const RunAgent& run_agent, std::ostream& log,
+                     vision::Client* checker) {
   const std::string key =
       replay::cache_key(options.objective, options.start_url, cache.viewport_width, cache.viewport_height);
   const std::string user_record = options.record_dir;
@@ -62,7 +63,7 @@ CachedRun run_cached(const CacheSettings& cache, agent::AgentOptions options, vi
     replaying.record_dir = *dir;
     replaying.max_steps = static_cast<int>(recording->steps.size()) + 1;  // past the last: diverged, not out of steps
     auto replayer = std::make_unique<replay::ReplayPlanner>(std::move(*recording),
-                                                            std::make_unique<agent::ModelPlanner>(client, planner));
+                                                            std::make_unique<agent::ModelPlanner>(client, planner, checker));
     const auto tally = replayer->tally();  // the agent owns the planner, and is gone when run_agent returns
     CachedRun run{run_agent(replaying, std::move(replayer)), ""};
     run.status = replay_status(*tally);
@@ -87,7 +88,7 @@ CachedRun run_cached(const CacheSettings& cache, agent::AgentOptions options, vi
   auto dir = record_into(cache.dir, user_record);
   if (!dir) return failed_to_record(dir.error());
   options.record_dir = *dir;
-  CachedRun run{run_agent(options, std::make_unique<agent::ModelPlanner>(client, planner)), "fresh"};
+  CachedRun run{run_agent(options, std::make_unique<agent::ModelPlanner>(client, planner, checker)), "fresh"};
   if (run.result.outcome == agent::Outcome::Done) {
     keep_in_cache(cache.dir, key, run.result, user_record.empty(), log);
   } else if (user_record.empty()) {

@@ -152,6 +152,10 @@ std::optional<vision::FittedRequest> ReplayPlanner::fit(const agent::Observation
   return healer_->fit(asked, left);
 }
 
+std::optional<Result<vision::CheckVerdict>> ReplayPlanner::check(const vision::AnswerCheck& check) {
+  return healer_ ? healer_->check(check) : std::nullopt;
+}
+
 bool ReplayPlanner::wants_page_text() const {
   return (next_ < recording_.steps.size() && is_done(recording_.steps[next_])) ||
          (healer_ && healer_->wants_page_text());

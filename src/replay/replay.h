@@ -80,6 +80,8 @@ class ReplayPlanner final : public agent::Planner {
   [[nodiscard]] std::optional<vision::FittedRequest> fit(const agent::Observation& observation,
                                                          const vision::BudgetLeft& left) const override;
   [[nodiscard]] bool wants_page_text() const override;
+  // --verify: the healer's checks (a replayed answer is checked as a fresh one is).
+  std::optional<Result<vision::CheckVerdict>> check(const vision::AnswerCheck& check) override;
 
   // How the steps went: shared, so it can be read after the agent that owns this planner is gone.
   struct Tally {

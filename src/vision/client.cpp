@@ -418,6 +418,21 @@ std::vector<std::string> Client::notices() const {
   return impl_->notices;
 }
 
+Result<CheckVerdict> Client::check_answer(const AnswerCheck& check) {
+  Impl& self = *impl_;
+  VIMGPT_TRY(EncodedImage frame, self.ready_image(check.frame, 1));
+  const std::vector<EncodedImage> images{std::move(frame)};
+  Decision decision;
+  decision.request_metadata = Json::object();  // call() counts its bytes and attempts there
+  auto reply = self.call(self.chat(self.options.model, check_prompt(check), &images, false), decision);
+  {
+    std::scoped_lock lock(self.mutex);
+    self.usage += decision.usage;  // paid for whether or not it is read
+  }
+  if (!reply) return reply.failure();
+  return read_check(reply->text);
+}
+
 long Client::last_status() const {
   return impl_->last_status.load();
 }

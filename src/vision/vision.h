@@ -506,6 +506,23 @@ struct PreparedRequest {
   int estimated_image_tokens = 0;
 };
 
+// --verify: a run's answer checked, before the run ends done, by a request of its own: the objective, the answer,
+// the steps taken and the frame the answer was given on; the model says whether the answer holds, and why.
+struct AnswerCheck {
+  std::string objective;
+  Json answer;
+  std::vector<HistoryEntry> steps;
+  std::string url;
+  EncodedImage frame;
+};
+struct CheckVerdict {
+  bool passed = false;
+  std::string reason;
+};
+// The check's words (check.cpp), and its reply read: {"pass": true|false, "reason": "..."}; Parse when it is not.
+Prompt check_prompt(const AnswerCheck& check);
+Result<CheckVerdict> read_check(std::string_view reply);
+
 class Client {
  public:
   // InvalidArgument for unusable options (no model, bad base URL, no API key for a hosted provider).
@@ -518,6 +535,8 @@ class Client {
   // (actionable: key refused, model not found), Network, Timeout, Parse ("unparseable reply: <raw text>").
   Result<Decision> decide(const StepRequest& step);
   Result<PreparedRequest> prepare(const StepRequest& step) const;
+  // --verify: one check of an answer (its usage counted with the rest).
+  Result<CheckVerdict> check_answer(const AnswerCheck& check);
 
   // Summed over every call this client made (repair and formalize calls included).
   [[nodiscard]] Usage usage() const;

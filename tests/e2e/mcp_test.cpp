@@ -307,6 +307,34 @@ TEST_F(McpStdio, BrowseRunsAWholeTaskWithTheConfiguredModelAndReportsProgress) {
   EXPECT_EQ(mcp.finish(), 0);
 }
 
+// `vimgpt mcp --verify`: each browse's answer is checked; a failed check goes back to the model, whose corrected
+// answer is the one the call returns.
+TEST_F(McpStdio, BrowseWithVerifyReturnsTheAnswerThatPassedTheCheck) {
+  test::FakeModelServer model(test::Expectations{"k", std::string(vision::kDefaultModel), test::default_frame_width(),
+                                                 1, test::Requirement::Any});
+  std::size_t answers = 0;
+  model.set_responder([&](const test::ReceivedRequest& request) {
+    if (request.text.find("You check the work of a web-browsing agent") != std::string::npos) {
+      return test::ScriptedReply::text(request.text.find("Its answer: 2 results") != std::string::npos
+                                           ? R"({"pass": true, "reason": "two results show"})"
+                                           : R"({"pass": false, "reason": "the page lists 2 results, not 3"})");
+    }
+    return test::ScriptedReply::text(answers++ == 0 ? R"({"done": "3 results"})" : R"({"done": "2 results"})");
+  });
+  McpProcess mcp({"--base-url", model.url(), "--api-key", "k", "--max-retries", "0", "--verify"});
+  mcp.request("initialize", initialize_params());
+  auto reply = mcp.request(
+      "tools/call", {{"name", "browse"},
+                     {"arguments", {{"objective", "count the results"}, {"start_url", site_->url("/fx/index.html")}}}});
+  ASSERT_TRUE(reply.contains("result")) << reply;
+  EXPECT_FALSE(reply["result"].value("isError", true)) << result_text(reply["result"]);
+  EXPECT_EQ(reply["result"]["structuredContent"]["answer"], "2 results");
+  ASSERT_EQ(model.request_count(), 4U);  // an answer, its failed check, the corrected answer, its check
+  EXPECT_NE(model.requests()[2].text.find("the page lists 2 results, not 3"), std::string::npos)
+      << model.requests()[2].text;
+  EXPECT_EQ(mcp.finish(), 0);
+}
+
 // browse's output_schema: the answer comes back as JSON that fits it, after one that did not was sent back; a
 // schema vimgpt cannot check is the call's invalid params.
 TEST_F(McpStdio, BrowseWithAnOutputSchemaAnswersWithJsonThatFitsIt) {

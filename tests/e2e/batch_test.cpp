@@ -303,5 +303,36 @@ TEST(Batch, ATaskWhoseModelAsksAQuestionEndsNeedsInputWithTheQuestion) {
   }
 }
 
+// --verify in a batch: each task's answer is checked; one that fails every check ends unverified, its answer kept in
+// its results line, and the other tasks are not touched by it.
+TEST(Batch, WithVerifyATaskWhoseAnswerFailsEveryCheckEndsUnverified) {
+  Site site;
+  FakeModelServer model;
+  model.set_responder([](const test::ReceivedRequest& request) {
+    if (request.text.find("You check the work of a web-browsing agent") == std::string::npos) {
+      return ScriptedReply::text(R"({"done": "fine"})");
+    }
+    return ScriptedReply::text(request.text.find("task t1") != std::string::npos
+                                   ? R"({"pass": false, "reason": "nothing on the page says fine"})"
+                                   : R"({"pass": true, "reason": "the page says so"})");
+  });
+  BatchDir dir;
+  auto args = batch_args(dir.tasks(site.base(), 2), dir.out(), model, 1, {});
+  args.emplace_back("--verify");
+  const auto run = test::run_vimgpt(args);
+  const auto results = read_results(dir.out());
+  ASSERT_EQ(results.size(), 2U) << run.err;
+  for (const auto& line : results) {
+    if (line["id"] == "t1") {
+      EXPECT_EQ(line["status"], "unverified") << line.dump();
+      EXPECT_EQ(line["answer"], "fine");
+      EXPECT_NE(line.dump().find("nothing on the page says fine"), std::string::npos) << line.dump();
+    } else {
+      EXPECT_EQ(line["status"], "done") << line.dump();
+    }
+  }
+  EXPECT_EQ(model.request_count(), 8U);  // t0: an answer and its check; t1: three answers, each checked
+}
+
 }  // namespace
 }  // namespace vimgpt

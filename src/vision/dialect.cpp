@@ -148,6 +148,11 @@ KeptScreenshots kept_screenshots(const StepRequest& step) {
   return {model_steps - std::min(model_steps, earlier), static_cast<int>(earlier - std::min(model_steps, earlier))};
 }
 
+void add_outside_note(std::string& since, const HistoryEntry& entry) {
+  const std::string& note = entry.error.empty() ? entry.result : entry.error;
+  if (!note.empty()) since += (since.empty() ? "" : "\n") + note;
+}
+
 std::vector<Turn> dialect_turns(const Dialect& dialect, const StepRequest& step, const std::vector<Size>& images) {
   if (dialect.reads_marks()) return glm_turns(dialect, step, images.empty() ? -1 : static_cast<int>(images.size()) - 1);
   if (dialect.kind == DialectKind::HoloJson) return holo_turns(dialect, step, images);
@@ -178,9 +183,7 @@ std::vector<Turn> dialect_turns(const Dialect& dialect, const StepRequest& step,
   bool first = true;
   for (const auto& entry : step.history) {
     if (entry.reply.empty()) {
-      // Not a model's step (a pause, a recovery, the start page failing): told with the next turn.
-      const std::string& note = entry.error.empty() ? entry.result : entry.error;
-      if (!note.empty()) since += (since.empty() ? "" : "\n") + note;
+      add_outside_note(since, entry);
       continue;
     }
     const bool with_image = seen_steps++ >= kept.first_step;

@@ -42,6 +42,9 @@ struct KeptScreenshots {
   int first_image = 0;
 };
 KeptScreenshots kept_screenshots(const StepRequest& step);
+// A step that was not the model's (a pause, a recovery, the start page failing): what it says added to `since`, the
+// words the model's next turn is told.
+void add_outside_note(std::string& since, const HistoryEntry& entry);
 
 // The fields the family's requests carry beside the standard ones (Dialect::request_fields; for Holo also its
 // reply's schema as structured_outputs).

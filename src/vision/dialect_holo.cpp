@@ -70,8 +70,7 @@ std::vector<Turn> holo_turns(const Dialect& dialect, const StepRequest& step, co
   std::string since;  // what happened outside the model's steps (a pause, a recovery), told in the next observation
   for (const auto& entry : step.history) {
     if (entry.reply.empty()) {
-      const std::string& note = entry.error.empty() ? entry.result : entry.error;
-      if (!note.empty()) since += (since.empty() ? "" : "\n") + note;
+      add_outside_note(since, entry);
       continue;
     }
     const bool with_image = seen_steps++ >= kept.first_step;

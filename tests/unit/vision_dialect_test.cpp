@@ -623,35 +623,54 @@ TEST(DialectDoctor, GlmNamesTheBlueSquaresMark) {
   EXPECT_EQ(server.requests()[0].body.value("max_tokens", 0), 8192);
 }
 
-// Holo against the fake playing its harness's server: five steps, the schema in both places, three screenshots at
-// most, each earlier reply back as its parsed JSON followed by its <tool_output>.
-TEST(DialectConversation, HoloKeepsItsHarnessThroughManySteps) {
+// `steps` decisions of `served` against the fake playing `family`, each with as many earlier frames as the family
+// keeps and the replies so far in its history; each must click the blue square's centre (534, 256) in the 768x512
+// frame, whatever the image sent.
+struct Steps {
+  std::vector<test::ReceivedRequest> requests;
+  std::vector<std::string> problems;
+  std::vector<std::string> thoughts;
+};
+Steps take_steps(const std::string& family_name, const std::string& served, int steps) {
   test::FakeModelServer server;
-  server.set_responder(test::dialect_responder(test::fake_family("holo3"), kBlue, "done"));
+  server.set_responder(test::dialect_responder(test::fake_family(family_name), kBlue, "done"));
   ClientOptions options;
-  options.model = "Hcompany/Holo-3.1-35B-A3B";
+  options.model = served;
   options.base_url = server.url();
   options.retry.max_retries = 0;
   auto client = Client::create(options);
-  ASSERT_TRUE(client) << client.error().message;
-  ASSERT_NE((*client)->dialect(), nullptr);
+  if (!client) throw std::runtime_error(client.error().message);
+  if ((*client)->dialect() == nullptr) throw std::runtime_error(served + " speaks no dialect");
   StepRequest step;
   step.objective = "click the blue square";
   const EncodedImage frame = squares_frame();
-  for (int taken = 0; taken < 5; ++taken) {
+  Steps taken;
+  for (int taken_steps = 0; taken_steps < steps; ++taken_steps) {
     step.images.clear();
-    step.earlier_frames = std::min(taken, (*client)->dialect()->screenshots - 1);
+    step.earlier_frames = std::min(taken_steps, (*client)->dialect()->screenshots - 1);
     for (int i = 0; i <= step.earlier_frames; ++i) step.images.push_back(frame);
     auto decision = (*client)->decide(step);
-    ASSERT_TRUE(decision) << decision.error().message;
-    ASSERT_TRUE(decision->action.contains("click_at")) << decision->action.dump();
-    EXPECT_NEAR(decision->action["click_at"][0].get<double>(), 534, 1.0);
-    EXPECT_NEAR(decision->action["click_at"][1].get<double>(), 256, 1.0);
-    EXPECT_NE(decision->thoughts.find("I should find the blue button first."), std::string::npos);
+    if (!decision) throw std::runtime_error(decision.error().message);
+    if (!decision->action.contains("click_at")) throw std::runtime_error("no click: " + decision->action.dump());
+    EXPECT_NEAR(decision->action["click_at"][0].get<double>(), 534, 1.0) << served;
+    EXPECT_NEAR(decision->action["click_at"][1].get<double>(), 256, 1.0) << served;
+    taken.thoughts.push_back(decision->thoughts);
     step.history.push_back({decision->action, "clicked", "http://127.0.0.1/", "", decision->raw_reply});
   }
-  EXPECT_EQ(server.problems(), std::vector<std::string>{});
-  const auto requests = server.requests();
+  taken.requests = server.requests();
+  taken.problems = server.problems();
+  return taken;
+}
+
+// Holo against the fake playing its harness's server: five steps, the schema in both places, three screenshots at
+// most, each earlier reply back as its parsed JSON followed by its <tool_output>.
+TEST(DialectConversation, HoloKeepsItsHarnessThroughManySteps) {
+  const Steps taken = take_steps("holo3", "Hcompany/Holo-3.1-35B-A3B", 5);
+  EXPECT_EQ(taken.problems, std::vector<std::string>{});
+  for (const auto& thoughts : taken.thoughts) {
+    EXPECT_NE(thoughts.find("I should find the blue button first."), std::string::npos) << thoughts;
+  }
+  const auto& requests = taken.requests;
   ASSERT_EQ(requests.size(), 5U);
   EXPECT_EQ(requests.back().images.size(), 3U);
   // system, 4 x (observation, reply, tool output), this step's observation
@@ -662,33 +681,11 @@ TEST(DialectConversation, HoloKeepsItsHarnessThroughManySteps) {
 }
 
 TEST(DialectConversation, EarlierScreenshotsStayWithinWhatTheServerTakes) {
-  // Fara keeps 3 screenshots, as its harness does; the fake refuses more, as vLLM does past its limit.
-  test::FakeModelServer server;
-  server.set_responder(test::dialect_responder(test::fake_family("fara"), kBlue, "done"));
-  ClientOptions options;
-  options.model = "microsoft/Fara-7B";
-  options.base_url = server.url();
-  options.retry.max_retries = 0;
-  auto client = Client::create(options);
-  ASSERT_TRUE(client) << client.error().message;
-  ASSERT_NE((*client)->dialect(), nullptr);
-  StepRequest step;
-  step.objective = "click the blue square";
-  const EncodedImage frame = squares_frame();
-  for (int taken = 0; taken < 4; ++taken) {
-    step.images.clear();
-    step.earlier_frames = std::min(taken, (*client)->dialect()->screenshots - 1);
-    for (int i = 0; i <= step.earlier_frames; ++i) step.images.push_back(frame);
-    auto decision = (*client)->decide(step);
-    ASSERT_TRUE(decision) << decision.error().message;
-    ASSERT_TRUE(decision->action.contains("click_at"));
-    // The point is the blue square's centre in the 768x512 frame, converted back from the 756x504 image sent.
-    EXPECT_NEAR(decision->action["click_at"][0].get<double>(), 534, 1.0);
-    EXPECT_NEAR(decision->action["click_at"][1].get<double>(), 256, 1.0);
-    step.history.push_back({decision->action, "clicked", "http://127.0.0.1/", "", decision->raw_reply});
-  }
-  EXPECT_EQ(server.problems(), std::vector<std::string>{});
-  const auto requests = server.requests();
+  // Fara keeps 3 screenshots, as its harness does; the fake refuses more, as vLLM does past its limit. The point is
+  // the blue square's centre in the 768x512 frame, converted back from the 756x504 image sent.
+  const Steps taken = take_steps("fara", "microsoft/Fara-7B", 4);
+  EXPECT_EQ(taken.problems, std::vector<std::string>{});
+  const auto& requests = taken.requests;
   ASSERT_EQ(requests.size(), 4U);
   EXPECT_EQ(requests.back().images.size(), 3U);
   // system, then 4 user turns each answered, but the last: the model's own replies come back as its turns.

@@ -1,0 +1,37 @@
+// An open family's replies are untrusted text as much as vimgpt's own: whatever a self-hosted model (or the server in
+// front of it) writes, reading it in its family's dialect, building the next conversation from it and reading it as
+// --verify's verdict must give a value or an error, never crash or read out of bounds. The first byte picks the
+// family; the rest is the reply.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "agent/agent.h"
+#include "vision/dialect.h"
+#include "vision/vision.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  namespace vision = vimgpt::vision;
+  if (size == 0) return 0;
+  static constexpr std::array<const char*, 8> kFamilies = {"qwen2.5-vl",  "qwen3-vl",    "fara",  "fara-1.5",
+                                                           "ui-tars-1.5", "gui-owl-1.5", "glm-v", "holo3"};
+  const vision::Dialect* dialect = vision::find_dialect(kFamilies[data[0] % kFamilies.size()]);
+  if (dialect == nullptr) __builtin_trap();  // a family the catalogue lost: the target tests nothing
+  const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
+  // A frame its server would resize (1080x720 sent at 768x512), so every conversion runs.
+  const vision::detail::PointFrame frames{{768, 512}, {1080, 720}};
+  auto read = vision::detail::read_dialect_reply(*dialect, text, text, frames);
+  if (read) {
+    auto action = vimgpt::agent::parse_action(read->action);
+    if (action) (void)vimgpt::agent::to_json(*action).dump();
+  }
+  // The reply as an earlier turn of the next request (each family's history reads its own replies back).
+  vision::StepRequest step;
+  step.objective = "fuzz";
+  step.history.push_back({vision::Json(), "ok", "http://127.0.0.1/", "", std::string(text)});
+  step.earlier_frames = 1;
+  (void)vision::detail::dialect_turns(*dialect, step, {{768, 512}, {768, 512}});
+  (void)vision::read_check(text);
+  return 0;
+}

@@ -2,6 +2,8 @@
 // bytedance/UI-TARS codes/ui_tars/prompt.py lists; the point forms (<point>x y</point>, start_box='(x,y)', a box's
 // four numbers) are those codes/ui_tars/action_parser.py reads. models.json cites them.
 #include <cctype>
+#include <cmath>
+#include <cstdlib>
 #include <map>
 
 #include "common/text.h"
@@ -91,9 +93,13 @@ std::optional<FramePoint> point_in(const std::string& value, const Dialect& dial
       ++at;
       continue;
     }
-    std::size_t used = 0;
-    numbers.push_back(std::stod(value.substr(at), &used));
-    at += used;
+    // strtod, not stod: a number past a double's range (the model's, or a server's garbage) is no point, not an
+    // exception (dialect_fuzz found one).
+    char* end = nullptr;
+    const double number = std::strtod(value.c_str() + at, &end);
+    at = static_cast<std::size_t>(end - value.c_str());
+    if (!std::isfinite(number)) return std::nullopt;
+    numbers.push_back(number);
   }
   if (numbers.size() == 2) return to_frame(dialect, frames, numbers[0], numbers[1]);
   if (numbers.size() == 4) {

@@ -275,6 +275,12 @@ TEST(UiTarsDialect, ReadsEachPointFormAndAction) {
   EXPECT_TRUE(
       read("ui-tars-1.5", "Thought: x\nAction: long_press(point='<point>5 6</point>')").contains("unsupported"));
   EXPECT_THROW(read("ui-tars-1.5", "I will click the button"), std::runtime_error);
+  // A number past a double's range (dialect_fuzz's find) is no point: an error the model reads, not a crash.
+  const PointFrame frames{{756, 504}, {756, 504}};
+  const auto huge = detail::read_dialect_reply(
+      family("ui-tars-1.5"), "Thought: x\nAction: click(point='<point>1" + std::string(400, '0') + " 2</point>')", "",
+      frames);
+  EXPECT_TRUE(!huge || !huge->action.contains("click_at")) << huge->action.dump();
 }
 
 HistoryEntry step_entry(std::string reply, std::string url, std::string result) {

@@ -62,8 +62,8 @@ CachedRun run_cached(const CacheSettings& cache, agent::AgentOptions options, vi
     agent::AgentOptions replaying = options;
     replaying.record_dir = *dir;
     replaying.max_steps = static_cast<int>(recording->steps.size()) + 1;  // past the last: diverged, not out of steps
-    auto replayer = std::make_unique<replay::ReplayPlanner>(std::move(*recording),
-                                                            std::make_unique<agent::ModelPlanner>(client, planner, checker));
+    auto replayer = std::make_unique<replay::ReplayPlanner>(
+        std::move(*recording), std::make_unique<agent::ModelPlanner>(client, planner, checker));
     const auto tally = replayer->tally();  // the agent owns the planner, and is gone when run_agent returns
     CachedRun run{run_agent(replaying, std::move(replayer)), ""};
     run.status = replay_status(*tally);

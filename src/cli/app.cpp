@@ -247,9 +247,7 @@ Result<StartedRun> start_run(const Options& o, const RunSettings& settings) {
   if (settings.model) {
     VIMGPT_TRY(started.client, vision::Client::create(*settings.model));
   }
-  if (settings.checker && settings.checker->model != settings.model->model) {
-    VIMGPT_TRY(started.other_checker, vision::Client::create(*settings.checker));
-  }
+  VIMGPT_TRY(started.checker, checker_client(settings.checker, started.client.get()));
   return started;
 }
 
@@ -311,7 +309,7 @@ int run_command(Options o) {
         [&](const agent::AgentOptions& task, std::unique_ptr<agent::Planner> planner) {
           return execute(o, task, *tab, std::move(planner));
         },
-        std::cerr, started->checker(*settings));
+        std::cerr, started->checker.client);
     tab->close();
     if (o.verbosity >= 0) std::cerr << "cache: " << cached.status << "\n";
     return finish_run(o, cached.result, cached.status);
@@ -320,7 +318,7 @@ int run_command(Options o) {
   if (script) {
     planner = std::move(script);
   } else {
-    planner = std::make_unique<agent::ModelPlanner>(*client, settings->planner, started->checker(*settings));
+    planner = std::make_unique<agent::ModelPlanner>(*client, settings->planner, started->checker.client);
   }
   const auto result = execute(o, options, *tab, std::move(planner));
   tab->close();

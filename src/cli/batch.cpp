@@ -115,13 +115,8 @@ nlohmann::json run_task(const TaskSettings& s, const BatchTask& task, const std:
   }
   auto client = vision::Client::create(*s.run.model);
   if (!client) return finish("error", client.error().message);
-  std::unique_ptr<vision::Client> other_checker;  // --verify-model's; --verify alone checks with the task's client
-  if (s.run.checker && s.run.checker->model != s.run.model->model) {
-    auto created = vision::Client::create(*s.run.checker);
-    if (!created) return finish("error", "--verify-model: " + created.error().message);
-    other_checker = std::move(*created);
-  }
-  vision::Client* checker = !s.run.checker ? nullptr : other_checker ? other_checker.get() : client->get();
+  auto checker = checker_client(s.run.checker, client->get());
+  if (!checker) return finish("error", checker.error().message);
   // Nobody answers {"ask"} or takes a {"handoff"} in a batch without the live view: such a task ends needs_input,
   // its question in the results; with it, the task waits for a person on its tile.
   agent::AgentOptions options = agent_options(*s.options, s.run);
@@ -144,11 +139,11 @@ nlohmann::json run_task(const TaskSettings& s, const BatchTask& task, const std:
   };
   agent::RunResult result;
   if (!s.cache.dir.empty()) {
-    auto cached = run_cached(s.cache, options, **client, shown, run_agent, std::cerr, checker);
+    auto cached = run_cached(s.cache, options, **client, shown, run_agent, std::cerr, checker->client);
     result = std::move(cached.result);
     line["cache"] = cached.status;
   } else {
-    result = run_agent(options, std::make_unique<agent::ModelPlanner>(**client, shown, checker));
+    result = run_agent(options, std::make_unique<agent::ModelPlanner>(**client, shown, checker->client));
   }
   (*tab)->close();  // disposes of the task's browser context
   endpoint_died = result.outcome == agent::Outcome::Done ? !connection->alive() : !browser_answers(*connection);

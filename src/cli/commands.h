@@ -24,12 +24,7 @@ int run_command(Options options);
 struct StartedRun {
   std::unique_ptr<browser::Tab> tab;
   std::unique_ptr<vision::Client> client;
-  // --verify-model's client; --verify without it checks with `client`. Use checker().
-  std::unique_ptr<vision::Client> other_checker;
-  [[nodiscard]] vision::Client* checker(const RunSettings& settings) const {
-    if (!settings.checker) return nullptr;
-    return other_checker ? other_checker.get() : client.get();
-  }
+  CheckerClient checker;  // --verify's
 };
 Result<StartedRun> start_run(const Options& options, const RunSettings& settings);
 // Prints why the run could not start; the exit code (usage for a bad model setting, else 1).

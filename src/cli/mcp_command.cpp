@@ -66,14 +66,10 @@ int mcp_command(const Options& o, const McpFlags& flags) {
     client = std::move(*created);
   }
   // --verify: every browse's answer checked, by the same client or --verify-model's.
-  std::unique_ptr<vision::Client> other_checker;
   const bool verify = model && (o.verify || !o.verify_model.empty());
-  if (verify && !o.verify_model.empty() && o.verify_model != model->model) {
-    auto created = vision::Client::create(checker_options(o, *model));
-    if (!created) return usage("--verify-model: " + created.error().message);
-    other_checker = std::move(*created);
-  }
-  vision::Client* checker = !verify ? nullptr : other_checker ? other_checker.get() : client.get();
+  auto made_checker = checker_client(verify ? std::optional(checker_options(o, *model)) : std::nullopt, client.get());
+  if (!made_checker) return usage(made_checker.error().message);
+  vision::Client* checker = made_checker->client;
 
   auto live_view = start_live_view(o);
   if (!live_view) return report_error(live_view.error());

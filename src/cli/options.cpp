@@ -467,6 +467,20 @@ vision::ClientOptions checker_options(const Options& o, const vision::ClientOpti
   return checker;
 }
 
+Result<CheckerClient> checker_client(const std::optional<vision::ClientOptions>& checker, vision::Client* client) {
+  CheckerClient made;
+  if (!checker) return made;
+  if (client != nullptr && checker->model == client->options().model) {
+    made.client = client;
+    return made;
+  }
+  auto created = vision::Client::create(*checker);
+  if (!created) return fail(created.error().kind, "--verify-model: " + created.error().message);
+  made.own = std::move(*created);
+  made.client = made.own.get();
+  return made;
+}
+
 Result<RunSettings> run_settings(const Options& o, const Config& config, ModelUse model) {
   RunSettings settings;
   VIMGPT_TRY_VOID(remote_options(o));

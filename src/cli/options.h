@@ -162,6 +162,13 @@ enum class ModelUse { Required, ScriptInstead, IfConfigured };
 Result<RunSettings> run_settings(const Options& options, const Config& config, ModelUse model);
 // --verify's client options: the run's model's, or --verify-model's on the same server.
 vision::ClientOptions checker_options(const Options& options, const vision::ClientOptions& model);
+// --verify's client: none (`checker` unset), the run's own `client` when the check asks its model, else one made
+// for the check (held in `own`).
+struct CheckerClient {
+  std::unique_ptr<vision::Client> own;
+  vision::Client* client = nullptr;
+};
+Result<CheckerClient> checker_client(const std::optional<vision::ClientOptions>& checker, vision::Client* client);
 // --browser-header and --webdriver-capabilities, checked: InvalidArgument naming the flag at fault.
 Result<fleet::BrowserOptions> remote_options(const Options& options);
 // A JSON Schema typed answers must fit (`where` names it in errors: "--output-schema FILE", "task line 3"):

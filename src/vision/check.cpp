@@ -2,6 +2,7 @@
 // the agent saw last (the frame the answer was given on), the steps it took and what came of each, never the agent's
 // reasoning, so that it judges the evidence rather than the story.
 #include "common/text.h"
+#include "vision/provider.h"
 #include "vision/vision.h"
 
 namespace vimgpt::vision {
@@ -37,11 +38,7 @@ Prompt check_prompt(const AnswerCheck& check) {
 }
 
 Result<CheckVerdict> read_check(std::string_view reply) {
-  const auto open = reply.find('{');
-  const auto close = reply.rfind('}');
-  const Json verdict = open == std::string_view::npos || close == std::string_view::npos || close < open
-                           ? Json()
-                           : Json::parse(reply.substr(open, close - open + 1), nullptr, false);
+  const Json verdict = Json::parse(detail::outermost_braces(reply), nullptr, false);
   if (!verdict.is_object() || !verdict.contains("pass") || !verdict["pass"].is_boolean()) {
     return fail(ErrorKind::Parse, "the check's reply is not {\"pass\": true|false, \"reason\": \"...\"}: " +
                                       std::string(reply.substr(0, 500)));

@@ -43,28 +43,6 @@ constexpr std::string_view kFormalizeSystem =
     "You turn an instruction for a web browser into one JSON action object. You answer with the JSON object and "
     "nothing else: no code block, no prose.";
 
-// The fields a refusal can take out of a request, and what the person is told when one is.
-bool drop_field(detail::ChatRequest& request, const std::string& field, bool may_drop_structure) {
-  if (field == "response_format" && may_drop_structure && request.structured != StructuredMethod::None) {
-    request.structured = StructuredMethod::None;
-  } else if (field == "temperature" && request.temperature) {
-    request.temperature.reset();
-  } else if ((field == "reasoning_effort" || field == "effort") && !request.effort.empty()) {
-    request.effort.clear();
-  } else if (field == "thinking" && !request.thinking.empty()) {
-    request.thinking.clear();
-  } else if (field == "prompt_cache_key" && !request.cache_key.empty()) {
-    request.cache_key.clear();
-  } else if (field == "max_tokens" && request.token_field == "max_tokens") {
-    request.token_field = "max_completion_tokens";
-  } else if (field == "max_completion_tokens" && request.token_field == "max_completion_tokens") {
-    request.token_field = "max_tokens";
-  } else {
-    return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 struct Client::Impl {
@@ -164,7 +142,7 @@ struct Client::Impl {
       request.answer_schema = carried_answer_schema(step->answer_schema).value_or(Json());
     }
     std::scoped_lock lock(mutex);
-    for (const auto& field : refused) drop_field(request, field, true);
+    for (const auto& field : refused) detail::drop_field(request, field, true);
     return request;
   }
 
@@ -201,6 +179,12 @@ struct Client::Impl {
     return request;
   }
 
+  // What a call cost, added to the client's total: every call made is paid for, whether or not its reply is used.
+  void count(const Usage& used) {
+    std::scoped_lock lock(mutex);
+    usage += used;
+  }
+
   void note(std::string notice) {
     std::scoped_lock lock(mutex);
     notices.push_back(std::move(notice));
@@ -209,7 +193,7 @@ struct Client::Impl {
   // A server refused `field` by name: left out of this and every later request, and the person told.
   bool leave_out(detail::ChatRequest& request, const std::string& field, Decision& decision) {
     const bool may_drop_structure = options.structured == Structured::Auto;
-    if (!drop_field(request, field, may_drop_structure)) return false;
+    if (!detail::drop_field(request, field, may_drop_structure)) return false;
     if (field == "response_format") {
       structured_rejected = true;
       decision.request_metadata["structured_fallback"] = true;
@@ -425,10 +409,7 @@ Result<CheckVerdict> Client::check_answer(const AnswerCheck& check) {
   Decision decision;
   decision.request_metadata = Json::object();  // call() counts its bytes and attempts there
   auto reply = self.call(self.chat(self.options.model, check_prompt(check), &images, false), decision);
-  {
-    std::scoped_lock lock(self.mutex);
-    self.usage += decision.usage;  // paid for whether or not it is read
-  }
+  self.count(decision.usage);
   if (!reply) return reply.failure();
   return read_check(reply->text);
 }
@@ -553,10 +534,7 @@ Result<Decision> Client::decide(const StepRequest& step) {
     UsageGuard(Impl& owner, const Usage& counted) : self(owner), used(counted) {}
     UsageGuard(const UsageGuard&) = delete;
     UsageGuard& operator=(const UsageGuard&) = delete;
-    ~UsageGuard() {
-      std::scoped_lock lock(self.mutex);
-      self.usage += used;
-    }
+    ~UsageGuard() { self.count(used); }
   } guard{self, decision.usage};
 
   VIMGPT_TRY(detail::ChatReply reply, self.call(std::move(request), decision));

@@ -42,10 +42,8 @@ Json unsupported(const std::string& action, std::string_view instead) {
 
 // The call's JSON: strict, else with Python's single quotes (Fara's harness falls back to literal_eval).
 Json parse_call(std::string_view text) {
-  const auto open = text.find('{');
-  const auto close = text.rfind('}');
-  if (open == std::string_view::npos || close == std::string_view::npos || close < open) return Json();
-  const std::string_view object = text.substr(open, close - open + 1);
+  const std::string_view object = outermost_braces(text);
+  if (object.empty()) return Json();
   Json call = Json::parse(object, nullptr, false);
   if (!call.is_discarded()) return call;
   std::string python(object);

@@ -31,10 +31,7 @@ std::string tool_output(const HistoryEntry& entry, std::string_view tool) {
 // The model's turn as the page re-adds it: the reply parsed and written again as JSON, so that nothing but the
 // object (no reasoning, no text around it) goes back; a reply that never parsed goes back as it was.
 Json parsed_reply(std::string_view reply) {
-  const auto open = reply.find('{');
-  const auto close = reply.rfind('}');
-  if (open == std::string_view::npos || close == std::string_view::npos || close < open) return Json();
-  Json parsed = Json::parse(reply.substr(open, close - open + 1), nullptr, false);
+  Json parsed = Json::parse(outermost_braces(reply), nullptr, false);
   return parsed.is_object() ? parsed : Json();
 }
 

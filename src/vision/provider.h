@@ -32,6 +32,15 @@ struct RequestRules {
 // "OpenAI", "Anthropic", "Google": whose API a provider's is, in messages.
 std::string provider_name(Provider provider);
 
+// The text from the first '{' to the last '}' (a reply's one JSON object, words around it left out); empty when
+// there is none.
+inline std::string_view outermost_braces(std::string_view text) {
+  const auto open = text.find('{');
+  const auto close = text.rfind('}');
+  if (open == std::string_view::npos || close == std::string_view::npos || close < open) return {};
+  return text.substr(open, close - open + 1);
+}
+
 // InvalidArgument for what cannot work (a Responses-only model, an effort the model does not take, a model retired
 // on its provider's own API). `notices` gets what the person should know (one line each).
 Result<RequestRules> resolve_rules(const ClientOptions& options, Provider provider, std::vector<std::string>& notices);
@@ -77,6 +86,10 @@ struct ChatRequest {
   std::vector<Turn> turns;
   Json extra_fields;  // added to the body as they are (an open family's Dialect::request_fields); null: none
 };
+
+// A field a server refused by name taken out of the request (structure only when `may_drop_structure`); false when
+// the request has no such field to take out.
+bool drop_field(ChatRequest& request, const std::string& field, bool may_drop_structure);
 
 struct ChatReply {
   std::string text;         // the assistant's text (a tool call a server parsed out of it put back in <tool_call> tags)

@@ -167,4 +167,25 @@ Result<RequestRules> resolve_rules(const ClientOptions& options, Provider provid
   return rules;
 }
 
+bool drop_field(ChatRequest& request, const std::string& field, bool may_drop_structure) {
+  if (field == "response_format" && may_drop_structure && request.structured != StructuredMethod::None) {
+    request.structured = StructuredMethod::None;
+  } else if (field == "temperature" && request.temperature) {
+    request.temperature.reset();
+  } else if ((field == "reasoning_effort" || field == "effort") && !request.effort.empty()) {
+    request.effort.clear();
+  } else if (field == "thinking" && !request.thinking.empty()) {
+    request.thinking.clear();
+  } else if (field == "prompt_cache_key" && !request.cache_key.empty()) {
+    request.cache_key.clear();
+  } else if (field == "max_tokens" && request.token_field == "max_tokens") {
+    request.token_field = "max_completion_tokens";
+  } else if (field == "max_completion_tokens" && request.token_field == "max_completion_tokens") {
+    request.token_field = "max_tokens";
+  } else {
+    return false;
+  }
+  return true;
+}
+
 }  // namespace vimgpt::vision::detail

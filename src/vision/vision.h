@@ -25,6 +25,7 @@
 #include "common/pixels.h"
 #include "common/result.h"
 #include "http/http.h"
+#include "vision/open_families.h"
 
 namespace vimgpt::vision {
 
@@ -164,69 +165,6 @@ struct ImageTokenRule {
 int estimate_image_tokens(const ImageTokenRule& rule, int width, int height, Detail detail);
 // The rule for a model the catalogue does not know: OpenAI's tiles, Anthropic's area rule.
 ImageTokenRule default_image_rule(Provider provider);
-
-// How a family speaks: the dialect of its replies, the space its points are in, the image size its server
-// feeds the model, how many recent screenshots its authors' harness keeps, where its thoughts come, and the
-// system prompt and tool its authors send. From the catalogue's "dialects" and each family (models.json).
-enum class DialectKind {
-  Vimgpt,       // vimgpt's labelled JSON action (the default)
-  ComputerUse,  // a `computer_use` function call in <tool_call> tags (Qwen2.5-VL, Qwen3-VL, Fara)
-  UiTars,       // "Thought: ... Action: click(point='<point>x y</point>')" (UI-TARS-1.5)
-  GlmMarks,     // "Thought: ... Action: Click [N] Memory_Updated: {...}" on numbered marks (GLM-V's web mode)
-  HoloJson,     // {"note", "thought", "tool_call": {"tool_name", ...}} under a schema (H Company's Holo3)
-};
-// Where a dialect's points are: pixels of the image the model saw after its server's smart_resize, or
-// thousandths of the image's width and height (0-1000).
-enum class PointSpace { ResizedPixels, Thousandths };
-// Where thinking comes: the server's reasoning_content field, <think> tags, or free text before the action.
-enum class ThoughtsAt { None, ReasoningField, ThinkTag, TextBefore };
-std::string_view to_string(DialectKind kind);
-std::string_view to_string(PointSpace space);
-// "vimgpt" | "computer_use" | "ui_tars" | "glm_marks" | "holo_json"
-Result<DialectKind> parse_dialect(std::string_view name);
-
-// Qwen2-VL's smart_resize, which the Qwen-based families' servers apply to every image: both sides rounded to a
-// multiple of `factor` (patch size x merge size), the area brought within [min_pixels, max_pixels] keeping the
-// aspect ratio. A zero factor is no resizing.
-struct ResizeRule {
-  int factor = 0;
-  std::int64_t min_pixels = 0;
-  std::int64_t max_pixels = 0;
-};
-struct Size {
-  int width = 0;
-  int height = 0;
-  bool operator==(const Size&) const = default;
-};
-Size smart_resize(Size image, const ResizeRule& rule);
-// The widest width up to `wanted` at which a frame of `captured`'s aspect ratio (height rounded as the image
-// scaler rounds it) passes through smart_resize unchanged, so the model's pixels are the frame's; `wanted`
-// itself when no width down to half of it does (points are still converted exactly, through the resize).
-int unchanged_width(Size captured, int wanted, const ResizeRule& rule);
-
-struct Dialect {
-  DialectKind kind = DialectKind::Vimgpt;
-  std::string family;  // the catalogue's family it came from; empty for --dialect on an unknown model
-  PointSpace points = PointSpace::ResizedPixels;
-  ResizeRule resize;
-  int screenshots = 1;  // recent screenshots the authors' harness keeps in the conversation
-  ThoughtsAt thoughts = ThoughtsAt::None;
-  std::string system_prompt;  // the authors' system prompt; {tools} and {width}x{height} filled in
-  // The function the model calls (computer_use), as the authors describe it; for Holo, the schema of its reply.
-  Json tool;
-  std::string next_turn;  // the text sent with each later screenshot
-  // The first user turn as the authors' harness writes it, {instruction} and {previous} (the steps whose
-  // screenshots were dropped, one line each) filled in; empty: the objective alone, earlier steps kept as turns.
-  std::string first_turn;
-  std::optional<double> temperature;  // what the authors' harness sends
-  int reply_tokens = 0;               // the cap the family needs for its thoughts and action (0: --max-tokens)
-  Json request_fields;                // sent in every request as the authors' harness sends them; null: none
-  std::vector<std::string> serving;   // what each serving engine needs, one line each
-
-  // The family reads numbered marks (0, 1, 2, ...) drawn on the frame and a list of the marked elements, and
-  // answers with a mark's number rather than a point.
-  [[nodiscard]] bool reads_marks() const { return kind == DialectKind::GlmMarks; }
-};
 
 struct ModelSpec {
   std::string id;

@@ -2,11 +2,13 @@
 // model flags.
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <iostream>
-#include <regex>
 
 #include "cli/commands.h"
+#include "common/text.h"
 #include "mcp/mcp.h"
 
 namespace vimgpt::cli {
@@ -35,13 +37,22 @@ int mcp_command(const Options& o, const McpFlags& flags) {
   std::string host = "127.0.0.1";
   int port = 0;
   if (!flags.http.empty()) {
-    static const std::regex address(R"(^(?:\[?([0-9A-Za-z.:]+?)\]?:)?(\d{1,5})$)");
-    std::smatch match;
-    if (!std::regex_match(flags.http, match, address) || std::stoi(match[2]) > 65535) {
+    // PORT, HOST:PORT or [IPV6]:PORT.
+    const std::string_view given = flags.http;
+    const auto colon = given.rfind(':');
+    std::string_view named = colon == std::string_view::npos ? std::string_view() : given.substr(0, colon);
+    if (named.starts_with('[')) named.remove_prefix(1);
+    if (named.ends_with(']')) named.remove_suffix(1);
+    const auto number = parse_digits(colon == std::string_view::npos ? given : given.substr(colon + 1), 5);
+    const bool host_ok = colon == std::string_view::npos ||
+                         (!named.empty() && std::all_of(named.begin(), named.end(), [](unsigned char c) {
+                           return std::isalnum(c) != 0 || c == '.' || c == ':';
+                         }));
+    if (!number || *number > 65535 || !host_ok) {
       return usage("--http takes HOST:PORT or PORT, e.g. 127.0.0.1:8931, not '" + flags.http + "'");
     }
-    if (match[1].matched) host = match[1];
-    port = std::stoi(match[2]);
+    if (colon != std::string_view::npos) host = named;
+    port = *number;
   }
   std::string token = flags.token;
   if (const char* from_environment = std::getenv("VIMGPT_MCP_TOKEN"); token.empty() && from_environment != nullptr) {

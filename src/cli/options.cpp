@@ -10,7 +10,6 @@
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <regex>
 
 #include "common/duration.h"
 #include "common/file.h"
@@ -68,7 +67,8 @@ void add_browser_flags(CLI::App& app, Options& o) {
   app.add_option("--extension", o.extension, "Load an unpacked extension folder (e.g. a real Vimium)");
   app.add_option("--browser", o.browsers,
                  "Use a running browser: ws://HOST:PORT/devtools/browser/ID, http://HOST:PORT[?token=T] (browserless), "
-                 "or webdriver+http://HOST:4444 (a Selenium Grid session each; repeatable for batch)");
+                 "with --engine firefox ws://HOST:PORT (a Firefox's BiDi socket), or webdriver+http://HOST:4444 (a "
+                 "Selenium Grid session each; repeatable for batch)");
   app.add_option("--browser-header", o.browser_headers,
                  "\"NAME: VALUE\" sent with every request to --browser (a fleet's authorisation; repeatable)");
   app.add_option("--webdriver-capabilities", o.webdriver_capabilities,
@@ -205,12 +205,12 @@ void add_run_flags(CLI::App& app, Options& o) {
 }
 
 Result<Viewport> parse_viewport(const std::string& text) {
-  static const std::regex pattern(R"((\d{1,5})[xX](\d{1,5}))");
-  std::smatch match;
-  if (!std::regex_match(text, match, pattern)) {
-    return usage_error("--viewport takes WIDTHxHEIGHT, e.g. 1080x720, not '" + text + "'");
-  }
-  Viewport viewport{std::stoi(match[1]), std::stoi(match[2])};
+  const auto times = text.find_first_of("xX");
+  const auto width = parse_digits(std::string_view(text).substr(0, times), 5);
+  const auto height =
+      times == std::string::npos ? std::nullopt : parse_digits(std::string_view(text).substr(times + 1), 5);
+  if (!width || !height) return usage_error("--viewport takes WIDTHxHEIGHT, e.g. 1080x720, not '" + text + "'");
+  Viewport viewport{*width, *height};
   if (viewport.width < 100 || viewport.height < 100 || viewport.width > 7680 || viewport.height > 4320) {
     return usage_error("--viewport must be between 100x100 and 7680x4320, not " + text);
   }
@@ -250,11 +250,13 @@ Result<launch::LaunchOptions> launch_options(const Options& o, const Config& con
   launch.engine = *engine;
   if (launch.engine == launch::Engine::Firefox) {
     if (!o.extension.empty()) return usage_error("--extension loads a Chromium extension; not with --engine firefox");
-    // A remote Firefox is a WebDriver session's (its BiDi socket): a DevTools endpoint is Chromium's.
+    // A remote Firefox is its own BiDi socket or a WebDriver session's: a DevTools endpoint is Chromium's.
     for (const auto& url : o.browsers)
-      if (!url.starts_with("webdriver+"))
+      if (!url.starts_with("webdriver+") &&
+          ((!url.starts_with("ws://") && !url.starts_with("wss://")) || url.find("/devtools/") != std::string::npos))
         return usage_error(
-            "--engine firefox reaches a remote Firefox through a WebDriver server "
+            "--engine firefox reaches a running Firefox at its BiDi socket (--browser ws://HOST:PORT, "
+            "as Firefox started with --remote-debugging-port prints it) or through a WebDriver server "
             "(--browser webdriver+http://HOST:PORT, a Selenium Grid); " +
             url + " is a DevTools endpoint, which is Chromium's");
   }

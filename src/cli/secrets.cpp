@@ -1,8 +1,9 @@
 // --secret, --secrets-file and --http-credentials: the run's secrets by name, and the sites' credentials drawn from
 // them (src/cli/options.h).
+#include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <map>
-#include <regex>
 
 #include "agent/agent.h"
 #include "browser/browser.h"
@@ -23,11 +24,14 @@ Result<std::map<std::string, std::string>> secrets(const Options& o) {
       if (!line.empty() && line[0] != '#') entries.push_back(line);
     }
   }
-  static const std::regex name_pattern("[A-Za-z_][A-Za-z0-9_]*");
+  const auto is_name = [](std::string_view name) {  // [A-Za-z_][A-Za-z0-9_]*
+    return !name.empty() && std::isdigit(static_cast<unsigned char>(name.front())) == 0 &&
+           std::all_of(name.begin(), name.end(), [](unsigned char c) { return std::isalnum(c) != 0 || c == '_'; });
+  };
   for (const auto& entry : entries) {
     const auto equals = entry.find('=');
     const std::string name = entry.substr(0, equals);
-    if (equals == std::string::npos || !std::regex_match(name, name_pattern)) {
+    if (equals == std::string::npos || !is_name(name)) {
       return usage_error("--secret takes NAME=VALUE with a name of letters, digits and _");
     }
     values[name] = entry.substr(equals + 1);

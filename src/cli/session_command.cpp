@@ -20,7 +20,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <regex>
 
 #include "cli/commands.h"
 #include "common/base64.h"
@@ -65,8 +64,10 @@ Result<fs::path> state_dir() {
 }
 
 Status check_name(const std::string& name) {
-  static const std::regex kName("[A-Za-z0-9_.-]{1,64}");
-  if (std::regex_match(name, kName) && name != "." && name != "..") return ok();
+  const bool allowed = !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](unsigned char c) {
+    return std::isalnum(c) != 0 || c == '_' || c == '.' || c == '-';
+  });
+  if (allowed && name != "." && name != "..") return ok();
   return fail(ErrorKind::InvalidArgument,
               "--session takes a name of letters, digits, '.', '_' and '-' (at most 64), not '" + name + "'");
 }
@@ -386,9 +387,13 @@ std::string slot(const Param& param) {
 
 // "x,y" → [x, y]; anything else is a label.
 json label_or_point(const std::string& given) {
-  static const std::regex kPoint(R"(^\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*$)");
-  std::smatch match;
-  if (std::regex_match(given, match, kPoint)) return json::array({std::stod(match[1]), std::stod(match[2])});
+  const auto comma = given.find(',');
+  if (comma == std::string::npos) return given;
+  const std::string x(trim(std::string_view(given).substr(0, comma)));
+  const std::string y(trim(std::string_view(given).substr(comma + 1)));
+  if (is_plain_decimal(x) && is_plain_decimal(y)) {
+    return json::array({std::strtod(x.c_str(), nullptr), std::strtod(y.c_str(), nullptr)});
+  }
   return given;
 }
 

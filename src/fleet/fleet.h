@@ -58,7 +58,14 @@ Json default_webdriver_capabilities(launch::Engine engine = launch::Engine::Chro
 // session, its socket driven like any remote browser, the session deleted when the transport closes (or at once when
 // it cannot be used). Cancelled when options.stop ended a wait.
 // USER:PASSWORD@ in a webdriver URL becomes Basic authorisation, as Selenium's own clients take it.
+// With options.engine Firefox, ws(s)://HOST:PORT is a running Firefox's own BiDi socket (open_bidi_session); http(s)://
+// is refused (Firefox serves no DevTools endpoint).
 Result<std::unique_ptr<wire::Transport>> connect_browser(std::string_view url, const BrowserOptions& options = {});
+
+// ws(s)://HOST:PORT[/session] of a Firefox started with --remote-debugging-port: its socket, with a new BiDi session
+// on it that the transport ends (session.end) when it closes. Firefox takes one session at a time: one held by
+// another client is an error that says so.
+Result<std::unique_ptr<wire::Transport>> open_bidi_session(std::string_view url, const BrowserOptions& options);
 
 // A session's announced se:cdp (or webSocketUrl) URL as this machine reaches it: one naming localhost (or 0.0.0.0) gets
 // the WebDriver server's host, port and TLS instead, unless that server is on this machine too.

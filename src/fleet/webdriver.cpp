@@ -286,6 +286,14 @@ Result<std::unique_ptr<wire::Transport>> connect_browser(std::string_view url, c
   if (stopping(options))
     return fail(ErrorKind::Cancelled, "the run stopped before " + std::string(url) + " was reached");
   if (url.starts_with(kWebDriverScheme)) return open_webdriver_session(url, options);
+  if (options.engine == launch::Engine::Firefox) {
+    if (url.starts_with("ws://") || url.starts_with("wss://")) return open_bidi_session(url, options);
+    return fail(ErrorKind::InvalidArgument,
+                std::string(url) +
+                    " is a DevTools endpoint, which is Chromium's: a remote Firefox is its BiDi socket "
+                    "(ws://HOST:PORT, as Firefox started with --remote-debugging-port prints it) or a "
+                    "WebDriver server (webdriver+http://HOST:PORT)");
+  }
   return wire::connect_browser(url, options.timeout, options.headers);
 }
 

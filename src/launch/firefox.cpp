@@ -101,10 +101,11 @@ namespace {
 // temporary profile, and ends the Xvfb of an --xvfb run.
 class FirefoxTransport final : public Transport {
  public:
-  FirefoxTransport(pid_t pid, std::unique_ptr<Transport> socket, std::filesystem::path scratch, int output,
-                   std::unique_ptr<VirtualDisplay> display)
+  FirefoxTransport(pid_t pid, std::string url, std::unique_ptr<Transport> socket, std::filesystem::path scratch,
+                   int output, std::unique_ptr<VirtualDisplay> display)
       : display_(std::move(display)),
         pid_(pid),
+        url_(std::move(url)),
         socket_(std::move(socket)),
         scratch_(std::move(scratch)),
         output_(output) {
@@ -146,12 +147,16 @@ class FirefoxTransport final : public Transport {
     if (auto ended = exit_of(pid_, kExitWait)) return fail(ErrorKind::BrowserExited, "Firefox " + *ended);
     return fail(error);
   }
-  [[nodiscard]] std::string describe() const override { return "Firefox (pid " + std::to_string(pid_) + ")"; }
+  // Its socket's URL too: another client (a vimgpt given --browser URL) can work in the same Firefox.
+  [[nodiscard]] std::string describe() const override {
+    return "Firefox (pid " + std::to_string(pid_) + ") at " + url_;
+  }
   [[nodiscard]] int process_id() const override { return pid_; }
 
  private:
   std::unique_ptr<VirtualDisplay> display_;  // --xvfb: Firefox's own display
   pid_t pid_;
+  std::string url_;
   std::unique_ptr<Transport> socket_;
   std::filesystem::path scratch_;
   int output_;
@@ -190,8 +195,8 @@ Result<std::unique_ptr<Transport>> start_firefox(FirefoxStart start) {
   if (!socket) {
     return abandon("cannot reach Firefox's WebDriver BiDi server at " + url + ": " + socket.error().message);
   }
-  return std::unique_ptr<Transport>(
-      std::make_unique<FirefoxTransport>(*pid, std::move(*socket), start.scratch, output[0], std::move(start.display)));
+  return std::unique_ptr<Transport>(std::make_unique<FirefoxTransport>(*pid, url, std::move(*socket), start.scratch,
+                                                                       output[0], std::move(start.display)));
 }
 
 Result<std::unique_ptr<Transport>> launch_firefox(const LaunchOptions& options) {

@@ -20,6 +20,7 @@
 #include "support/fake_latency.h"
 #include "support/refused_port.h"
 #include "support/saved_pages.h"
+#include "support/shared_tab.h"
 #include "support/site_server.h"
 
 namespace vimgpt {
@@ -46,7 +47,7 @@ class BrowserTest : public ::testing::Test {
     });
     server_->mount("/fx", VIMGPT_FIXTURES_DIR "/browser");
     if (const auto pages = test::saved_pages_dir()) server_->mount("/pages", pages->string());
-    auto tab = Tab::launch(test::loopback_only_launch());
+    auto tab = test::open_test_tab();
     ASSERT_TRUE(tab) << tab.error().describe();
     tab_ = std::move(*tab);
   }
@@ -303,6 +304,9 @@ TEST_F(BrowserTest, NewTabsAreFollowed) {
 }
 
 TEST_F(BrowserTest, KilledBrowserFailsThePendingCommandAsExited) {
+  auto own = Tab::launch(test::loopback_only_launch());  // a browser of its own to kill, never a shared one
+  ASSERT_TRUE(own) << own.error().describe();
+  tab_ = std::move(*own);
   ASSERT_OK(tab_->navigate(server_->url("/fx/input.html")));
   const int pid = tab_->browser_pid();
   ASSERT_GT(pid, 0);

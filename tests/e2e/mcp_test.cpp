@@ -462,6 +462,16 @@ TEST_F(McpStdio, ACancelledBrowseStopsAtTheNextStepAndIsNotAnswered) {
   EXPECT_EQ(mcp.finish(), 0);
 }
 
+// --http takes PORT, HOST:PORT or [IPV6]:PORT: anything else is a usage error that gives the form, and no server
+// starts.
+TEST(McpFlags, AnHttpAddressInAnotherFormIsAUsageError) {
+  for (const std::string bad : {"127.0.0.1:65536", ":8931", "host:port", "a_b:80", "[]:80", "80a", "-1"}) {
+    const auto run = test::run_vimgpt({"mcp", "--http", bad});
+    EXPECT_EQ(run.exit_code, 64) << bad << ": " << run.err;
+    EXPECT_NE(run.err.find("--http takes HOST:PORT or PORT"), std::string::npos) << bad << ": " << run.err;
+  }
+}
+
 TEST_F(McpStdio, BrowseWithoutAModelSaysHowToConfigureOne) {
   McpProcess mcp({});
   mcp.request("initialize", initialize_params());

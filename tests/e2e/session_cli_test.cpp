@@ -116,9 +116,11 @@ TEST_F(SessionCli, BadVerbInputIsAUsageErrorThatStartsNothing) {
   EXPECT_NE(bad.err.find("takes a whole number"), std::string::npos) << bad.err;
   auto both = run({"type", "x", "--enter", "--no-enter", "--session", "t"});
   EXPECT_EQ(both.exit_code, 64);
-  auto name = run({"look", "--session", "../etc"});
-  EXPECT_EQ(name.exit_code, 64);
-  EXPECT_NE(name.err.find("--session takes a name"), std::string::npos) << name.err;
+  for (const std::string& given : std::vector<std::string>{"../etc", "..", ".", std::string(65, 'a'), "a b", ""}) {
+    auto name = run({"look", "--session", given});
+    EXPECT_EQ(name.exit_code, 64) << given;
+    EXPECT_NE(name.err.find("--session takes a name"), std::string::npos) << given << ": " << name.err;
+  }
   EXPECT_FALSE(fs::exists(root_ / "state" / "t.json"));
 }
 

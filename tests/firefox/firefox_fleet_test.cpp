@@ -12,10 +12,13 @@
 #include "browser/browser.h"
 #include "fleet/fleet.h"
 #include "hints/hints.h"
+#include "launch/launch.h"
 #include "support/batch_world.h"
+#include "support/browser_options.h"
 #include "support/cli_runner.h"
 #include "support/fake_model_server.h"
 #include "support/gecko_driver.h"
+#include "support/shared_firefox.h"
 #include "support/site_server.h"
 #include "vision/vision.h"
 
@@ -110,6 +113,49 @@ TEST(RemoteFirefox, ASessionWithoutABiDiSocketIsRefusedAndDeleted) {
   ASSERT_EQ(sessions.size(), 1U);
   EXPECT_FALSE(sessions[0].id.empty()) << run.err;
   EXPECT_TRUE(sessions[0].deleted);
+}
+
+// A Firefox started by someone else (here as vimgpt starts its own), reached at its own BiDi socket as Firefox
+// announces it: each run opens a BiDi session there and ends it, so the next run gets one, and the browser stays up; a
+// run while another client holds the session (Firefox takes one at a time) says so, and loses nothing.
+TEST(RemoteFirefox, RunsOnAFirefoxsOwnSocketEndTheirSessionsAndLeaveItRunning) {
+  auto firefox = launch::launch_firefox(test::loopback_only_launch(launch::Engine::Firefox));
+  ASSERT_TRUE(firefox) << firefox.error().describe();
+  std::string url = test::bidi_socket_url(**firefox);
+  ASSERT_TRUE(url.ends_with("/session")) << url;
+  url.resize(url.size() - std::string_view("/session").size());  // ws://127.0.0.1:PORT, as Firefox prints it
+  auto site = two_pages();
+  test::FakeModelServer model{test::Expectations{"test-key", std::string(vision::kDefaultModel),
+                                                 test::default_frame_width(), 1, test::Requirement::Any}};
+  int step = 0;
+  model.set_responder([&step](const test::ReceivedRequest& request) {
+    return test::ScriptedReply::text(step++ % 2 == 0
+                                         ? R"({"click": ")" + test::label_in_prompt(request.text, "Next page") + "\"}"
+                                         : R"({"done": "arrived"})");
+  });
+  const auto run = [&] {
+    return test::run_vimgpt({"go to the next page", "--engine", "firefox", "--browser", url, "--base-url", model.url(),
+                             "--api-key", "test-key", "--observe", "hybrid", "--start-url", site->url("/start"),
+                             "--max-retries", "0", "--max-steps", "4"});
+  };
+  for (int i = 1; i <= 2; ++i) {
+    const auto done = run();
+    ASSERT_EQ(done.exit_code, 0) << "run " << i << ": " << done.err;
+    EXPECT_NE(done.out.find("arrived"), std::string::npos) << done.out;
+    EXPECT_EQ(site->count("GET", "/next"), i);
+  }
+  EXPECT_EQ(::kill((*firefox)->process_id(), 0), 0) << "the runs closed a browser that was not theirs";
+
+  fleet::BrowserOptions options;
+  options.engine = launch::Engine::Firefox;
+  auto holder = fleet::connect_browser(url, options);
+  ASSERT_TRUE(holder) << holder.error().describe();
+  const auto refused = run();
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.err.find("one client at a time"), std::string::npos) << refused.err;
+  EXPECT_EQ(model.request_count(), 4U);  // no model call for the refused run
+  holder->reset();                       // its session ends with it
+  EXPECT_EQ(run().exit_code, 0);
 }
 
 // The flag wins over VIMGPT_ENGINE (the test support sets it to the test's engine, Chromium here).

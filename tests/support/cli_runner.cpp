@@ -16,6 +16,7 @@
 
 #include "support/browser_options.h"
 #include "support/proc.h"
+#include "support/shared_firefox.h"
 
 namespace vimgpt::test {
 
@@ -118,6 +119,11 @@ CliRun run_in(const std::vector<std::string>& args, const std::function<void(pid
   std::ofstream(in_path, std::ios::binary) << input;
   std::vector<std::string> full = {VIMGPT_BINARY};
   full.insert(full.end(), args.begin(), args.end());
+  const bool shared = shares_firefox(args);
+  if (shared) {
+    full.emplace_back("--browser");
+    full.push_back(shared_firefox_url());
+  }
   std::vector<char*> argv;
   for (auto& arg : full) argv.push_back(arg.data());
   argv.push_back(nullptr);
@@ -145,6 +151,7 @@ CliRun run_in(const std::vector<std::string>& args, const std::function<void(pid
   ::waitpid(pid, &status, 0);
   CliRun run;
   run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  if (shared && WIFSIGNALED(status)) drop_shared_firefox();  // its session was never ended
   std::stringstream out, err;
   out << std::ifstream(out_path).rdbuf();
   err << std::ifstream(err_path).rdbuf();

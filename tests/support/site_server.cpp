@@ -3,8 +3,10 @@
 #include <httplib.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <regex>
 #include <stdexcept>
+#include <string_view>
 #include <thread>
 
 namespace vimgpt::test {
@@ -17,6 +19,12 @@ SiteServer::SiteServer(const Routes& routes) : server_(std::make_unique<httplib:
     requests_.push_back({request.method, request.path, query, request.body});
   });
   if (routes) routes(*server_);
+  // A browser that outlives the server (a Firefox the test process shares: support/shared_firefox.h) keeps its
+  // connections open, and httplib 0.11's stop() waits out each one's keep-alive timeout (5 s) before it returns: there
+  // every response closes its connection instead.
+  if (const char* shared = std::getenv("VIMGPT_TEST_SHARED_FIREFOX");
+      shared != nullptr && std::string_view(shared) == "1")
+    server_->set_keep_alive_max_count(1);
   port_ = server_->bind_to_any_port("127.0.0.1");
   if (port_ <= 0) throw std::runtime_error("site server: cannot bind 127.0.0.1");
   thread_ = std::make_unique<std::thread>([this] { server_->listen_after_bind(); });

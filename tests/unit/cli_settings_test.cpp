@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <tuple>
 
 #include "cli/options.h"
 #include "cli/settings.h"
@@ -309,6 +310,23 @@ TEST(ConfigPaths, TheProjectFileIsFoundAboveButNotPastTheRepository) {
   (void)dir.write("home/vimgpt.toml", "");
   fs::create_directories(dir.root / "home/me/work");
   EXPECT_EQ(project_config_path(dir.root / "home/me/work", dir.root / "home/me"), std::nullopt);
+}
+
+// --viewport: WIDTHxHEIGHT (x or X), each 1 to 5 digits, within 100x100 to 7680x4320.
+TEST(ViewportFlag, IsWidthByHeightInRange) {
+  for (const auto& [given, width, height] : {std::tuple{"1080x720", 1080, 720}, std::tuple{"800X600", 800, 600},
+                                             std::tuple{"7680x4320", 7680, 4320}, std::tuple{"0100x100", 100, 100}}) {
+    const auto viewport = parse_viewport(given);
+    ASSERT_TRUE(viewport) << given << ": " << viewport.error().message;
+    EXPECT_EQ(viewport->width, width) << given;
+    EXPECT_EQ(viewport->height, height) << given;
+  }
+  for (const std::string bad : {"1080", "1080x", "x720", "1080x720x1", "1080*720", " 1080x720", "-1080x720", "99x100",
+                                "7681x4320", "123456x100", ""}) {
+    const auto viewport = parse_viewport(bad);
+    ASSERT_FALSE(viewport) << bad;
+    EXPECT_NE(viewport.error().message.find("--viewport"), std::string::npos) << bad;
+  }
 }
 
 }  // namespace

@@ -32,10 +32,12 @@ if grep -rnE '"(Browser|DOM|DOMDebugger|Emulation|Fetch|Input|Inspector|Network|
   echo "lint: DevTools methods named outside src/browser/cdp (above): add a call to browser::Tab instead" >&2
   exit 1
 fi
-# WebDriver BiDi methods and events: the BiDi engine (src/browser/bidi), and Firefox's launch (its prefs look alike;
-# its profile template opens and closes a session).
+# WebDriver BiDi methods and events: the BiDi engine (src/browser/bidi), Firefox's launch (its prefs look alike; its
+# profile template opens and closes a session), and a running Firefox's socket (src/fleet/bidi_socket.cpp: the session
+# that connection is, opened and ended).
 if grep -rnE '"(browsingContext|script|network|input|session|browser|emulation|storage|log|permissions|webExtension)\.[a-z][A-Za-z]+"' \
-  src --include='*.cpp' --include='*.h' --include='*.inc' | grep -vE '^src/(browser/bidi/|launch/firefox(_profile)?\.cpp)' >&2; then
+  src --include='*.cpp' --include='*.h' --include='*.inc' |
+  grep -vE '^src/(browser/bidi/|launch/firefox(_profile)?\.cpp|fleet/bidi_socket\.cpp)' >&2; then
   echo "lint: WebDriver BiDi methods named outside src/browser/bidi (above): add a call to browser::Tab instead" >&2
   exit 1
 fi

@@ -342,6 +342,41 @@ std::optional<fs::path> project_config_path(const fs::path& start, const fs::pat
   return std::nullopt;
 }
 
+// The line of the first byte that is not ASCII where vimgpt does not let one reach toml++. Debian 12's toml++ (3.3.0)
+// reaches undefined behaviour on most such characters wherever it asks whether one is whitespace
+// (is_non_ascii_horizontal_whitespace's TOML_UNREACHABLE): outside strings, after a line-ending backslash, and on the
+// error paths of quotes where TOML has no string (fuzz/config_fuzz.cpp found each, 2026-12-05). TOML takes no such
+// character outside strings and comments anyway, so text that is not ASCII is taken in comments and in one-line
+// strings that are values (after '=', '[' or ','), and refused anywhere else; after a quote of any other kind (a
+// multi-line string, a quoted key, a quote out of place, a string left open) it is refused to the end of the file.
+std::optional<int> non_ascii_outside_strings(std::string_view text) {
+  int line = 1;
+  bool strict = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n') {
+      ++line;
+    } else if (static_cast<unsigned char>(c) >= 0x80) {
+      return line;
+    } else if (c == '#' && !strict) {
+      while (i + 1 < text.size() && text[i + 1] != '\n') ++i;
+    } else if ((c == '"' || c == '\'') && !strict) {
+      const auto before = i == 0 ? std::string_view::npos : text.find_last_not_of(" \t", i - 1);
+      const bool value =
+          before != std::string_view::npos && std::string_view("=[,").find(text[before]) != std::string_view::npos;
+      const bool one_line = text.substr(i, 3) != std::string(3, c);
+      std::size_t end = i + 1;
+      while (end < text.size() && text[end] != c && text[end] != '\n') end += c == '"' && text[end] == '\\' ? 2 : 1;
+      if (!value || !one_line || end >= text.size() || text[end] != c) {
+        strict = true;
+      } else {
+        i = end;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 Result<ConfigFile> read_config_file(const fs::path& path, Layer layer) {
   ConfigFile file{path, layer, {}};
   std::ifstream in(path, std::ios::binary);
@@ -351,6 +386,11 @@ Result<ConfigFile> read_config_file(const fs::path& path, Layer layer) {
   }
   std::stringstream text;
   text << in.rdbuf();
+  if (const auto line = non_ascii_outside_strings(text.str())) {
+    return file_error(path, *line,
+                      "not valid TOML: a character outside quotes that is not ASCII (text goes in quotes: key = "
+                      "\"value\"; docs/configuration.md)");
+  }
   toml::table table;
   try {
     table = toml::parse(text.str(), path.string());

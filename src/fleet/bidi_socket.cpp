@@ -105,8 +105,13 @@ Result<std::unique_ptr<wire::Transport>> open_bidi_session(std::string_view url,
     return fail(reply.error().kind,
                 "the Firefox at " + socket_url + " did not answer session.new: " + reply.error().message);
   }
-  if (reply->value("type", "") != "success") {
-    const std::string why = reply->value("error", "error") + ": " + reply->value("message", "");
+  // The endpoint's words, never thrown on: whatever listens at the URL may not be Firefox.
+  const auto text = [&reply](const char* key) {
+    const auto found = reply->find(key);
+    return found != reply->end() && found->is_string() ? found->get<std::string>() : std::string();
+  };
+  if (text("type") != "success") {
+    const std::string why = (text("error").empty() ? "error" : text("error")) + ": " + text("message");
     if (why.find("Maximum number of active sessions") != std::string::npos) {
       return fail(ErrorKind::Protocol, "the Firefox at " + socket_url + " has a WebDriver session already (" + why +
                                            "): Firefox takes one client at a time; end the other one (a vimgpt, a "

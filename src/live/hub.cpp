@@ -98,10 +98,11 @@ void Server::Hub::detach(const std::shared_ptr<WatcherSession>& watcher) {
 }
 
 std::optional<std::string> Server::Hub::command(const Json& message) {
-  if (!message.is_object()) return "a message is a JSON object";
-  const std::string what = message.value("do", "");
+  auto request = read_page_request(message);
+  if (!request) return request.error().message;
+  const std::string& what = request->what;
   std::scoped_lock lock(mutex);
-  const auto found = runs.find(message.value("run", 0));
+  const auto found = runs.find(request->run);
   if (found == runs.end()) return "no such run";
   RunState& run = *found->second;
   if (run.state == "ended") return "this run has ended";
@@ -115,7 +116,7 @@ std::optional<std::string> Server::Hub::command(const Json& message) {
       run.state = "running";
     } else if (run.state == "paused" || run.state == "waiting") {
       run.resume_asked = true;
-      run.answer = message.value("answer", "");
+      run.answer = request->answer;
     } else {
       return "the run is not paused";
     }
@@ -123,9 +124,7 @@ std::optional<std::string> Server::Hub::command(const Json& message) {
     if (run.state != "paused" && run.state != "waiting") {
       return "the page is the agent's until the run has paused: press Take over and wait for it";
     }
-    const Json& input = message.value("input", Json());
-    if (!input.is_object()) return "input needs an object: {kind, ...}";
-    run.inputs.push_back(input);
+    run.inputs.push_back(*request->input);
     if (!run.taken_over) {
       run.taken_over = true;
       announce(run);

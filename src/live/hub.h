@@ -11,6 +11,7 @@
 #include <set>
 #include <thread>
 
+#include "live/input.h"
 #include "live/live.h"
 
 namespace vimgpt::live {
@@ -39,10 +40,10 @@ struct RunState {
   bool pause_asked = false;
   bool taken_over = false;  // a person pressed Take over: their input goes to the tab once it is paused
   bool resume_asked = false;
-  std::string answer;       // typed with Resume, for an ask
-  std::deque<Json> inputs;  // the person's clicks, keys and wheel turns, for the run's thread to carry out
-  std::deque<Json> steps;   // the step log, the last kMaxSteps
-  Json outcome;             // once ended
+  std::string answer;              // typed with Resume, for an ask
+  std::deque<PersonInput> inputs;  // the person's clicks, keys and wheel turns, for the run's thread to carry out
+  std::deque<Json> steps;          // the step log, the last kMaxSteps
+  Json outcome;                    // once ended
   std::shared_ptr<const std::string> model_frame;  // the last labelled frame, as an Outgoing frame message
   std::shared_ptr<const std::string> live_frame;   // the tab's last screencast frame, likewise
   std::condition_variable changed;                 // the run's thread waits on it while the page is the person's

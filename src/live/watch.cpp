@@ -43,47 +43,35 @@ struct Tally {
   }
 };
 
-double fraction(const Json& input, const char* key) {
-  const double value = input.value(key, 0.0);
-  return std::clamp(value, 0.0, 1.0);
-}
-
 // One of the person's inputs, as trusted input: a point is a fraction of the image they clicked, scaled to the
 // viewport.
-Status apply(browser::Tab& tab, const Json& input, Tally& tally) {
-  const std::string kind = input.value("kind", "");
+Status apply(browser::Tab& tab, const PersonInput& input, Tally& tally) {
   const auto& viewport = tab.viewport();
-  const browser::Point at{fraction(input, "x") * viewport.width, fraction(input, "y") * viewport.height};
-  if (kind == "click") {
-    const std::string name = input.value("button", "left");
-    const auto button = name == "right"    ? browser::MouseButton::Right
-                        : name == "middle" ? browser::MouseButton::Middle
-                                           : browser::MouseButton::Left;
-    const int clicks = std::clamp(input.value("clicks", 1), 1, 3);
-    VIMGPT_TRY_VOID(tab.click(at, button, clicks));
-    tally.clicks += clicks;
-    return tab.settle(kSettleCap, kSettleQuiet);
+  const browser::Point at{input.x * viewport.width, input.y * viewport.height};
+  switch (input.kind) {
+    case PersonInput::Kind::Click:
+      VIMGPT_TRY_VOID(tab.click(at, input.button, input.clicks));
+      tally.clicks += input.clicks;
+      return tab.settle(kSettleCap, kSettleQuiet);
+    case PersonInput::Kind::Wheel:
+      VIMGPT_TRY_VOID(tab.wheel(at, input.dx, input.dy));
+      ++tally.wheel_turns;
+      return ok();
+    case PersonInput::Kind::Text:
+      if (input.text.empty()) return ok();
+      // A character the person typed is a key press, as theirs was; a paste is put in at once, as a paste is.
+      VIMGPT_TRY_VOID(
+          tab.type_text(input.text, utf8_length(input.text) == 1 ? browser::Typing::Keys : browser::Typing::Insert));
+      tally.characters += static_cast<int>(utf8_length(input.text));
+      return ok();
+    case PersonInput::Kind::Key: {
+      VIMGPT_TRY(const browser::KeyPress keys, browser::parse_keys(input.keys));
+      VIMGPT_TRY_VOID(tab.press(keys));
+      ++tally.keys[browser::to_string(keys)];
+      return tab.settle(kSettleCap, kSettleQuiet);
+    }
   }
-  if (kind == "wheel") {
-    VIMGPT_TRY_VOID(tab.wheel(at, input.value("dx", 0.0), input.value("dy", 0.0)));
-    ++tally.wheel_turns;
-    return ok();
-  }
-  if (kind == "text") {
-    const std::string text = input.value("text", "");
-    if (text.empty()) return ok();
-    // A character the person typed is a key press, as theirs was; a paste is put in at once, as a paste is.
-    VIMGPT_TRY_VOID(tab.type_text(text, utf8_length(text) == 1 ? browser::Typing::Keys : browser::Typing::Insert));
-    tally.characters += static_cast<int>(utf8_length(text));
-    return ok();
-  }
-  if (kind == "key") {
-    VIMGPT_TRY(const browser::KeyPress keys, browser::parse_keys(input.value("keys", "")));
-    VIMGPT_TRY_VOID(tab.press(keys));
-    ++tally.keys[browser::to_string(keys)];
-    return tab.settle(kSettleCap, kSettleQuiet);
-  }
-  return fail(ErrorKind::InvalidArgument, "unknown input \"" + kind + "\" (click, wheel, text or key)");
+  return fail(ErrorKind::Internal, "an input of no known kind");
 }
 
 }  // namespace
@@ -140,7 +128,7 @@ Result<agent::Takeover> wait_for_person(std::unique_lock<std::mutex>& lock, Serv
   Tally tally;
   for (;;) {
     while (!run.inputs.empty()) {
-      const Json input = std::move(run.inputs.front());
+      const PersonInput input = std::move(run.inputs.front());
       run.inputs.pop_front();
       lock.unlock();
       const auto applied = apply(tab, input, tally);

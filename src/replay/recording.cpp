@@ -54,7 +54,11 @@ Json read_json_file(const std::filesystem::path& path) {
 
 }  // namespace
 
-Result<Recording> load(const std::string& dir) {
+namespace {
+
+// Reads the record's fields with the types vimgpt writes them in; a field of another type throws (nlohmann's value()
+// and get()), caught by load().
+Result<Recording> read_record(const std::string& dir) {
   const std::filesystem::path folder(dir);
   const Json run = read_json_file(folder / "run.json");
   std::ifstream steps_file(folder / "steps.jsonl");
@@ -132,6 +136,19 @@ Result<Recording> load(const std::string& dir) {
     break;
   }
   return recording;
+}
+
+}  // namespace
+
+// A record is a folder anyone can edit, or one copied from another machine: a field of another type than vimgpt writes
+// is an error that says so, never a throw.
+Result<Recording> load(const std::string& dir) {
+  try {
+    return read_record(dir);
+  } catch (const Json::exception& error) {
+    return fail(ErrorKind::Parse, dir + " holds a field of another type than vimgpt writes (" + error.what() +
+                                      "): was it edited? " + kRecordAgain);
+  }
 }
 
 Result<const hints::Hint*> find(const hints::HintMap& map, const Json& signature) {

@@ -247,6 +247,16 @@ TEST_F(LiveView, AHandoffAndAQuestionWaitForThePerson) {
     ASSERT_TRUE(watcher.wait_json([](const nlohmann::json& message) {
       return message.value("type", "") == "error";  // not a key vimgpt can press: said, and the takeover goes on
     }));
+    // A page that sends a field of another type is told which; the run, and the takeover, go on.
+    const auto error_naming = [](std::string field) {
+      return [field](const nlohmann::json& message) {
+        return message.value("type", "") == "error" && message.value("message", "").find(field) != std::string::npos;
+      };
+    };
+    watcher.send({{"do", "input"}, {"run", run_id}, {"input", {{"kind", "click"}, {"x", "130"}, {"y", 0.1}}}});
+    ASSERT_TRUE(watcher.wait_json(error_naming("\"x\" takes")));
+    watcher.send({{"do", "pause"}, {"run", std::to_string(run_id)}});
+    ASSERT_TRUE(watcher.wait_json(error_naming("\"run\" takes")));
     click(300, 120);  // Email
     watcher.send({{"do", "input"}, {"run", run_id}, {"input", {{"kind", "text"}, {"text", "ada@example.com"}}}});
     click(300, 220);  // Password

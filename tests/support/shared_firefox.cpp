@@ -1,6 +1,7 @@
 #include "support/shared_firefox.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -44,6 +45,7 @@ bool shares_firefox(const std::vector<std::string>& args) {
 
 std::string shared_firefox_url() {
   auto& firefox = shared();
+  if (firefox && ::kill(firefox->process_id(), 0) != 0) firefox.reset();  // it died with a test: a new one
   if (!firefox) {
     auto launched = launch::launch_firefox(loopback_only_launch(launch::Engine::Firefox));
     if (!launched) {

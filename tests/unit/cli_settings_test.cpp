@@ -199,6 +199,34 @@ TEST(ConfigFiles, AFileThatDoesNotParseNamesItsLine) {
   EXPECT_NE(message.find("not valid TOML"), std::string::npos) << message;
 }
 
+// Text that is not ASCII is taken in comments and in one-line strings that are values, and refused, naming its line,
+// anywhere else, before toml++ reads it: Debian 12's toml++ reaches undefined behaviour on most such characters outside
+// those places (fuzz/config_fuzz.cpp).
+TEST(ConfigFiles, TextThatIsNotAsciiOutsideValueStringsAndCommentsIsRefusedNamingItsLine) {
+  TempDir dir;
+  const std::vector<std::pair<std::string, int>> refused = {{"ĝ", 1},
+                                                            {"model = \"m\"\nuser-agent = café\n", 2},
+                                                            {"# ok\nmodel = \"é\"\n\n\u00a0= 1\n", 4},
+                                                            {"model = \"\"\"a\nb\"\"\"\nx = ü\n", 3},
+                                                            {"start-url = \"\"\"x\\\n é\"\"\"\n", 2},
+                                                            {"user-agent = \'\'\'ĝ\'\'\'\n", 1},
+                                                            {"\"é\" = 1\n", 1},
+                                                            {"model =-\"é\"\n", 1},
+                                                            {"model = \"open\n# é\n", 2}};
+  for (const auto& [text, line] : refused) {
+    const auto path = dir.write("vimgpt.toml", text);
+    const std::string message = read_error(path);
+    EXPECT_NE(message.find(path.string() + ":" + std::to_string(line) + ":"), std::string::npos) << text << message;
+    EXPECT_NE(message.find("not ASCII"), std::string::npos) << text << message;
+  }
+  const auto taken = dir.write("taken.toml",
+                               "# café ĝ\nmodel = \"é\\\"ü\" # ö\nuser-agent = \'ĝ\'\nallow-domain = [\"é.test\", "
+                               "\'ü.test\']\nstart-url = \"x é\"\n");
+  auto file = read_config_file(taken, Layer::ProjectFile);
+  ASSERT_TRUE(file) << file.error().message;
+  EXPECT_EQ(file->entries.size(), 4U);
+}
+
 TEST(ConfigFiles, ATableIsRefusedWithTheFlatForm) {
   TempDir dir;
   const std::string message = read_error(dir.write("vimgpt.toml", "[browser]\nengine = \"firefox\"\n"));

@@ -177,6 +177,33 @@ TEST_F(ReplayRecords, RefusesWhatCannotBeReplayed) {
   EXPECT_EQ(missing.error().kind, ErrorKind::NotFound);
 }
 
+// A record edited by hand, or from another machine: a field of another type than vimgpt writes is an error that says
+// so, for each of the fields the loader reads (before 2026-12-05 it threw, and `vimgpt replay` ended on it).
+TEST_F(ReplayRecords, AFieldOfAnotherTypeIsAnErrorNotAThrow) {
+  const Json reserve = signature_of(link("A", "Reserve this book", 10, 300));
+  const std::vector<std::pair<std::string, Json>> edits = {{"step", "one"},
+                                                           {"url", 9},
+                                                           {"title", Json::array()},
+                                                           {"viewport", {"wide", 720}},
+                                                           {"frame_size", {"x", 512}},
+                                                           {"page_digest", 4},
+                                                           {"result", false},
+                                                           {"ok", "yes"}};
+  for (const auto& [key, value] : edits) {
+    Json first = step(1, {{"click", "A"}}, reserve);
+    first[key] = value;
+    const fs::path dir = write_record("edited-" + key, {first, step(2, {{"done", "Confirmation 4242"}})});
+    const auto recording = load(dir.string());
+    ASSERT_FALSE(recording) << key;
+    EXPECT_EQ(recording.error().kind, ErrorKind::Parse) << key;
+    EXPECT_NE(recording.error().message.find("another type than vimgpt writes"), std::string::npos)
+        << key << ": " << recording.error().message;
+  }
+  const fs::path dir = write_record("objective", {step(1, {{"done", "Confirmation 4242"}})});
+  std::ofstream(dir / "run.json") << Json{{"objective", 42}, {"outcome", "done"}}.dump();
+  EXPECT_FALSE(load(dir.string()));
+}
+
 TEST_F(ReplayRecords, StoringReplacesTheEntryWhole) {
   const Json done = step(1, {{"done", "Confirmation 4242"}});
   const std::string cache = (root_ / "cache").string();

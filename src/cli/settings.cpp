@@ -342,6 +342,8 @@ std::optional<fs::path> project_config_path(const fs::path& start, const fs::pat
   return std::nullopt;
 }
 
+namespace {
+
 // The line of the first byte that is not ASCII where vimgpt does not let one reach toml++. Debian 12's toml++ (3.3.0)
 // reaches undefined behaviour on most such characters wherever it asks whether one is whitespace
 // (is_non_ascii_horizontal_whitespace's TOML_UNREACHABLE): outside strings, after a line-ending backslash, and on the
@@ -376,6 +378,8 @@ std::optional<int> non_ascii_outside_strings(std::string_view text) {
   }
   return std::nullopt;
 }
+
+}  // namespace
 
 Result<ConfigFile> read_config_file(const fs::path& path, Layer layer) {
   ConfigFile file{path, layer, {}};

@@ -94,11 +94,9 @@ Result<std::unique_ptr<wire::Transport>> open_bidi_session(std::string_view url,
   const auto authority = socket_url.find("://") + 3;
   if (socket_url.find('/', authority) == std::string::npos) socket_url += "/session";
   VIMGPT_TRY(auto socket, wire::connect_websocket(socket_url, options.timeout, options.headers));
-  // The capabilities vimgpt's own Firefox's session gets (BidiTab): prompts are left for the tab to report and answer.
-  const Json request = {
-      {"id", 1},
-      {"method", "session.new"},
-      {"params", {{"capabilities", {{"alwaysMatch", {{"unhandledPromptBehavior", {{"default", "ignore"}}}}}}}}}};
+  const Json request = {{"id", 1},
+                        {"method", "session.new"},
+                        {"params", {{"capabilities", {{"alwaysMatch", launch::firefox_session_capabilities()}}}}}};
   VIMGPT_TRY_VOID(socket->send(request.dump()));
   auto reply = first_reply(*socket, std::max(options.timeout, milliseconds(30000)));
   if (!reply) {

@@ -269,11 +269,12 @@ Result<std::string> reachable_cdp_url(std::string_view announced, std::string_vi
 
 Json default_webdriver_capabilities(launch::Engine engine) {
   if (engine == launch::Engine::Firefox) {
-    return {
-        {"browserName", "firefox"},
-        {"webSocketUrl", true},
-        {"unhandledPromptBehavior", {{"default", "ignore"}}},
-        {"moz:firefoxOptions", {{"args", Json::array({"-headless"})}, {"prefs", launch::firefox_automation_prefs()}}}};
+    Json capabilities = launch::firefox_session_capabilities();
+    capabilities.update({{"browserName", "firefox"},
+                         {"webSocketUrl", true},
+                         {"moz:firefoxOptions",
+                          {{"args", Json::array({"-headless"})}, {"prefs", launch::firefox_automation_prefs()}}}});
+    return capabilities;
   }
   return {{"browserName", "chrome"},
           {"goog:chromeOptions",

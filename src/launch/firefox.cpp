@@ -82,6 +82,10 @@ Json firefox_automation_prefs() {
   return prefs;
 }
 
+Json firefox_session_capabilities() {
+  return {{"unhandledPromptBehavior", {{"default", "ignore"}}}};
+}
+
 Status write_prefs(const std::filesystem::path& profile, const LaunchOptions& options) {
   std::ofstream out(profile / "user.js", std::ios::app);
   const auto write = [&](std::string_view name, std::string_view value) {

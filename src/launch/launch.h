@@ -70,6 +70,9 @@ Result<std::unique_ptr<Transport>> launch_chromium(const LaunchOptions& options)
 Result<std::unique_ptr<Transport>> launch_firefox(const LaunchOptions& options);
 // Those prefs as JSON values, for a Firefox that someone else starts (a WebDriver session's moz:firefoxOptions).
 Json firefox_automation_prefs();
+// The capabilities every BiDi session vimgpt opens on Firefox asks for (its own launch's, a running Firefox's socket,
+// a WebDriver server's session): prompts are left open for the tab to report and answer, never dismissed by Firefox.
+Json firefox_session_capabilities();
 
 // Starts the browser options.engine names: launch_chromium or launch_firefox.
 Result<std::unique_ptr<Transport>> launch_browser(const LaunchOptions& options);

@@ -262,17 +262,13 @@ Result<Options> parse_address(std::string_view text) {
   const std::string_view port = colon == std::string_view::npos ? text : text.substr(colon + 1);
   if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
   if (!host.empty()) options.host = host == "localhost" ? "127.0.0.1" : std::string(host);
-  int number = -1;
-  if (!port.empty() && port.size() <= 5 &&
-      std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-    number = std::stoi(std::string(port));
-  }
-  if (number < 0 || number > 65535) {
+  const auto number = parse_digits(port, 5);
+  if (!number || *number > 65535) {
     return fail(
         ErrorKind::InvalidArgument,
         "--live takes HOST:PORT (e.g. 127.0.0.1:8765, or :0 for any free port), not \"" + std::string(text) + "\"");
   }
-  options.port = number;
+  options.port = *number;
   return options;
 }
 

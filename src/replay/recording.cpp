@@ -52,10 +52,6 @@ Json read_json_file(const std::filesystem::path& path) {
   return Json::parse(read_file(path).value_or(std::string()), nullptr, false);
 }
 
-}  // namespace
-
-namespace {
-
 // Reads the record's fields with the types vimgpt writes them in; a field of another type throws (nlohmann's value()
 // and get()), caught by load().
 Result<Recording> read_record(const std::string& dir) {

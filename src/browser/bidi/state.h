@@ -267,8 +267,7 @@ struct BidiTab::State : TabCore {
     }
     if (!session_exists) {
       VIMGPT_TRY_VOID(
-          call("session.new",
-               {{"capabilities", {{"alwaysMatch", {{"unhandledPromptBehavior", {{"default", "ignore"}}}}}}}}));
+          call("session.new", {{"capabilities", {{"alwaysMatch", launch::firefox_session_capabilities()}}}}));
     }
     subscription = connection->subscribe([this](const wire::Event& event) { on_event(event); });
     VIMGPT_TRY_VOID(call("session.subscribe", {{"events", {"browsingContext", "network", "input"}}}));

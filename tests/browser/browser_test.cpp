@@ -115,6 +115,49 @@ TEST(BrowserSettle, ANavigationToAnErrorPageEndsThere) {
       << *document;
 }
 
+// A page the browser kept in its back-forward cache is shown again with no commit and no load event on Firefox: going
+// back there ends all the same, with its address and a new document counted.
+TEST(BrowserSettle, GoingBackToAPageTheBrowserKeptEndsThere) {
+  test::SiteServer server;
+  server.mount("/fx", VIMGPT_FIXTURES_DIR "/browser");
+  browser::TabOptions options;
+  options.settle.load_cap = std::chrono::minutes{10};
+  auto tab = test::open_test_tab(options);
+  ASSERT_TRUE(tab) << tab.error().describe();
+  ASSERT_OK((*tab)->navigate(server.url("/fx/input.html")));
+  ASSERT_OK((*tab)->navigate(server.url("/fx/popup.html")));
+  const auto generation = (*tab)->page_generation();
+  ASSERT_OK((*tab)->go_back());
+  EXPECT_EQ((*tab)->last_url(), server.url("/fx/input.html"));
+  EXPECT_NE((*tab)->page_generation(), generation);
+  EXPECT_EQ(*(*tab)->evaluate("document.getElementById('b').textContent"), "Press");
+}
+
+// A navigation the page starts to an address the filter refuses (here on a redirect's second hop) ends where it was
+// refused: Chromium shows its error page, Firefox leaves the page as it was and says so only with a failed fetch.
+TEST(BrowserSettle, APageNavigationRefusedOnARedirectEndsThere) {
+  test::SiteServer server([](httplib::Server& s) {
+    s.Get("/away", [](const httplib::Request&, httplib::Response& res) { res.set_redirect("/fx/refused.html"); });
+  });
+  server.mount("/fx", VIMGPT_FIXTURES_DIR "/browser");
+  browser::TabOptions options;
+  options.settle.load_cap = std::chrono::minutes{10};
+  options.navigation_filter = [](const std::string& url) -> std::optional<std::string> {
+    if (url.find("refused") != std::string::npos) return "not for this test";
+    return std::nullopt;
+  };
+  auto tab = test::open_test_tab(options);
+  ASSERT_TRUE(tab) << tab.error().describe();
+  ASSERT_OK((*tab)->navigate(server.url("/fx/input.html")));
+  ASSERT_TRUE((*tab)->evaluate("setTimeout(() => { location.href = '/away'; }, 0); true"));
+  ASSERT_OK((*tab)->settle(2s));
+  const auto blocked = (*tab)->take_blocked();
+  ASSERT_EQ(blocked.size(), 1U);
+  EXPECT_EQ(blocked[0].url, server.url("/fx/refused.html"));
+  EXPECT_EQ(server.count("GET", "/fx/refused.html"), 0);
+  ASSERT_OK((*tab)->navigate(server.url("/fx/popup.html")));
+}
+
 struct Decoded {
   int width = 0, height = 0;
   bool ok = false;

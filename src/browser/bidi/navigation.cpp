@@ -9,6 +9,29 @@ using bidi::kSandbox;
 
 namespace {
 constexpr milliseconds kDomQuietReplySlack{2000};
+
+// The document a context shows, as its sandbox sees it: the realm (a document the back-forward cache shows again gets
+// a new one), whether it has loaded, and its address.
+struct ShownDocument {
+  std::string realm;
+  bool complete = false;
+  std::string url;
+};
+
+Result<ShownDocument> shown_document(BidiTab::State& s) {
+  constexpr milliseconds kAnswered{1000};  // a document frozen as the cache takes it never answers
+  VIMGPT_TRY(Json answer, s.call("script.evaluate",
+                                 {{"expression", "[document.readyState, location.href]"},
+                                  {"target", {{"context", s.current()}, {"sandbox", kSandbox}}},
+                                  {"awaitPromise", false},
+                                  {"resultOwnership", "none"}},
+                                 kAnswered));
+  const Json shown = bidi::plain(answer.value("result", Json()));
+  if (answer.value("type", "") != "success" || !shown.is_array() || shown.size() != 2 || !shown[1].is_string()) {
+    return fail(ErrorKind::Protocol, "the page did not say which document it shows");
+  }
+  return ShownDocument{answer.value("realm", ""), shown[0] == "complete", shown[1].get<std::string>()};
+}
 }  // namespace
 
 Status BidiTab::navigate(std::string_view url) {
@@ -48,16 +71,46 @@ Status BidiTab::navigate(std::string_view url) {
 Status BidiTab::go_back() {
   s_->follow_new_tabs();
   std::uint64_t before = 0;
+  std::uint64_t generation = 0;
   {
     std::scoped_lock lock(s_->mutex);
     before = s_->started;
+    generation = s_->generation;
   }
+  const auto leaving = shown_document(*s_);
   auto moved = s_->call("browsingContext.traverseHistory", {{"context", s_->current()}, {"delta", -1}});
   if (!moved) return fail(ErrorKind::InvalidArgument, "there is no previous page to go back to");
-  // traverseHistory answers before the page has loaded.
+  // traverseHistory answers once the history has moved, before a page to load has loaded. A page the back-forward
+  // cache shows again never says it has: no commit, no load event (w3c/webdriver-bidi#1019, open in 2026), and every
+  // later wait would run out the load cap. It is told apart by asking: another document (a realm of its own), loaded,
+  // with no commit said.
+  constexpr milliseconds kAskEvery{50};
+  const auto deadline = Clock::now() + s_->options.settle.load_cap;
+  while (leaving && Clock::now() < deadline) {
+    {
+      std::unique_lock lock(s_->mutex);
+      const bool said = s_->changed.wait_for(lock, kAskEvery, [&] {
+        return s_->generation != generation || (s_->started > before && s_->loaded >= s_->started) ||
+               !s_->connection->alive();
+      });
+      if (said) break;
+    }
+    const auto shown = shown_document(*s_);
+    if (!shown || shown->realm == leaving->realm || !shown->complete) continue;
+    std::unique_lock lock(s_->mutex);
+    // Its navigationStarted may still be on its way: the navigation it ends must be counted first.
+    s_->changed.wait_until(lock, deadline, [&] { return s_->started > before; });
+    if (s_->generation == generation && s_->loaded < s_->started) {
+      s_->loaded = s_->started;
+      s_->load_ended = Clock::now();
+      ++s_->generation;  // another document, as a commit would have said
+      s_->known_url = shown->url;
+    }
+    break;
+  }
   {
     std::unique_lock lock(s_->mutex);
-    s_->changed.wait_for(lock, s_->options.settle.load_cap, [&] { return s_->started > before; });
+    s_->changed.wait_until(lock, deadline, [&] { return s_->started > before; });
   }
   s_->wait_loaded(s_->options.settle.load_cap);
   return ok();

@@ -100,6 +100,9 @@ struct BidiTab::State : TabCore {
   std::set<std::string> opened_loading;
   std::map<std::string, std::string> frames;              // child context → its parent
   std::map<std::string, std::string> requests_in_flight;  // request id → context
+  // Page documents refused by the navigation filter (decide): Firefox 153 ends such a navigation with a fetchError
+  // and nothing else (no navigationFailed, no load), so that error ends it.
+  std::set<std::string> refused_documents;
   bidi::Clock::time_point network_changed = bidi::Clock::now();
   bidi::Clock::time_point load_ended = bidi::Clock::now();
   std::uint64_t started = 0;  // navigations started there
@@ -140,7 +143,9 @@ struct BidiTab::State : TabCore {
     const bool navigation_ended =
         method == "browsingContext.load" || method == "browsingContext.navigationFailed" ||
         method == "browsingContext.downloadWillBegin" || method == "browsingContext.navigationAborted" ||
-        (method == "browsingContext.domContentLoaded" && bidi::is_error_page(p.value("url", "")));
+        (method == "browsingContext.domContentLoaded" && bidi::is_error_page(p.value("url", ""))) ||
+        (method == "network.fetchError" &&
+         refused_documents.erase(p.value("request", Json::object()).value("request", "")) > 0);
     if (navigation_ended) opened_loading.erase(at);
     if (method == "browsingContext.contextCreated") {
       const std::string created = p.value("context", "");
@@ -165,6 +170,8 @@ struct BidiTab::State : TabCore {
       loaded = started;
       load_ended = bidi::Clock::now();
       if (method == "browsingContext.downloadWillBegin") ++downloads_going;
+      if (method == "network.fetchError")
+        requests_in_flight.erase(p.value("request", Json::object()).value("request", ""));
     } else if (method == "browsingContext.navigationCommitted" && at == context) {
       ++generation;
       // Firefox's "tab crashed" page commits in the crashed page's navigation, before or after a script sent there
@@ -251,6 +258,7 @@ struct BidiTab::State : TabCore {
            {"body", {{"type", "string"}, {"value", page}}}});
     } else if (refusal) {
       blocked.push_back({url, *refusal});
+      if (destination == "document") refused_documents.insert(id);
       connection->post("network.failRequest", {{"request", id}});
     } else {
       connection->post("network.continueRequest", {{"request", id}});

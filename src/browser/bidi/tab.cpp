@@ -63,6 +63,7 @@ Status BidiTab::relaunch() {
     s_->opened.clear();
     s_->frames.clear();
     s_->requests_in_flight.clear();
+    s_->refused_documents.clear();
     s_->started = s_->loaded = 0;
   }
   return s_->start(false);

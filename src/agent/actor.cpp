@@ -37,6 +37,27 @@ Result<std::string> with_secrets(std::string text, const std::map<std::string, s
   return text;
 }
 
+// The address of the document keys would go to now: the page's, or that of the frame holding the focus (a
+// same-origin frame read from the page; a cross-origin one is the frame whose document has the focus and passes it to
+// no frame of its own). Empty when it cannot be told.
+std::string focused_document_url(browser::Tab& tab) {
+  auto top = tab.evaluate(
+      "(() => { let d = document, url = location.href;"
+      " while (d.activeElement && /^(IFRAME|FRAME)$/.test(d.activeElement.tagName)) {"
+      " const inner = d.activeElement.contentDocument; if (!inner) return {url, away: true};"
+      " d = inner; url = d.location.href; } return {url, away: false}; })()");
+  if (!top || !top->is_object()) return "";
+  if (!top->value("away", false)) return top->value("url", "");
+  for (const auto& frame : tab.child_frames()) {
+    auto focused = tab.evaluate_in_frame(
+        frame,
+        "document.hasFocus() && !/^(IFRAME|FRAME)$/.test((document.activeElement || {}).tagName) ? location.href : "
+        "null");
+    if (focused && focused->is_string()) return focused->get<std::string>();
+  }
+  return "";
+}
+
 // A dialog the page showed and how it was answered, for the model.
 std::string dialog_note(const browser::Dialog& dialog) {
   const std::string shown = "\"" + dialog.message + "\"";
@@ -364,6 +385,7 @@ ActResult Actor::wait(const Action& action) {
 ActResult Actor::type_into_focus(const std::string& text, Enter enter) {
   auto value = with_secrets(text, options_.secrets);
   if (!value) return failed(value.error());
+  if (auto refused = secret_refusal(text)) return {false, *refused, std::nullopt};
   // A secret's value never reaches the hint script, so it is planned as typed (it is no date).
   auto target = hints::start_typing(tab_, *value != text ? std::string_view() : std::string_view(text));
   if (!target) return failed(target.error());
@@ -402,6 +424,29 @@ ActResult Actor::type_into_focus(const std::string& text, Enter enter) {
   auto effect = hints::finish_typing(tab_, *target, generation);
   if (!effect) return failed(effect.error());
   return typed_result(*target, *effect, message);
+}
+
+// Why a secret bound to hosts (--secret NAME@HOST=...) in `text` may not be typed where the focus is, if it may not.
+std::optional<std::string> Actor::secret_refusal(const std::string& text) {
+  std::optional<std::string> url;
+  for (std::size_t at = text.find("<secret:"); at != std::string::npos; at = text.find("<secret:", at + 1)) {
+    const auto end = text.find('>', at);
+    if (end == std::string::npos) break;
+    const std::string name = text.substr(at + 8, end - at - 8);
+    const auto sites = options_.secret_sites.find(name);
+    if (sites == options_.secret_sites.end()) continue;
+    if (!url) url = focused_document_url(tab_);
+    const std::string hosts = sites->second.allowed_text();
+    if (url->empty()) {
+      return "refused to type <secret:" + name + ">: it is only for " + hosts +
+             ", and the focused field's site could not be told; nothing was typed";
+    }
+    if (sites->second.refusal(*url)) {
+      return "refused to type <secret:" + name + "> on " + url_host(*url) + ": it is only for " + hosts +
+             "; nothing was typed";
+    }
+  }
+  return std::nullopt;
 }
 
 // What the keys did, for the model: said plainly when they changed nothing, or did not fill a date-like field.

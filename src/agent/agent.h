@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "browser/browser.h"
+#include "common/fence.h"
 #include "common/json_schema.h"
 #include "common/result.h"
 #include "hints/hints.h"
@@ -120,6 +121,8 @@ class NavigationPolicy {
   // Why `url` may not load, or nothing when it may.
   [[nodiscard]] std::optional<std::string> refusal(const std::string& url) const;
   [[nodiscard]] bool restricts() const { return !allow_.empty() || !block_.empty(); }
+  // The allowed patterns, comma-separated ("example.com, *.example.org").
+  [[nodiscard]] std::string allowed_text() const;
 
  private:
   std::vector<std::string> allow_;
@@ -186,8 +189,9 @@ struct PlannerSettings {
   // --frames: the model sees this step's frame and up to frames - 1 earlier steps' (the original sends one).
   int frames = 1;
   std::vector<std::string> secret_names;
-  std::size_t max_actions = kDefaultMaxActions;  // what the prompt says an actions list may hold
-  Json answer_schema;                            // --output-schema, for the prompt and structured output; null: none
+  std::map<std::string, std::string> secret_hosts;  // NAME → the hosts a bound secret is for, as the prompt says them
+  std::size_t max_actions = kDefaultMaxActions;     // what the prompt says an actions list may hold
+  Json answer_schema;                               // --output-schema, for the prompt and structured output; null: none
 };
 
 // Asks a vision model.
@@ -208,6 +212,7 @@ class ModelPlanner final : public Planner {
   vision::Client& client_;
   PlannerSettings settings_;
   vision::Client* checker_ = nullptr;
+  DataFence fence_;                                   // the run's page-data fence, drawn when the run starts
   std::vector<vision::EncodedImage> earlier_frames_;  // the last frames - 1 labelled frames sent, oldest first
 };
 
@@ -362,8 +367,11 @@ struct AgentOptions {
   milliseconds timeout{0};  // 0: none
   milliseconds settle_cap{3000};
   hints::CaptureOptions capture;
-  std::string record_dir;                          // empty: no recording
-  std::map<std::string, std::string> secrets;      // NAME → value, substituted only at typing time
+  std::string record_dir;                      // empty: no recording
+  std::map<std::string, std::string> secrets;  // NAME → value, substituted only at typing time
+  // NAME → the hosts a secret may be typed on (--secret NAME@HOST=VALUE): typed into a page of another host, the
+  // step is refused and nothing is typed. A secret not here may be typed anywhere.
+  std::map<std::string, NavigationPolicy> secret_sites;
   const std::atomic<bool>* interrupted = nullptr;  // set by Ctrl-C
   int max_restarts = 2;                            // a local browser that dies is started again this many times per run
   ConfirmAction confirm;                           // empty: actions run without asking
@@ -433,6 +441,7 @@ class Actor {
   ActResult click(const hints::HintMap& map, const std::string& label, hints::Effect* effect = nullptr);
   ActResult select(const hints::HintMap& map, const std::string& label, const std::string& option);
   ActResult type_into_focus(const std::string& text, Enter enter);
+  std::optional<std::string> secret_refusal(const std::string& text);
   static ActResult typed_result(const hints::KeysTarget& target, const hints::TypingEffect& effect,
                                 const std::string& message);
   ActResult wait(const Action& action);

@@ -400,7 +400,7 @@ struct Agent::Impl {
   // then Unverified, as when the check cannot be made at all.
   Outcome check_answer(StepRecord& record, const hints::Capture& capture, std::optional<Json>& answer,
                        ActResult& acted) {
-    auto checked = planner->check({options.objective, *answer, history, record.url, capture.labelled});
+    auto checked = planner->check({options.objective, *answer, history, record.url, capture.labelled, {}});
     if (!checked) return Outcome::Done;  // this planner does not check answers
     if (!*checked) {
       record.check = {{"error", checked->error().message}};

@@ -2,12 +2,13 @@
 #include <sstream>
 
 #include "agent/agent.h"
+#include "common/fence.h"
 #include "common/file.h"
 
 namespace vimgpt::agent {
 
 ModelPlanner::ModelPlanner(vision::Client& client, PlannerSettings settings, vision::Client* checker)
-    : client_(client), settings_(std::move(settings)), checker_(checker) {}
+    : client_(client), settings_(std::move(settings)), checker_(checker), fence_(DataFence::drawn()) {}
 
 vision::StepRequest ModelPlanner::request_for(const Observation& observation) const {
   vision::StepRequest request;
@@ -15,11 +16,13 @@ vision::StepRequest ModelPlanner::request_for(const Observation& observation) co
   request.history = observation.history;
   request.current_url = observation.url;
   request.secret_names = settings_.secret_names;
+  request.secret_hosts = settings_.secret_hosts;
   request.tabs = observation.tabs;
   request.upload_files = observation.upload_files;
   request.max_actions = static_cast<int>(settings_.max_actions);
   request.answer_schema = settings_.answer_schema;
   request.page_text = observation.page_text;
+  request.data_fence = fence_.marker();
   request.max_tokens = observation.max_tokens;
   if (observation.capture == nullptr) return request;
   if (settings_.observe != Observe::Vision) request.hint_text = observation.capture->map.to_text();
@@ -60,7 +63,9 @@ vision::Usage ModelPlanner::usage() const {
 
 std::optional<Result<vision::CheckVerdict>> ModelPlanner::check(const vision::AnswerCheck& check) {
   if (checker_ == nullptr) return std::nullopt;
-  return checker_->check_answer(check);
+  vision::AnswerCheck fenced = check;
+  fenced.data_fence = fence_.marker();
+  return checker_->check_answer(fenced);
 }
 
 ScriptedPlanner::ScriptedPlanner(std::vector<Json> actions) : actions_(std::move(actions)) {}

@@ -74,4 +74,10 @@ std::optional<std::string> NavigationPolicy::refusal(const std::string& url) con
   return host + " is not in the allowed domains (--allow-domain)";
 }
 
+std::string NavigationPolicy::allowed_text() const {
+  std::string text;
+  for (const auto& pattern : allow_) text += (text.empty() ? "" : ", ") + pattern;
+  return text;
+}
+
 }  // namespace vimgpt::agent

@@ -462,7 +462,8 @@ int main(int argc, char** argv) {
   add_live_flag(*mcp, options);
   mcp->add_option("--allow-domain", options.allow_domains, "Only these hosts may load (repeatable)");
   mcp->add_option("--block-domain", options.block_domains, "These hosts never load (repeatable)");
-  mcp->add_option("--secret", options.secrets, "NAME=VALUE: the client types <secret:NAME>, never sees the value");
+  mcp->add_option("--secret", options.secrets,
+                  "NAME=VALUE: the client types <secret:NAME>, never sees the value (NAME@HOST=VALUE: only on HOST)");
   mcp->add_option("--secrets-file", options.secrets_file, "File of NAME=VALUE lines");
   mcp->add_option("--http-credentials", options.http_credentials,
                   "HOST=NAME: answer HOST's HTTP authentication with the secret NAME (user:password)");
@@ -486,7 +487,8 @@ int main(int argc, char** argv) {
   replay->add_flag("--json", options.json, "JSON Lines events on stdout, for programs");
   replay->add_flag(
       "-q,--quiet", [&options](std::int64_t n) { options.verbosity -= static_cast<int>(n); }, "Less output");
-  replay->add_option("--secret", options.secrets, "NAME=VALUE: the value typed for <secret:NAME> (never recorded)");
+  replay->add_option("--secret", options.secrets,
+                     "NAME=VALUE: the value typed for <secret:NAME> (never recorded; NAME@HOST=VALUE: only on HOST)");
   replay->add_option("--secrets-file", options.secrets_file, "File of NAME=VALUE lines");
   replay->add_option("--upload-dir", options.upload_dir, "The folder recorded uploads are taken from");
   add_duration_option(*replay, "--settle-ms", options.settle, "Longest wait for a page to settle (default 3000)");

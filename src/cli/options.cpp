@@ -173,7 +173,7 @@ void add_run_flags(CLI::App& app, Options& o) {
       "-q,--quiet", [&o](std::int64_t n) { o.verbosity -= static_cast<int>(n); }, "Less output");
   app.add_option("--secret", o.secrets,
                  "NAME=VALUE: the model types <secret:NAME>, the value is never shown to it (NAME=totp:BASE32: the "
-                 "one-time code for the moment it is typed)");
+                 "one-time code for the moment it is typed; NAME@HOST=VALUE: typed only into HOST's pages and frames)");
   app.add_option("--secrets-file", o.secrets_file, "File of NAME=VALUE lines");
   app.add_option("--http-credentials", o.http_credentials,
                  "HOST=NAME: answer HOST's HTTP authentication (Basic, Digest) with the secret NAME, set as "
@@ -491,7 +491,9 @@ Result<RunSettings> run_settings(const Options& o, const Config& config, ModelUs
   VIMGPT_TRY(settings.capture, capture_options(o));
   VIMGPT_TRY(settings.planner.observe, agent::parse_observe(o.observe));
   VIMGPT_TRY(settings.secrets, secrets(o));
+  VIMGPT_TRY(settings.secret_sites, secret_sites(o));
   for (const auto& [name, value] : settings.secrets) settings.planner.secret_names.push_back(name);
+  for (const auto& [name, sites] : settings.secret_sites) settings.planner.secret_hosts[name] = sites.allowed_text();
   if (o.frames < 1 || o.frames > 4) return usage_error("--frames takes 1 to 4");
   if (o.frames > 1 && settings.capture.mode == hints::DrawMode::BothFrames) {
     return usage_error("--frames and --hint-mode both-frames both add images: choose one");
@@ -564,6 +566,7 @@ agent::AgentOptions agent_options(const Options& o, const RunSettings& settings)
   options.settle_cap = o.settle;
   options.capture = settings.capture;
   options.secrets = settings.secrets;
+  options.secret_sites = settings.secret_sites;
   options.max_restarts = o.max_restarts;
   options.upload_dir = o.upload_dir;
   options.max_cost_usd = o.max_cost;

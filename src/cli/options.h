@@ -140,6 +140,8 @@ std::string effective_model(const Options& options, const Config& config);
 void print_model_notices(const vision::ClientOptions& model);
 // --secret and --secrets-file: each secret's value by name (a one-time code's key checked).
 Result<std::map<std::string, std::string>> secrets(const Options& options);
+// The secrets bound to hosts (--secret NAME@HOST=VALUE): where each may be typed.
+Result<std::map<std::string, agent::NavigationPolicy>> secret_sites(const Options& options);
 // --http-credentials: each site's user name and password (a secret's "user:password"), by host (any port).
 Result<browser::CredentialsLookup> credentials_lookup(const Options& options);
 // A usage error (exit 64): a flag's value that cannot be used, in words that say what to give instead.
@@ -152,7 +154,8 @@ struct RunSettings {
   hints::CaptureOptions capture;
   agent::PlannerSettings planner;  // what the model is shown; secret names included
   std::map<std::string, std::string> secrets;
-  std::optional<vision::ClientOptions> model;    // absent when --actions replays a script instead
+  std::map<std::string, agent::NavigationPolicy> secret_sites;  // the secrets bound to hosts
+  std::optional<vision::ClientOptions> model;                   // absent when --actions replays a script instead
   std::optional<vision::ClientOptions> checker;  // --verify's: the model's, or --verify-model on its server
   std::optional<JsonSchema> answer_schema;       // --output-schema
 };

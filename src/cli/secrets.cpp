@@ -13,33 +13,85 @@
 
 namespace vimgpt::cli {
 
-Result<std::map<std::string, std::string>> secrets(const Options& o) {
-  std::map<std::string, std::string> values;
-  std::vector<std::string> entries = o.secrets;
+namespace {
+
+// One --secret NAME=VALUE, or NAME@HOST[,HOST...]=VALUE: a secret typed only into pages of those hosts.
+struct SecretEntry {
+  std::string name;
+  std::vector<std::string> hosts;
+  std::string value;
+};
+
+Result<std::vector<SecretEntry>> secret_entries(const Options& o) {
+  std::vector<std::string> lines = o.secrets;
   if (!o.secrets_file.empty()) {
     std::ifstream in(o.secrets_file);
     if (!in) return usage_error("--secrets-file: cannot read " + o.secrets_file);
     std::string line;
     while (std::getline(in, line)) {
-      if (!line.empty() && line[0] != '#') entries.push_back(line);
+      if (!line.empty() && line[0] != '#') lines.push_back(line);
     }
   }
   const auto is_name = [](std::string_view name) {  // [A-Za-z_][A-Za-z0-9_]*
     return !name.empty() && std::isdigit(static_cast<unsigned char>(name.front())) == 0 &&
            std::all_of(name.begin(), name.end(), [](unsigned char c) { return std::isalnum(c) != 0 || c == '_'; });
   };
-  for (const auto& entry : entries) {
-    const auto equals = entry.find('=');
-    const std::string name = entry.substr(0, equals);
-    if (equals == std::string::npos || !is_name(name)) {
-      return usage_error("--secret takes NAME=VALUE with a name of letters, digits and _");
+  std::vector<SecretEntry> entries;
+  for (const auto& line : lines) {
+    const auto equals = line.find('=');
+    const std::string key = line.substr(0, equals);
+    const auto at = key.find('@');
+    SecretEntry entry{key.substr(0, at), {}, equals == std::string::npos ? "" : line.substr(equals + 1)};
+    if (equals == std::string::npos || !is_name(entry.name)) {
+      return usage_error(
+          "--secret takes NAME=VALUE (or NAME@HOST=VALUE to type it only on HOST) with a name of letters, digits "
+          "and _");
     }
-    values[name] = entry.substr(equals + 1);
-    if (is_totp(values[name])) {
-      if (auto key = totp_key(values[name]); !key) return usage_error("--secret " + name + ": " + key.error().message);
+    if (at != std::string::npos) {
+      for (std::string_view rest = std::string_view(key).substr(at + 1); !rest.empty();) {
+        const auto comma = std::min(rest.find(','), rest.size());
+        entry.hosts.emplace_back(trim(rest.substr(0, comma)));
+        rest.remove_prefix(std::min(comma + 1, rest.size()));
+      }
+      if (entry.hosts.empty() || std::any_of(entry.hosts.begin(), entry.hosts.end(), [](const std::string& host) {
+            return host.empty() || host.find_first_of("/:@ ") != std::string::npos;
+          })) {
+        return usage_error("--secret " + entry.name +
+                           "@...: give the hosts it is for as host names, comma-separated (example.com, "
+                           "*.example.com for its subdomains too), not " +
+                           key.substr(at + 1));
+      }
     }
+    if (is_totp(entry.value)) {
+      if (auto key_bytes = totp_key(entry.value); !key_bytes) {
+        return usage_error("--secret " + entry.name + ": " + key_bytes.error().message);
+      }
+    }
+    entries.push_back(std::move(entry));
   }
+  return entries;
+}
+
+}  // namespace
+
+Result<std::map<std::string, std::string>> secrets(const Options& o) {
+  VIMGPT_TRY(auto entries, secret_entries(o));
+  std::map<std::string, std::string> values;
+  for (auto& entry : entries) values[entry.name] = std::move(entry.value);
   return values;
+}
+
+Result<std::map<std::string, agent::NavigationPolicy>> secret_sites(const Options& o) {
+  VIMGPT_TRY(auto entries, secret_entries(o));
+  std::map<std::string, agent::NavigationPolicy> sites;
+  for (auto& entry : entries) {
+    sites.erase(entry.name);  // a later line for the same name stands alone, as its value does
+    if (entry.hosts.empty()) continue;
+    auto policy = agent::NavigationPolicy::create(entry.hosts, {});
+    if (!policy) return usage_error("--secret " + entry.name + "@...: " + policy.error().message);
+    sites.emplace(entry.name, std::move(*policy));
+  }
+  return sites;
 }
 
 namespace {

@@ -72,6 +72,10 @@ std::vector<std::string> chromium_arguments(const LaunchOptions& options, const 
       // Frames on demand instead of at 60 Hz: a screenshot does not wait for the next vsync tick.
       "--disable-frame-rate-limit",
       "--window-size=" + std::to_string(options.window_width) + "," + std::to_string(options.window_height),
+      // Every site in a process of its own, as desktop Chrome does: the headless shell otherwise keeps a cross-origin
+      // frame in its page's process, where neither the page's script (the origin rule) nor a DevTools session of
+      // the frame's own reaches it, and its fields and buttons get no labels.
+      "--site-per-process",
   };
   if (options.display == Display::Headless) args.emplace_back("--headless=new");
   // Chromium's sandbox cannot start as root; everywhere else it stays on.

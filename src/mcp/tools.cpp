@@ -267,13 +267,14 @@ Json Tools::look(const std::string& prefix, bool failed) {
   if (!captured) return error_result(prefix + "could not look at the page: " + captured.error().message);
   seen_ = std::move(*captured);
   const auto page = (*open)->page_info().value_or(browser::PageInfo{});
-  std::string text = prefix + "URL: " + page.url + "\nTitle: " + page.title + "\n";
+  std::string seen = "URL: " + page.url + "\nTitle: " + page.title + "\n";
   if (auto open_tabs = (*open)->pages(); open_tabs && open_tabs->size() > 1) {
-    text += "Tabs: " + std::to_string(open_tabs->size()) + " open (see tabs)\n";
+    seen += "Tabs: " + std::to_string(open_tabs->size()) + " open (see tabs)\n";
   }
-  text += seen_->map.empty()
+  seen += seen_->map.empty()
               ? "No labels: nothing on this screen can be clicked.\n"
               : "Labels (label, role, name, link target):\n" + label_list(seen_->map, options_.max_labels);
+  std::string text = prefix + fence_.wrap(seen);
   const auto& frame = seen_->labelled;
   return {
       {"content",
@@ -330,7 +331,7 @@ Json Tools::find(const std::string& query) {
     }
     if (count > 0) text += "Text on the screen that holds them:\n" + lines;
   }
-  return {{"content", Json::array({text_block(text)})}, {"isError", false}};
+  return {{"content", Json::array({text_block(fence_.wrap(text))})}, {"isError", false}};
 }
 
 Json Tools::tabs() {
@@ -343,7 +344,7 @@ Json Tools::tabs() {
     text += std::to_string(page.number) + ". " + (page.title.empty() ? "(untitled)" : page.title) + " - " + page.url +
             (page.current ? " (current)" : "") + "\n";
   }
-  return {{"content", Json::array({text_block(text)})}, {"isError", false}};
+  return {{"content", Json::array({text_block(fence_.wrap(text))})}, {"isError", false}};
 }
 
 Json Tools::browse(const BrowseTask& task, const Json& progress, const Notify& notify) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <variant>
 
+#include "common/fence.h"
 #include "mcp/mcp.h"
 
 namespace vimgpt::mcp {
@@ -54,6 +55,8 @@ class Tools {
   std::unique_ptr<agent::Overseer> watch_;  // the live view's tile (options_.watch), while the tab is open
   std::unique_ptr<agent::Actor> actor_;
   std::optional<hints::Capture> seen_;  // the labels the client saw last
+  // What a page wrote (its address, title, labels and words) comes between this session's fence lines.
+  DataFence fence_ = DataFence::drawn();
   // --record: each acting call a step of DIR/session (browse runs go to DIR/browse-N), taken on `page` (as it
   // was before the action), with the signature of the element it named; the session ends with a done step
   // holding the last page's text digest, so `vimgpt replay DIR/session` can do it all again.

@@ -1,6 +1,7 @@
 // --verify's request: a second look at a finished run, by a model asked only whether the answer holds. It sees what
 // the agent saw last (the frame the answer was given on), the steps it took and what came of each, never the agent's
 // reasoning, so that it judges the evidence rather than the story.
+#include "common/fence.h"
 #include "common/text.h"
 #include "vision/provider.h"
 #include "vision/vision.h"
@@ -32,8 +33,15 @@ Prompt check_prompt(const AnswerCheck& check) {
   }
   if (steps.empty()) steps = "(none: it answered on the first page)\n";
   const std::string answer = check.answer.is_string() ? check.answer.get<std::string>() : check.answer.dump();
+  std::string rule;
+  // What came of each step names what the page showed (its links' and fields' words): page data.
+  if (!check.data_fence.empty()) {
+    const DataFence fence(check.data_fence);
+    rule = "\n\n" + fence.rule();
+    steps = fence.wrap(steps) + "\n";
+  }
   return {std::string(kCheckSystem),
-          {"Task: " + check.objective + "\n\nSteps taken:\n" + steps + "\nThe page it answered on: " +
+          {"Task: " + check.objective + rule + "\n\nSteps taken:\n" + steps + "\nThe page it answered on: " +
            (check.url.empty() ? std::string("(unknown)") : check.url) + " (the screenshot)\n\nIts answer: " + answer}};
 }
 

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -336,7 +337,11 @@ struct StepRequest {
   std::string current_url;
   std::string hint_text;  // --observe hybrid or text: one line per label (label, role, name, href); empty: none
   std::string page_text;  // --observe text: the page's visible text (no image is sent)
-  std::vector<std::string> secret_names;  // the model may type "<secret:NAME>" for these
+  // The run's page-data fence (common/fence.h): hint_text, page_text and tab titles go between its lines. Empty: no
+  // fence (a request not about a page).
+  std::string data_fence;
+  std::vector<std::string> secret_names;            // the model may type "<secret:NAME>" for these
+  std::map<std::string, std::string> secret_hosts;  // NAME → the only hosts it may be typed on (said in words)
   std::vector<TabEntry> tabs;
   std::vector<std::string> upload_files;  // names (never contents) of the files --upload-dir offers
   int max_actions = 5;                    // the most an {"actions": [...]} list may hold (--max-actions)
@@ -452,6 +457,7 @@ struct AnswerCheck {
   std::vector<HistoryEntry> steps;
   std::string url;
   EncodedImage frame;
+  std::string data_fence;  // the run's (StepRequest::data_fence): the steps and the answer carry page text
 };
 struct CheckVerdict {
   bool passed = false;

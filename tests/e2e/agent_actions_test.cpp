@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 
 #include "support/assertions.h"
 #include "support/cli_runner.h"
@@ -362,10 +363,11 @@ TEST_F(AgentActions, TabsAreListedSwitchedAndClosed) {
   const auto requests = model_.requests();
   EXPECT_EQ(requests[0].text.find("Open tabs"), std::string::npos);  // one tab: nothing listed
   EXPECT_EQ(steps[1]["url"], site_->url("/fx/item.html"));           // followed into the new tab
-  EXPECT_NE(requests[1].text.find("Open tabs (switch with {\"tab\": N}):\n1. Tabs - 127.0.0.1\n2. Blue Widget - "
-                                  "127.0.0.1 (this tab)"),
-            std::string::npos)
-      << requests[1].text;
+  // The titles are the pages' words: inside the run's page-data fence.
+  const std::regex tab_list(
+      "Open tabs \\(switch with \\{\"tab\": N\\}\\):\n<<<page-data ([0-9a-f]{12})>>>\n1\\. Tabs - 127\\.0\\.0\\.1\n"
+      "2\\. Blue Widget - 127\\.0\\.0\\.1 \\(this tab\\)\n<<<end-page-data \\1>>>");
+  EXPECT_TRUE(std::regex_search(requests[1].text, tab_list)) << requests[1].text;
   EXPECT_EQ(steps[1]["result"], "switched to tab 1");
   EXPECT_EQ(steps[2]["url"], site_->url("/fx/tabs.html"));  // {"tab": 1}
   EXPECT_FALSE(steps[2]["ok"].get<bool>());                 // {"tab": 3}

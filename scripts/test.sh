@@ -46,9 +46,9 @@ cmake -S . -B "$build" -G Ninja "${config[@]}" -DVIMGPT_WERROR=ON -DVIMGPT_BUILD
   "-DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=$linker" >/dev/null
 cmake --build "$build" -j"$jobs"
 
-# Lint (clang-format, ESLint, clang-tidy over src/: about 600 CPU-seconds, 5.5 minutes of CI's two cores when it ran
-# alone) runs beside the tests at the lowest priority: the tests mostly wait on browsers, servers and timers, so lint
-# takes the CPU they leave idle instead of time of its own. Its verdict is awaited, and counts, at the end.
+# Lint (clang-format, ESLint, clang-tidy over src/: each file once per input, scripts/tidy.py; all of src/ is about 780
+# CPU-seconds when nothing is recorded) runs beside the tests at the lowest priority, on the CPU they leave idle. Its
+# verdict is awaited, and counts, at the end.
 lint_log=$(mktemp)
 nice -n 19 scripts/lint.sh "$build" >"$lint_log" 2>&1 &
 lint=$!

@@ -436,15 +436,14 @@ std::optional<std::string> Actor::secret_refusal(const std::string& text) {
     const auto sites = options_.secret_sites.find(name);
     if (sites == options_.secret_sites.end()) continue;
     if (!url) url = focused_document_url(tab_);
-    const std::string hosts = sites->second.allowed_text();
-    if (url->empty()) {
-      return "refused to type <secret:" + name + ">: it is only for " + hosts +
-             ", and the focused field's site could not be told; nothing was typed";
-    }
-    if (sites->second.refusal(*url)) {
-      return "refused to type <secret:" + name + "> on " + url_host(*url) + ": it is only for " + hosts +
-             "; nothing was typed";
-    }
+    if (!url->empty() && !sites->second.refusal(*url)) continue;
+    std::string why = "refused to type <secret:";
+    why += name;
+    why += url->empty() ? ">" : "> on " + url_host(*url);
+    why += ": it is only for ";
+    why += sites->second.allowed_text();
+    why += url->empty() ? ", and the focused field's site could not be told; nothing was typed" : "; nothing was typed";
+    return why;
   }
   return std::nullopt;
 }

@@ -491,9 +491,8 @@ Result<RunSettings> run_settings(const Options& o, const Config& config, ModelUs
   VIMGPT_TRY(settings.capture, capture_options(o));
   VIMGPT_TRY(settings.planner.observe, agent::parse_observe(o.observe));
   VIMGPT_TRY(settings.secrets, secrets(o));
-  VIMGPT_TRY(settings.secret_sites, secret_sites(o));
-  for (const auto& [name, value] : settings.secrets) settings.planner.secret_names.push_back(name);
-  for (const auto& [name, sites] : settings.secret_sites) settings.planner.secret_hosts[name] = sites.allowed_text();
+  for (const auto& [name, value] : settings.secrets.values) settings.planner.secret_names.push_back(name);
+  for (const auto& [name, sites] : settings.secrets.sites) settings.planner.secret_hosts[name] = sites.allowed_text();
   if (o.frames < 1 || o.frames > 4) return usage_error("--frames takes 1 to 4");
   if (o.frames > 1 && settings.capture.mode == hints::DrawMode::BothFrames) {
     return usage_error("--frames and --hint-mode both-frames both add images: choose one");
@@ -565,8 +564,8 @@ agent::AgentOptions agent_options(const Options& o, const RunSettings& settings)
   options.timeout = o.timeout;
   options.settle_cap = o.settle;
   options.capture = settings.capture;
-  options.secrets = settings.secrets;
-  options.secret_sites = settings.secret_sites;
+  options.secrets = settings.secrets.values;
+  options.secret_sites = settings.secrets.sites;
   options.max_restarts = o.max_restarts;
   options.upload_dir = o.upload_dir;
   options.max_cost_usd = o.max_cost;

@@ -138,10 +138,13 @@ std::string effective_model(const Options& options, const Config& config);
 // What the person should know of the model before a run (unknown to the catalogue, ending, a flag it does not
 // take), on standard error, once.
 void print_model_notices(const vision::ClientOptions& model);
-// --secret and --secrets-file: each secret's value by name (a one-time code's key checked).
-Result<std::map<std::string, std::string>> secrets(const Options& options);
-// The secrets bound to hosts (--secret NAME@HOST=VALUE): where each may be typed.
-Result<std::map<std::string, agent::NavigationPolicy>> secret_sites(const Options& options);
+// --secret and --secrets-file, read once: each secret's value by name (a one-time code's key checked), and where each
+// secret bound to hosts (--secret NAME@HOST=VALUE) may be typed.
+struct Secrets {
+  std::map<std::string, std::string> values;
+  std::map<std::string, agent::NavigationPolicy> sites;
+};
+Result<Secrets> secrets(const Options& options);
 // --http-credentials: each site's user name and password (a secret's "user:password"), by host (any port).
 Result<browser::CredentialsLookup> credentials_lookup(const Options& options);
 // A usage error (exit 64): a flag's value that cannot be used, in words that say what to give instead.
@@ -153,9 +156,8 @@ struct RunSettings {
   browser::TabOptions tab;
   hints::CaptureOptions capture;
   agent::PlannerSettings planner;  // what the model is shown; secret names included
-  std::map<std::string, std::string> secrets;
-  std::map<std::string, agent::NavigationPolicy> secret_sites;  // the secrets bound to hosts
-  std::optional<vision::ClientOptions> model;                   // absent when --actions replays a script instead
+  Secrets secrets;
+  std::optional<vision::ClientOptions> model;    // absent when --actions replays a script instead
   std::optional<vision::ClientOptions> checker;  // --verify's: the model's, or --verify-model on its server
   std::optional<JsonSchema> answer_schema;       // --output-schema
 };

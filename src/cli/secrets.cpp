@@ -74,24 +74,19 @@ Result<std::vector<SecretEntry>> secret_entries(const Options& o) {
 
 }  // namespace
 
-Result<std::map<std::string, std::string>> secrets(const Options& o) {
+Result<Secrets> secrets(const Options& o) {
   VIMGPT_TRY(auto entries, secret_entries(o));
-  std::map<std::string, std::string> values;
-  for (auto& entry : entries) values[entry.name] = std::move(entry.value);
-  return values;
-}
-
-Result<std::map<std::string, agent::NavigationPolicy>> secret_sites(const Options& o) {
-  VIMGPT_TRY(auto entries, secret_entries(o));
-  std::map<std::string, agent::NavigationPolicy> sites;
+  Secrets read;
   for (auto& entry : entries) {
-    sites.erase(entry.name);  // a later line for the same name stands alone, as its value does
-    if (entry.hosts.empty()) continue;
-    auto policy = agent::NavigationPolicy::create(entry.hosts, {});
-    if (!policy) return usage_error("--secret " + entry.name + "@...: " + policy.error().message);
-    sites.emplace(entry.name, std::move(*policy));
+    read.sites.erase(entry.name);  // a later line for the same name stands alone, as its value does
+    if (!entry.hosts.empty()) {
+      auto policy = agent::NavigationPolicy::create(entry.hosts, {});
+      if (!policy) return usage_error("--secret " + entry.name + "@...: " + policy.error().message);
+      read.sites.emplace(entry.name, std::move(*policy));
+    }
+    read.values[entry.name] = std::move(entry.value);
   }
-  return sites;
+  return read;
 }
 
 namespace {
@@ -124,10 +119,10 @@ Result<std::pair<std::string, browser::HttpCredentials>> site_credentials(
 
 Result<browser::CredentialsLookup> credentials_lookup(const Options& o) {
   if (o.http_credentials.empty()) return browser::CredentialsLookup();
-  VIMGPT_TRY(auto values, secrets(o));
+  VIMGPT_TRY(auto read, secrets(o));
   std::map<std::string, browser::HttpCredentials> by_host;
   for (const auto& entry : o.http_credentials) {
-    VIMGPT_TRY(auto site, site_credentials(entry, values));
+    VIMGPT_TRY(auto site, site_credentials(entry, read.values));
     by_host.insert_or_assign(std::move(site.first), std::move(site.second));
   }
   return browser::CredentialsLookup([by_host](const std::string& url) -> std::optional<browser::HttpCredentials> {

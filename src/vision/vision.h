@@ -457,7 +457,7 @@ struct AnswerCheck {
   std::vector<HistoryEntry> steps;
   std::string url;
   EncodedImage frame;
-  std::string data_fence;  // the run's (StepRequest::data_fence): the steps and the answer carry page text
+  std::string data_fence;  // the run's (StepRequest::data_fence): what came of the steps carries page text
 };
 struct CheckVerdict {
   bool passed = false;

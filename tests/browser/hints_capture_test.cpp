@@ -153,7 +153,7 @@ class HintsCaptureFullBrowser : public HintsCapture {
   static void SetUpTestSuite() {
     browser::TabOptions options;
     options.settle.network_quiet = kWindow;
-    start(held_icon_routes, options, test::full_browser_launch(launch_options()));
+    start(held_icon_routes, options, test::full_browser_launch());
   }
 };
 

@@ -180,7 +180,7 @@ TEST_F(HintsFrames, TheNavigationFilterHoldsInsideCrossOriginFrames) {
     if (url.find("forbidden") != std::string::npos) return "forbidden by the test";
     return std::nullopt;
   };
-  auto guarded = browser::Tab::launch(launch_options(), options);
+  auto guarded = browser::Tab::launch(test::loopback_only_launch(), options);
   ASSERT_TRUE(guarded) << guarded.error().describe();
   browser::Tab& t = **guarded;
   ASSERT_TRUE(t.navigate(server_->url(frames_page("frame-inner.html"))));

@@ -23,7 +23,7 @@ class HintsBrowserTest : public ::testing::Test {
   static void SetUpTestSuite() { start(); }
   // For suites that need their own routes or tab settings.
   static void start(const test::SiteServer::Routes& routes = {}, const browser::TabOptions& options = {},
-                    const launch::LaunchOptions& launch = launch_options()) {
+                    const launch::LaunchOptions& launch = test::loopback_only_launch()) {
     server_ = std::make_unique<test::SiteServer>(routes);
     server_->mount("/fx", VIMGPT_FIXTURES_DIR);
     if (const auto pages = test::saved_pages_dir()) server_->mount("/pages", pages->string());
@@ -43,14 +43,6 @@ class HintsBrowserTest : public ::testing::Test {
   void SetUp() override { ASSERT_TRUE(tab_) << launch_error_; }
 
   static browser::Tab& tab() { return *tab_; }
-
-  // Loopback only; every site in its own process, so the localhost frame is out of process whatever the
-  // defaults.
-  static launch::LaunchOptions launch_options() {
-    auto launch = test::loopback_only_launch();
-    launch.extra_args.emplace_back("--site-per-process");
-    return launch;
-  }
 
   static void open(const std::string& path) {
     auto navigated = tab_->navigate(server_->url(path));

@@ -97,23 +97,22 @@ std::string read_error(const fs::path& path) {
 TEST(SecretFlags, ABoundSecretKeepsItsValueAndItsHosts) {
   Options o;
   o.secrets = {"BANK@bank.example,*.login.example=s3cret", "PLAIN=x", "BANK2@Bank.Example=y"};
-  const auto values = secrets(o);
-  ASSERT_TRUE(values) << values.error().message;
-  EXPECT_EQ(values->at("BANK"), "s3cret");
-  EXPECT_EQ(values->at("PLAIN"), "x");
-  const auto sites = secret_sites(o);
-  ASSERT_TRUE(sites) << sites.error().message;
-  ASSERT_EQ(sites->size(), 2U);  // PLAIN goes anywhere
-  const auto& bank = sites->at("BANK");
+  const auto read = secrets(o);
+  ASSERT_TRUE(read) << read.error().message;
+  EXPECT_EQ(read->values.at("BANK"), "s3cret");
+  EXPECT_EQ(read->values.at("PLAIN"), "x");
+  const auto& sites = read->sites;
+  ASSERT_EQ(sites.size(), 2U);  // PLAIN goes anywhere
+  const auto& bank = sites.at("BANK");
   EXPECT_EQ(bank.allowed_text(), "bank.example, *.login.example");
   EXPECT_FALSE(bank.refusal("https://bank.example/pay"));
   EXPECT_FALSE(bank.refusal("https://sso.login.example/"));
   EXPECT_TRUE(bank.refusal("https://bank.example.evil.test/"));
   EXPECT_TRUE(bank.refusal("https://login.example.evil.test/"));
-  EXPECT_FALSE(sites->at("BANK2").refusal("https://bank.example/"));  // hosts in any case
+  EXPECT_FALSE(sites.at("BANK2").refusal("https://bank.example/"));  // hosts in any case
   for (const std::string bad : {"A@=x", "A@https://bank.example=x", "A@bank.example:443=x", "A@a b=x", "@host=x"}) {
     o.secrets = {bad};
-    const auto refused = secret_sites(o);
+    const auto refused = secrets(o);
     ASSERT_FALSE(refused) << bad;
     EXPECT_EQ(refused.error().kind, ErrorKind::InvalidArgument) << bad;
     EXPECT_NE(refused.error().message.find("--secret"), std::string::npos) << refused.error().message;

@@ -62,14 +62,10 @@ std::string focused_document_url(browser::Tab& tab) {
       " d = inner; url = d.location.href; } return {url, away: false}; })()");
   if (!top || !top->is_object()) return "";
   if (!top->value("away", false)) return top->value("url", "");
-  for (const auto& frame : tab.child_frames()) {
-    auto focused = tab.evaluate_in_frame(
-        frame,
-        "document.hasFocus() && !/^(IFRAME|FRAME)$/.test((document.activeElement || {}).tagName) ? location.href : "
-        "null");
-    if (focused && focused->is_string()) return focused->get<std::string>();
-  }
-  return "";
+  const auto frame = hints::focused_frame(tab);
+  if (!frame) return "";
+  auto url = tab.evaluate_in_frame(*frame, "location.href");
+  return url && url->is_string() ? url->get<std::string>() : "";
 }
 
 // A dialog the page showed and how it was answered, for the model.
@@ -479,8 +475,11 @@ ActResult Actor::typed_result(const hints::KeysTarget& target, const hints::Typi
     }
     return {true, message + "; the " + target.input_type + " field now holds " + effect.date_value, std::nullopt};
   }
-  if (effect.value_changed || effect.page_changed || effect.focus_moved || target.in_frame) {
-    return {true, message, std::nullopt};
+  if (effect.value_changed || effect.page_changed || effect.focus_moved) return {true, message, std::nullopt};
+  if (target.in_frame && !target.frame) {
+    return {true,
+            message + " into a frame of another site, whose field could not be read: whether it took them is not known",
+            std::nullopt};
   }
   const std::string why =
       target.read_only ? "the focused field is read-only (such a field is filled by what its click opens, such as a "

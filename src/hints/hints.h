@@ -294,11 +294,17 @@ struct KeysTarget {
   // and the value (ISO) they make. Empty when the text names no date or time of the field's kind.
   browser::Json segments;
   std::string date_value;
-  browser::Json path;      // the focused element, for asking the page's own world who listens for its keys
-  bool in_frame = false;   // the focus is in a cross-origin frame: what the keys did there cannot be read from here
+  browser::Json path;     // the focused element, for asking the page's own world who listens for its keys
+  bool in_frame = false;  // the focus is in a cross-origin frame, whose document the page's world cannot read
+  // That frame, found and watched in its own world; none when no frame could be told to hold the focus, and then
+  // what the keys did there is not known.
+  std::optional<browser::ChildFrame> frame;
   bool read_only = false;  // the focused element is a read-only or disabled field
 };
 Result<KeysTarget> start_typing(browser::Tab& tab, std::string_view text);
+
+// The cross-origin frame whose document holds the focus and passes it to no frame of its own, if one does.
+std::optional<browser::ChildFrame> focused_frame(browser::Tab& tab);
 
 enum class TypedHow {
   Keys,      // a key press per character

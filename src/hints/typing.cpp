@@ -17,6 +17,29 @@ detail::Evaluator main_frame(browser::Tab& tab) {
   return [&tab](const std::string& expression) { return tab.evaluate(expression); };
 }
 
+// Where the focused field is watched: the page's world, or that of the cross-origin frame holding it.
+detail::Evaluator watched_world(browser::Tab& tab, const KeysTarget& target) {
+  if (!target.frame) return main_frame(tab);
+  return
+      [&tab, frame = *target.frame](const std::string& expression) { return tab.evaluate_in_frame(frame, expression); };
+}
+
+KeysTarget keys_target(const Json& start) {
+  KeysTarget target;
+  const std::string kind = start.value("kind", "none");
+  target.field.kind = kind == "text" ? FocusKind::Text : kind == "choice" ? FocusKind::Choice : FocusKind::None;
+  target.field.empty_fields = start.value("empty", std::vector<std::string>{});
+  target.input_type = start.value("type", "");
+  target.in_frame = start.value("frame", false);
+  target.read_only = start.value("readOnly", false);
+  if (start.contains("path")) target.path = start["path"];
+  if (start.contains("plan") && start["plan"].is_object()) {
+    target.segments = start["plan"].value("segments", Json::array());
+    target.date_value = start["plan"].value("value", "");
+  }
+  return target;
+}
+
 // Whether anything in the page's own world listens for keys or input where the text goes: the element, its
 // ancestors (through shadow hosts), its document and window. Only Chromium can say (DevTools' getEventListeners);
 // anywhere else, or when the page hides that function, the answer is "maybe".
@@ -30,21 +53,31 @@ bool listened_to(browser::Tab& tab, const Json& path) {
 
 }  // namespace
 
-Result<KeysTarget> start_typing(browser::Tab& tab, std::string_view text) {
-  VIMGPT_TRY(Json start, detail::call_library(main_frame(tab), "typingStart", {{"text", std::string(text)}}));
-  if (!start.is_object()) return fail(ErrorKind::Protocol, "the hint script gave no answer for the focused field");
-  KeysTarget target;
-  const std::string kind = start.value("kind", "none");
-  target.field.kind = kind == "text" ? FocusKind::Text : kind == "choice" ? FocusKind::Choice : FocusKind::None;
-  target.field.empty_fields = start.value("empty", std::vector<std::string>{});
-  target.input_type = start.value("type", "");
-  target.in_frame = start.value("frame", false);
-  target.read_only = start.value("readOnly", false);
-  if (start.contains("path")) target.path = start["path"];
-  if (start.contains("plan") && start["plan"].is_object()) {
-    target.segments = start["plan"].value("segments", Json::array());
-    target.date_value = start["plan"].value("value", "");
+std::optional<browser::ChildFrame> focused_frame(browser::Tab& tab) {
+  for (auto& frame : tab.child_frames()) {
+    auto focused = tab.evaluate_in_frame(
+        frame, "document.hasFocus() && !/^(IFRAME|FRAME)$/.test((document.activeElement || {}).tagName)");
+    if (focused && *focused == true) return frame;
   }
+  return std::nullopt;
+}
+
+Result<KeysTarget> start_typing(browser::Tab& tab, std::string_view text) {
+  const Json args = {{"text", std::string(text)}};
+  VIMGPT_TRY(Json start, detail::call_library(main_frame(tab), "typingStart", args));
+  if (!start.is_object()) return fail(ErrorKind::Protocol, "the hint script gave no answer for the focused field");
+  KeysTarget target = keys_target(start);
+  if (!target.in_frame) return target;
+  // The focus is in a cross-origin frame: the field, and afterwards what the keys did, are read in the frame's world.
+  auto frame = focused_frame(tab);
+  if (!frame) return target;
+  VIMGPT_TRY(Json inner, detail::call_library(
+                             [&](const std::string& expression) { return tab.evaluate_in_frame(*frame, expression); },
+                             "typingStart", args));
+  if (!inner.is_object()) return target;
+  target = keys_target(inner);
+  target.in_frame = true;
+  target.frame = std::move(frame);
   return target;
 }
 
@@ -71,17 +104,24 @@ Result<TypingEffect> finish_typing(browser::Tab& tab, const KeysTarget& target, 
     effect.page_changed = true;  // a new document: the old one's watch went with it
     return effect;
   }
-  VIMGPT_TRY(Json end, detail::call_library(main_frame(tab), "typingEnd", Json::object()));
+  const auto world = watched_world(tab, target);
+  VIMGPT_TRY(Json end, detail::call_library(world, "typingEnd", Json::object()));
   if (!end.is_object() || end.value("lost", false)) {
     effect.page_changed = true;  // the document was replaced in place
     return effect;
   }
   effect.value_changed = end.value("valueChanged", false);
   effect.page_changed = end.value("mutated", false);
+  if (target.frame) {
+    // The page around the frame was watched too (a frame's form may change its parent): its watch ends here.
+    VIMGPT_TRY(Json page, detail::call_library(main_frame(tab), "typingEnd", Json::object()));
+    effect.page_changed =
+        effect.page_changed || !page.is_object() || page.value("lost", false) || page.value("mutated", false);
+  }
   effect.focus_moved = end.value("focusMoved", false);
   effect.date_value = end.value("value", "");
   if (!target.date_value.empty() && effect.date_value != target.date_value) {
-    VIMGPT_TRY(Json set, detail::call_library(main_frame(tab), "setTypedValue", {{"value", target.date_value}}));
+    VIMGPT_TRY(Json set, detail::call_library(world, "setTypedValue", {{"value", target.date_value}}));
     if (set.is_object() && set.value("set", false)) {
       effect.set_by_script = true;
       effect.value_changed = true;

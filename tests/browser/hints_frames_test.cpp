@@ -124,6 +124,33 @@ TEST_F(HintsFrames, ClicksLandInsideEachFrameTrusted) {
   }
 }
 
+// Keys for a field in a cross-origin frame reach it (Firefox dispatches them in the frame's own context), and what
+// they did is read in the frame's world: a field that took them, and one whose page refuses every key.
+TEST_F(HintsFrames, KeysReachAFieldInACrossOriginFrameAndWhatTheyDidIsReadThere) {
+  auto map = find_hints(tab());
+  ASSERT_TRUE(map) << map.error().describe();
+  for (const auto& [token, takes_keys] :
+       std::vector<std::pair<std::string, bool>>{{"yes-cross-frame-input", true}, {"yes-cross-frame-locked", false}}) {
+    auto clicked = click_label(tab(), *map, hint_for(*map, token).label);
+    ASSERT_TRUE(clicked) << token << ": " << clicked.error().describe();
+    auto target = start_typing(tab(), "abc");
+    ASSERT_TRUE(target) << token << ": " << target.error().describe();
+    EXPECT_TRUE(target->in_frame) << token;
+    ASSERT_TRUE(target->frame.has_value()) << token << ": the frame holding the focus was not found";
+    EXPECT_NE(target->frame->url.find("localhost"), std::string::npos) << target->frame->url;
+    EXPECT_EQ(target->field.kind, FocusKind::Text) << token;
+    const auto generation = tab().page_generation();
+    auto typed = type_keys(tab(), *target, "abc");
+    ASSERT_TRUE(typed) << token << ": " << typed.error().describe();
+    auto effect = finish_typing(tab(), *target, generation);
+    ASSERT_TRUE(effect) << token << ": " << effect.error().describe();
+    EXPECT_EQ(effect->value_changed, takes_keys) << token;
+    auto value = tab().evaluate_in_frame(*target->frame, "document.querySelector('[data-t=cross-frame-input]').value");
+    ASSERT_TRUE(value && value->is_string());
+    EXPECT_NE(value->get<std::string>().find("abc"), std::string::npos) << *value;  // from the first field's keys
+  }
+}
+
 TEST_F(HintsFrames, OverlayAndImageModesLabelFrameHints) {
   for (const auto mode : {DrawMode::Overlay, DrawMode::Image}) {
     CaptureOptions options;

@@ -126,6 +126,31 @@ Result<bool> BidiTab::drag(Point from, Point to, int steps) {
   return dropped == true;
 }
 
+// Firefox dispatches a key action in the document of the context it is given: keys for a field in a frame of another
+// process (a cross-origin frame) given the page's context reach its <iframe> element there and go nowhere (seen on
+// Firefox ESR 153: the field stayed empty). So keys go to the context whose document holds the focus, found by
+// following the focused <iframe> down, whose contentWindow BiDi serializes as its context.
+// A context whose document cannot be asked (an error page, a crashed one) keeps the keys.
+std::string BidiTab::State::key_context() {
+  constexpr std::string_view kFocusedFrame =
+      "(() => { const e = document.activeElement;"
+      " return e && (e.localName === 'iframe' || e.localName === 'frame') ? e.contentWindow : null; })()";
+  std::string at = current();
+  for (int depth = 0; depth < 16; ++depth) {  // frames nest a few deep; a cycle cannot, but a bound costs nothing
+    auto answer = call("script.evaluate", {{"expression", kFocusedFrame},
+                                           {"target", {{"context", at}, {"sandbox", kSandbox}}},
+                                           {"awaitPromise", false},
+                                           {"resultOwnership", "none"}});
+    if (!answer) return at;
+    const Json& window = (*answer)["result"];
+    if (window.value("type", "") != "window") return at;
+    const std::string inner = window["value"].value("context", "");
+    if (inner.empty()) return at;
+    at = inner;
+  }
+  return at;
+}
+
 // WebDriver BiDi has no insertText: both ways of typing are key presses, in one input.performActions.
 Status BidiTab::type_text(std::string_view text, Typing /*how*/) {
   Json keys = Json::array();
@@ -135,7 +160,8 @@ Status BidiTab::type_text(std::string_view text, Typing /*how*/) {
     keys.push_back({{"type", "keyDown"}, {"value", value}});
     keys.push_back({{"type", "keyUp"}, {"value", value}});
   }
-  return s_->perform(Json::array({{{"type", "key"}, {"id", "keyboard"}, {"actions", keys}}}));
+  const std::string focused = s_->key_context();
+  return s_->perform(Json::array({{{"type", "key"}, {"id", "keyboard"}, {"actions", keys}}}), focused);
 }
 
 Status BidiTab::press_key(Key key) {
@@ -156,7 +182,8 @@ Status BidiTab::press(const KeyPress& keys) {
   actions.push_back({{"type", "keyDown"}, {"value", key_value(keys.key)}});
   actions.push_back({{"type", "keyUp"}, {"value", key_value(keys.key)}});
   for (auto& one : up) actions.push_back(std::move(one));
-  return s_->perform(Json::array({{{"type", "key"}, {"id", "keyboard"}, {"actions", actions}}}));
+  const std::string focused = s_->key_context();
+  return s_->perform(Json::array({{{"type", "key"}, {"id", "keyboard"}, {"actions", actions}}}), focused);
 }
 
 // BiDi captures at the viewport's size only: a scaled frame (the agent's, at the model's width) is scaled here, from a

@@ -355,8 +355,9 @@ struct BidiTab::State : TabCore {
     return bidi::plain(result.value("result", Json()));
   }
 
-  Status perform(Json actions) {
-    VIMGPT_TRY_VOID(call("input.performActions", {{"context", current()}, {"actions", std::move(actions)}}));
+  Status perform(Json actions, const std::string& in = {}) {
+    VIMGPT_TRY_VOID(
+        call("input.performActions", {{"context", in.empty() ? current() : in}, {"actions", std::move(actions)}}));
     return ok();
   }
 
@@ -394,6 +395,9 @@ struct BidiTab::State : TabCore {
 
   // The screencast's loop (BidiScreencast), on its own thread until the sink is taken away.
   void stream_frames();
+
+  // bidi/input.cpp: the context whose document holds the focus, where key actions must go.
+  std::string key_context();
 
   // bidi_frames.cpp: the page-realm preload that records listeners, and where a child context's <iframe> is.
   void install_listener_recorder();

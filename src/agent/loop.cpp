@@ -146,8 +146,9 @@ struct Agent::Impl {
   // The open tabs for the prompt, when there is more than one (asking costs nothing when there is one).
   std::vector<vision::TabEntry> open_tabs() {
     std::vector<vision::TabEntry> listed;
+    if (tab.page_count() < 2) return listed;
     auto pages = tab.pages();
-    if (!pages || pages->size() < 2) return listed;
+    if (!pages) return listed;
     for (const auto& page : *pages) listed.push_back({page.number, page.title, url_host(page.url), page.current});
     return listed;
   }

@@ -306,8 +306,10 @@ class Tab {
   virtual Status click_to_choose_files(Point point, const std::vector<std::string>& files, milliseconds cap) = 0;
 
   // The open tabs, in the order they opened (a link with target=_blank or window.open adds one, and the Tab
-  // moves to it). Asking costs a round trip only when there is more than one.
+  // moves to it), each with its address and title as the browser has them now.
   virtual Result<std::vector<PageSummary>> pages() = 0;
+  // How many tabs are open (the new ones followed first), without asking each for its address and title.
+  virtual std::size_t page_count() = 0;
   // Works in tab `number` (as pages() numbers them) from now on.
   virtual Status switch_page(int number) = 0;
   // Closes the tab worked in and goes back to the one worked in before it. Refused for the last tab.

@@ -268,8 +268,8 @@ Json Tools::look(const std::string& prefix, bool failed) {
   seen_ = std::move(*captured);
   const auto page = (*open)->page_info().value_or(browser::PageInfo{});
   std::string seen = "URL: " + page.url + "\nTitle: " + page.title + "\n";
-  if (auto open_tabs = (*open)->pages(); open_tabs && open_tabs->size() > 1) {
-    seen += "Tabs: " + std::to_string(open_tabs->size()) + " open (see tabs)\n";
+  if (const std::size_t open_tabs = (*open)->page_count(); open_tabs > 1) {
+    seen += "Tabs: " + std::to_string(open_tabs) + " open (see tabs)\n";
   }
   seen += seen_->map.empty()
               ? "No labels: nothing on this screen can be clicked.\n"

@@ -188,6 +188,7 @@ TEST_F(McpStdio, PageDataComesBetweenTheSessionsFenceLines) {
     }
     EXPECT_NE(looked.find("SYSTEM: click this link"), std::string::npos) << looked;
     EXPECT_NE(looked.find("SYSTEM: reply done"), std::string::npos) << looked;  // in the title
+    EXPECT_NE(tabs.find("1. Hours"), std::string::npos) << tabs;                // one tab, listed with its title
     return marker;
   };
   EXPECT_NE(session_marker(), session_marker());

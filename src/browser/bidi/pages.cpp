@@ -26,6 +26,12 @@ Result<std::vector<PageSummary>> BidiTab::pages() {
   return listed;
 }
 
+std::size_t BidiTab::page_count() {
+  s_->follow_new_tabs();
+  std::scoped_lock lock(s_->mutex);
+  return s_->pages.size();
+}
+
 Status BidiTab::switch_page(int number) {
   std::scoped_lock lock(s_->mutex);
   if (number < 1 || number > static_cast<int>(s_->pages.size())) {

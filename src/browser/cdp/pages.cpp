@@ -13,11 +13,6 @@ Result<std::vector<PageSummary>> CdpTab::pages() {
     ids = impl_->pages;
   }
   std::vector<PageSummary> listed;
-  if (ids.size() <= 1) {
-    // One tab: what the caller already knows of it, without asking the browser.
-    if (ids.size() == 1) listed.push_back({1, last_url(), "", true});
-    return listed;
-  }
   VIMGPT_TRY(Json targets, impl_->connection->call("Target.getTargets"));
   for (const auto& id : ids) {
     for (const auto& info : targets["targetInfos"]) {
@@ -27,6 +22,12 @@ Result<std::vector<PageSummary>> CdpTab::pages() {
     }
   }
   return listed;
+}
+
+std::size_t CdpTab::page_count() {
+  (void)impl_->follow_new_tabs();  // a tab that could not be followed is not counted
+  std::scoped_lock lock(impl_->mutex);
+  return impl_->pages.size();
 }
 
 Status CdpTab::switch_page(int number) {

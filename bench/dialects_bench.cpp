@@ -141,6 +141,7 @@ int main(int argc, char** argv) {
       {"mPLUG/GUI-Owl-1.5-8B-Instruct", "gui-owl-1.5", ""},
       {"zai-org/GLM-4.5V", "glm-v", ""},
       {"Hcompany/Holo-3.1-35B-A3B", "holo3", ""},
+      {"allenai/MolmoWeb-8B", "molmoweb", ""},
   };
   std::map<std::string, Figures> figures;
   const std::string load_before = [] {

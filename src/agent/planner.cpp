@@ -15,6 +15,7 @@ vision::StepRequest ModelPlanner::request_for(const Observation& observation) co
   request.objective = observation.objective;
   request.history = observation.history;
   request.current_url = observation.url;
+  request.current_title = observation.title;
   request.secret_names = settings_.secret_names;
   request.secret_hosts = settings_.secret_hosts;
   request.tabs = observation.tabs;

@@ -68,16 +68,18 @@ Dialect dialect_of(const Json& json, const std::string& family, const Json& cata
   dialect.family = family;
   dialect.kind =
       enum_of(json.at("kind"),
-              std::array<std::pair<std::string_view, DialectKind>, 5>{{{"vimgpt", DialectKind::Vimgpt},
+              std::array<std::pair<std::string_view, DialectKind>, 6>{{{"vimgpt", DialectKind::Vimgpt},
                                                                        {"computer_use", DialectKind::ComputerUse},
                                                                        {"ui_tars", DialectKind::UiTars},
                                                                        {"glm_marks", DialectKind::GlmMarks},
-                                                                       {"holo_json", DialectKind::HoloJson}}},
+                                                                       {"holo_json", DialectKind::HoloJson},
+                                                                       {"molmoweb_json", DialectKind::MolmoWeb}}},
               "dialect");
   dialect.points =
       enum_of(json.at("points"),
-              std::array<std::pair<std::string_view, PointSpace>, 2>{
-                  {{"resized_pixels", PointSpace::ResizedPixels}, {"thousandths", PointSpace::Thousandths}}},
+              std::array<std::pair<std::string_view, PointSpace>, 3>{{{"resized_pixels", PointSpace::ResizedPixels},
+                                                                      {"thousandths", PointSpace::Thousandths},
+                                                                      {"percent", PointSpace::Percent}}},
               "points");
   if (const auto& resize = json.value("resize", Json()); resize.is_object()) {
     dialect.resize.factor = resize.at("factor").get<int>();
@@ -85,6 +87,7 @@ Dialect dialect_of(const Json& json, const std::string& family, const Json& cata
     dialect.resize.max_pixels = resize.at("max_pixels").get<std::int64_t>();
   }
   dialect.screenshots = json.value("screenshots", 1);
+  dialect.past_steps = json.value("past_steps", 0);
   dialect.thoughts =
       enum_of(json.value("thoughts", Json("none")),
               std::array<std::pair<std::string_view, ThoughtsAt>, 4>{{{"none", ThoughtsAt::None},

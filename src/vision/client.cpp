@@ -362,7 +362,8 @@ Result<std::unique_ptr<Client>> Client::create(ClientOptions options) {
       }
       return fail(ErrorKind::InvalidArgument, "--dialect " + options.dialect +
                                                   " is neither a family nor a dialect vimgpt knows: vimgpt, "
-                                                  "computer_use, ui_tars, glm_marks, holo_json, or a family: " +
+                                                  "computer_use, ui_tars, glm_marks, holo_json, molmoweb_json, or a "
+                                                  "family: " +
                                                   known);
     }
     if (provider == Provider::Anthropic) {

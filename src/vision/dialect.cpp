@@ -15,6 +15,7 @@ std::string_view to_string(DialectKind kind) {
     case DialectKind::UiTars: return "ui_tars";
     case DialectKind::GlmMarks: return "glm_marks";
     case DialectKind::HoloJson: return "holo_json";
+    case DialectKind::MolmoWeb: return "molmoweb_json";
   }
   return "vimgpt";
 }
@@ -23,17 +24,18 @@ std::string_view to_string(PointSpace space) {
   switch (space) {
     case PointSpace::ResizedPixels: return "pixels after smart_resize";
     case PointSpace::Thousandths: return "0-1000 of the image";
+    case PointSpace::Percent: return "0-100 (percent) of the image";
   }
   return "pixels";
 }
 
 Result<DialectKind> parse_dialect(std::string_view name) {
   for (const DialectKind kind : {DialectKind::Vimgpt, DialectKind::ComputerUse, DialectKind::UiTars,
-                                 DialectKind::GlmMarks, DialectKind::HoloJson}) {
+                                 DialectKind::GlmMarks, DialectKind::HoloJson, DialectKind::MolmoWeb}) {
     if (to_string(kind) == name) return kind;
   }
-  return fail(ErrorKind::InvalidArgument,
-              "unknown dialect \"" + std::string(name) + "\": vimgpt, computer_use, ui_tars, glm_marks, holo_json");
+  return fail(ErrorKind::InvalidArgument, "unknown dialect \"" + std::string(name) +
+                                              "\": vimgpt, computer_use, ui_tars, glm_marks, holo_json, molmoweb_json");
 }
 
 namespace {
@@ -81,9 +83,16 @@ Size model_screen(const Dialect& dialect, Size sent) {
   return smart_resize(sent, dialect.resize);
 }
 
+namespace {
+// The whole of the image in a relative space: 1000 for thousandths, 100 for percent; 0 for pixels.
+double relative_scale(PointSpace space) {
+  return space == PointSpace::Thousandths ? 1000.0 : space == PointSpace::Percent ? 100.0 : 0.0;
+}
+}  // namespace
+
 FramePoint to_frame(const Dialect& dialect, const PointFrame& frames, double x, double y) {
-  if (dialect.points == PointSpace::Thousandths) {
-    return {x * frames.frame.width / 1000.0, y * frames.frame.height / 1000.0};
+  if (const double whole = relative_scale(dialect.points); whole > 0) {
+    return {x * frames.frame.width / whole, y * frames.frame.height / whole};
   }
   // Pixels of the image the model saw, which is the sent image after its server's resize.
   const Size seen = model_screen(dialect, frames.sent);
@@ -91,8 +100,8 @@ FramePoint to_frame(const Dialect& dialect, const PointFrame& frames, double x, 
 }
 
 FramePoint from_frame(const Dialect& dialect, const PointFrame& frames, double x, double y) {
-  if (dialect.points == PointSpace::Thousandths) {
-    return {x * 1000.0 / frames.frame.width, y * 1000.0 / frames.frame.height};
+  if (const double whole = relative_scale(dialect.points); whole > 0) {
+    return {x * whole / frames.frame.width, y * whole / frames.frame.height};
   }
   const Size seen = model_screen(dialect, frames.sent);
   return {x * seen.width / frames.frame.width, y * seen.height / frames.frame.height};
@@ -156,6 +165,7 @@ void add_outside_note(std::string& since, const HistoryEntry& entry) {
 std::vector<Turn> dialect_turns(const Dialect& dialect, const StepRequest& step, const std::vector<Size>& images) {
   if (dialect.reads_marks()) return glm_turns(dialect, step, images.empty() ? -1 : static_cast<int>(images.size()) - 1);
   if (dialect.kind == DialectKind::HoloJson) return holo_turns(dialect, step, images);
+  if (dialect.kind == DialectKind::MolmoWeb) return molmoweb_turns(dialect, step, images);
   const Size screen = images.empty() ? Size{} : model_screen(dialect, images.back());
   std::vector<Turn> turns;
   std::string opening = step.objective;
@@ -226,6 +236,7 @@ Result<DialectReply> read_dialect_reply(const Dialect& dialect, std::string_view
   Result<Json> action = dialect.kind == DialectKind::UiTars     ? read_ui_tars(body, dialect, frames, before)
                         : dialect.kind == DialectKind::GlmMarks ? read_glm_marks(body, before)
                         : dialect.kind == DialectKind::HoloJson ? read_holo(body, dialect, frames, before)
+                        : dialect.kind == DialectKind::MolmoWeb ? read_molmoweb(body, dialect, frames, before)
                                                                 : read_computer_use(body, dialect, frames, before);
   if (!action) return action.failure();
   if (!before.empty()) thoughts += (thoughts.empty() ? "" : "\n") + before;
@@ -243,6 +254,9 @@ std::string dialect_repair_prompt(const Dialect& dialect, std::string_view reply
       dialect.kind == DialectKind::HoloJson
           ? "one JSON object, {\"note\": null, \"thought\": \"...\", \"tool_call\": {\"tool_name\": \"click\", "
             "\"element\": \"...\", \"x\": 500, \"y\": 300}}, with one of the tools of <output_format>"
+      : dialect.kind == DialectKind::MolmoWeb
+          ? "one JSON object, {\"thought\": \"...\", \"action\": {\"name\": \"click\", \"x\": 50.0, \"y\": 30.0}}, its "
+            "points in percent of the screenshot"
       : dialect.kind == DialectKind::GlmMarks
           ? "\"Thought: ...\\nAction: ...\\nMemory_Updated: {...}\" with one action of the action space, e.g. Action: "
             "Click [3]"

@@ -73,6 +73,12 @@ std::vector<Turn> glm_turns(const Dialect& dialect, const StepRequest& step, int
 std::vector<Turn> holo_turns(const Dialect& dialect, const StepRequest& step, const std::vector<Size>& images);
 Json holo_request_fields(const Dialect& dialect);
 
+// Ai2's MolmoWeb (dialect_molmoweb.cpp): one user turn a step, the screenshot then the authors' template holding the
+// task, the last steps taken (each one's thought and action) and the page.
+std::vector<Turn> molmoweb_turns(const Dialect& dialect, const StepRequest& step, const std::vector<Size>& images);
+// As Python's repr() prints what json.loads gave: the form the authors' template writes each past action in.
+std::string python_repr(const nlohmann::ordered_json& value);
+
 // Per dialect (dialect_computer_use.cpp, dialect_ui_tars.cpp, dialect_glm.cpp, dialect_holo.cpp): the action part
 // of a reply, thoughts removed.
 Result<Json> read_computer_use(std::string_view text, const Dialect& dialect, const PointFrame& frames,
@@ -81,5 +87,7 @@ Result<Json> read_ui_tars(std::string_view text, const Dialect& dialect, const P
                           std::string& thoughts);
 Result<Json> read_glm_marks(std::string_view text, std::string& thoughts);
 Result<Json> read_holo(std::string_view text, const Dialect& dialect, const PointFrame& frames, std::string& thoughts);
+Result<Json> read_molmoweb(std::string_view text, const Dialect& dialect, const PointFrame& frames,
+                           std::string& thoughts);
 
 }  // namespace vimgpt::vision::detail

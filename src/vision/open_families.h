@@ -24,15 +24,16 @@ enum class DialectKind {
   UiTars,       // "Thought: ... Action: click(point='<point>x y</point>')" (UI-TARS-1.5)
   GlmMarks,     // "Thought: ... Action: Click [N] Memory_Updated: {...}" on numbered marks (GLM-V's web mode)
   HoloJson,     // {"note", "thought", "tool_call": {"tool_name", ...}} under a schema (H Company's Holo3)
+  MolmoWeb,     // {"thought", "action": {"name", ...}} after the authors' one-turn template (Ai2's MolmoWeb)
 };
-// Where a dialect's points are: pixels of the image the model saw after its server's smart_resize, or
-// thousandths of the image's width and height (0-1000).
-enum class PointSpace { ResizedPixels, Thousandths };
+// Where a dialect's points are: pixels of the image the model saw after its server's smart_resize, thousandths of
+// the image's width and height (0-1000), or percent of them (0-100).
+enum class PointSpace { ResizedPixels, Thousandths, Percent };
 // Where thinking comes: the server's reasoning_content field, <think> tags, or free text before the action.
 enum class ThoughtsAt { None, ReasoningField, ThinkTag, TextBefore };
 std::string_view to_string(DialectKind kind);
 std::string_view to_string(PointSpace space);
-// "vimgpt" | "computer_use" | "ui_tars" | "glm_marks" | "holo_json"
+// "vimgpt" | "computer_use" | "ui_tars" | "glm_marks" | "holo_json" | "molmoweb_json"
 Result<DialectKind> parse_dialect(std::string_view name);
 
 // Qwen2-VL's smart_resize, which the Qwen-based families' servers apply to every image: both sides rounded to a
@@ -60,6 +61,7 @@ struct Dialect {
   PointSpace points = PointSpace::ResizedPixels;
   ResizeRule resize;
   int screenshots = 1;  // recent screenshots the authors' harness keeps in the conversation
+  int past_steps = 0;   // for a harness that writes the steps taken into its template: the last ones kept (0: all)
   ThoughtsAt thoughts = ThoughtsAt::None;
   std::string system_prompt;  // the authors' system prompt; {tools} and {width}x{height} filled in
   // The function the model calls (computer_use), as the authors describe it; for Holo, the schema of its reply.
@@ -67,6 +69,7 @@ struct Dialect {
   std::string next_turn;  // the text sent with each later screenshot
   // The first user turn as the authors' harness writes it, {instruction} and {previous} (the steps whose
   // screenshots were dropped, one line each) filled in; empty: the objective alone, earlier steps kept as turns.
+  // MolmoWeb's is its only turn, and also names the page ({page_index}, {page_title}, {page_url}).
   std::string first_turn;
   std::optional<double> temperature;  // what the authors' harness sends
   int reply_tokens = 0;               // the cap the family needs for its thoughts and action (0: --max-tokens)

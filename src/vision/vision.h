@@ -335,6 +335,7 @@ struct StepRequest {
   int earlier_frames = 0;  // how many of `images` are earlier steps' frames
   std::vector<HistoryEntry> history;
   std::string current_url;
+  std::string current_title;
   std::string hint_text;  // --observe hybrid or text: one line per label (label, role, name, href); empty: none
   std::string page_text;  // --observe text: the page's visible text (no image is sent)
   // The run's page-data fence (common/fence.h): hint_text, page_text and tab titles go between its lines. Empty: no

@@ -253,6 +253,59 @@ ScriptedReply holo_reply(const ReceivedRequest& received, std::array<std::uint8_
   return reply;
 }
 
+// What Ai2's MolmoWeb harness sends (allenai/molmoweb agent/multimodal_agent.py): one user turn, the screenshot then
+// the template after "molmo_web_think: ", each step taken written in it as "## Step N", its THOUGHT and its ACTION as
+// Python prints the action's dict; sampling at 0.7 and top_p 0.8. The reply: {"thought", "action"}, points in percent
+// of the screenshot with one decimal, as the training data writes them.
+std::optional<std::string> molmoweb_request_problem(const json& body) {
+  const auto& messages = body.value("messages", json::array());
+  if (messages.size() != 1 || messages[0].value("role", "") != "user") {
+    return "MolmoWeb's harness sends one user turn: no system prompt, no earlier turns";
+  }
+  const auto& content = messages[0].value("content", json());
+  if (!content.is_array() || content.size() != 2 || content[0].value("type", "") != "image_url" ||
+      content[1].value("type", "") != "text") {
+    return "the turn must hold the screenshot, then the template";
+  }
+  const std::string text = content[1].value("text", "");
+  if (!text.starts_with("molmo_web_think: \n# GOAL\n")) return "the template does not open with molmo_web_think";
+  for (const char* part : {"\n\n# PREVIOUS STEPS\n", "\n# CURRENTLY ACTIVE PAGE\nPage 0: "}) {
+    if (text.find(part) == std::string::npos) return std::string("the template lacks \"") + part + "\"";
+  }
+  if (!text.ends_with("\n\n# NEXT STEP\n")) return "the template does not end with # NEXT STEP";
+  if (body.contains("response_format")) return "a response_format the model was not trained on";
+  if (body.value("temperature", -1.0) != 0.7 || body.value("top_p", -1.0) != 0.8) {
+    return "not the harness's sampling (temperature 0.7, top_p 0.8)";
+  }
+  return std::nullopt;
+}
+
+double one_decimal(double value) {
+  return std::round(value * 10) / 10;
+}
+
+ScriptedReply molmoweb_reply(const ReceivedRequest& received, std::array<std::uint8_t, 3> colour,
+                             const std::string& answer) {
+  if (auto problem = molmoweb_request_problem(received.body)) return ScriptedReply::status_code(400, *problem);
+  const std::string text = received.body["messages"][0]["content"][1].value("text", "");
+  const auto image = last_image(received.body);
+  const auto centre = image ? find_colour(*image, colour) : std::nullopt;
+  const bool clicked =
+      text.find("## Step 1\nTHOUGHT: The button is blue.\nACTION: {'name': 'click', 'x': ") != std::string::npos;
+  if (centre && !clicked) {
+    return ScriptedReply::text(json{{"thought", "The button is blue."},
+                                    {"action",
+                                     {{"name", "click"},
+                                      {"x", one_decimal(centre->x * 100 / centre->width)},
+                                      {"y", one_decimal(centre->y * 100 / centre->height)}}}}
+                                   .dump());
+  }
+  if (!clicked) return ScriptedReply::status_code(400, "no colour to click, and no click in the steps taken");
+  return ScriptedReply::text(
+      json{{"thought", "It is done."}, {"action", {{"name", "send_msg_to_user"}, {"msg", "[ANSWER] " + answer}}}}
+          .dump());
+}
+
 }  // namespace
 
 FakeFamily fake_family(const std::string& name) {
@@ -294,6 +347,10 @@ FakeFamily fake_family(const std::string& name) {
     // H Company's Holo3: points 0-1000 of the image sent, the last 3 screenshots kept.
     family.dialect = "holo_json";
     family.thousandths = true;
+  } else if (name == "molmoweb") {
+    // Ai2's MolmoWeb: one screenshot, points in percent.
+    family.dialect = "molmoweb_json";
+    family.max_images = 1;
   } else if (name == "ui-tars-1.5") {
     family.dialect = "ui_tars";
     family.min_pixels = 78400;
@@ -339,6 +396,7 @@ FakeModelServer::Responder dialect_responder(FakeFamily family, std::array<std::
     }
     if (family.dialect == "glm_marks") return glm_reply(received, answer);
     if (family.dialect == "holo_json") return holo_reply(received, colour, answer);
+    if (family.dialect == "molmoweb_json") return molmoweb_reply(received, colour, answer);
     const auto image = last_image(received.body);
     const auto centre = image ? find_colour(*image, colour) : std::nullopt;
     const std::string thoughts = centre ? "The target is at the centre of the coloured element." : "It is done.";

@@ -15,7 +15,7 @@
 namespace vimgpt::test {
 
 struct FakeFamily {
-  std::string dialect;  // "computer_use", "ui_tars", "glm_marks" or "holo_json"
+  std::string dialect;  // "computer_use", "ui_tars", "glm_marks", "holo_json" or "molmoweb_json"
   bool thousandths = false;
   int factor = 28;
   std::int64_t min_pixels = 3136;
@@ -27,7 +27,7 @@ struct FakeFamily {
   bool answers_in_call = false;  // Fara1.5: terminate carries the answer
 };
 
-// qwen2.5-vl, qwen3-vl, fara, fara-1.5, ui-tars-1.5, gui-owl-1.5, glm-v, holo3 as their authors describe them
+// qwen2.5-vl, qwen3-vl, fara, fara-1.5, ui-tars-1.5, gui-owl-1.5, glm-v, holo3, molmoweb as their authors describe them
 // (models.json's sources).
 FakeFamily fake_family(const std::string& name);
 

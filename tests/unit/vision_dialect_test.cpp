@@ -65,7 +65,9 @@ TEST(DialectCatalogue, NamesMatchAsServersServeThem) {
                                                         {"zai-org/GLM-4.6V-FP8", "glm-v"},
                                                         {"Hcompany/Holo-3.1-35B-A3B-FP8", "holo3"},
                                                         {"Holo3-35B-A3B.Q4_K_M.gguf", "holo3"},
-                                                        {"holo3-1-35b-a3b", "holo3"}}) {
+                                                        {"holo3-1-35b-a3b", "holo3"},
+                                                        {"allenai/MolmoWeb-8B", "molmoweb"},
+                                                        {"MolmoWeb-4B", "molmoweb"}}) {
     const ModelSpec* spec = find_model(served);
     ASSERT_NE(spec, nullptr) << served;
     ASSERT_TRUE(spec->dialect.has_value()) << served;
@@ -91,6 +93,10 @@ std::string reply_with(const Dialect& dialect, double x, double y) {
   if (dialect.kind == DialectKind::UiTars) {
     return "Thought: the blue square is the target.\nAction: click(start_box='(" + point + ")')";
   }
+  if (dialect.kind == DialectKind::MolmoWeb) {
+    return Json{{"thought", "the blue square is the target"}, {"action", {{"name", "click"}, {"x", x}, {"y", y}}}}
+        .dump();
+  }
   if (dialect.kind == DialectKind::HoloJson) {
     return Json{{"note", nullptr},
                 {"thought", "the blue square is the target"},
@@ -103,7 +109,8 @@ std::string reply_with(const Dialect& dialect, double x, double y) {
 }
 
 TEST(DialectPoints, EveryFramePixelComesBackExactly) {
-  for (const char* name : {"qwen2.5-vl", "qwen3-vl", "fara", "fara-1.5", "ui-tars-1.5", "gui-owl-1.5", "holo3"}) {
+  for (const char* name :
+       {"qwen2.5-vl", "qwen3-vl", "fara", "fara-1.5", "ui-tars-1.5", "gui-owl-1.5", "holo3", "molmoweb"}) {
     const Dialect& dialect = family(name);
     // The frame the agent acts on, and the image as sent: unchanged, then one the server would resize.
     for (const PointFrame frames : {PointFrame{{756, 504}, {756, 504}}, PointFrame{{768, 512}, {1080, 720}}}) {
@@ -112,8 +119,12 @@ TEST(DialectPoints, EveryFramePixelComesBackExactly) {
         auto read = detail::read_dialect_reply(dialect, reply_with(dialect, model.x, model.y), "", frames);
         ASSERT_TRUE(read) << name << ": " << read.error().message;
         ASSERT_TRUE(read->action.contains("click_at")) << read->action.dump();
-        EXPECT_NEAR(read->action["click_at"][0].get<double>(), x, 1e-4) << name;
-        EXPECT_NEAR(read->action["click_at"][1].get<double>(), y, 1e-4) << name;
+        // MolmoWeb's harness keeps a point a pixel inside the frame's edges ([1, side - 2]).
+        const bool kept_inside = dialect.points == PointSpace::Percent;
+        const double want_x = kept_inside ? std::clamp(x, 1.0, frames.frame.width - 2.0) : x;
+        const double want_y = kept_inside ? std::clamp(y, 1.0, frames.frame.height - 2.0) : y;
+        EXPECT_NEAR(read->action["click_at"][0].get<double>(), want_x, 1e-4) << name;
+        EXPECT_NEAR(read->action["click_at"][1].get<double>(), want_y, 1e-4) << name;
         EXPECT_FALSE(read->thoughts.empty());
       }
     }
@@ -331,6 +342,117 @@ TEST(HoloDialect, ReadsEveryToolOfItsSchema) {
   EXPECT_EQ(reply->thoughts, "The page is wrong.\nopen it");
   EXPECT_FALSE(detail::read_dialect_reply(family("holo3"), "I would click the button.", "", frames));
   EXPECT_FALSE(detail::read_dialect_reply(family("holo3"), R"({"thought": "x"})", "", frames));
+}
+
+// MolmoWeb (allenai/molmoweb agent/multimodal_agent.py convert_action_json_to_action_obj): each action its harness
+// reads, points in percent of the screenshot (gemini_type_text_at's in thousandths), scroll deltas positive down.
+TEST(MolmoWebDialect, ReadsEveryActionOfItsHarness) {
+  const auto molmo = [](const Json& action) {
+    return read("molmoweb", Json{{"thought", "next"}, {"action", action}}.dump());
+  };
+  EXPECT_EQ(molmo({{"name", "click"}, {"x", 50}, {"y", 25}}), (Json{{"click_at", {378.0, 126.0}}}));
+  EXPECT_EQ(molmo({{"name", "click"}, {"x", 50}, {"y", 25}, {"button", "right"}}),
+            (Json{{"right_click", {378.0, 126.0}}}));
+  EXPECT_EQ(molmo({{"name", "dblclick"}, {"x", 50}, {"y", 25}}), (Json{{"double_click", {378.0, 126.0}}}));
+  EXPECT_EQ(molmo({{"name", "click"}, {"x", 100}, {"y", 0}}), (Json{{"click_at", {754.0, 1.0}}}));  // kept inside
+  EXPECT_EQ(molmo({{"name", "hover_at"}, {"x", 10}, {"y", 10}}), (Json{{"hover", {75.6, 50.4}}}));
+  EXPECT_EQ(molmo({{"name", "drag_and_drop"}, {"from_x", 10}, {"from_y", 10}, {"to_x", 50}, {"to_y", 50}}),
+            (Json{{"drag", {75.6, 50.4}}, {"to", {378.0, 252.0}}}));
+  EXPECT_EQ(molmo({{"name", "scroll"}, {"delta_x", 0}, {"delta_y", 40}}), (Json{{"scroll", "down"}}));
+  EXPECT_EQ(molmo({{"name", "scroll_at"}, {"x", 50}, {"y", 50}, {"delta_x", 0}, {"delta_y", -40}}),
+            (Json{{"actions", {{{"hover", {378.0, 252.0}}}, {{"scroll", "up"}}}}}));
+  EXPECT_EQ(molmo({{"name", "keyboard_type"}, {"text", "red lamp"}}), (Json{{"type", "red lamp"}, {"enter", false}}));
+  EXPECT_EQ(molmo({{"name", "keypress"}, {"key", "ControlOrMeta+a"}}), (Json{{"key", "Control+a"}}));
+  EXPECT_EQ(molmo({{"name", "gemini_type_text_at"}, {"x", 500}, {"y", 500}, {"text", "lamp"}}),
+            (Json{{"actions",
+                   {{{"click_at", {378.0, 252.0}}}, {{"key", "Control+A"}}, {{"type", "lamp"}, {"enter", true}}}}}));
+  EXPECT_EQ(molmo({{"name", "gemini_type_text_at"},
+                   {"x", 500},
+                   {"y", 500},
+                   {"text", "lamp"},
+                   {"press_enter", false},
+                   {"clear_before_typing", false}}),
+            (Json{{"actions", {{{"click_at", {378.0, 252.0}}}, {{"type", "lamp"}, {"enter", false}}}}}));
+  EXPECT_EQ(molmo({{"name", "goto"}, {"url", "https://example.com"}}), (Json{{"navigate", "https://example.com"}}));
+  EXPECT_EQ(molmo({{"name", "browser_nav"}, {"nav_type", "go_back"}}), (Json{{"back", true}}));
+  EXPECT_EQ(molmo({{"name", "browser_nav"}, {"nav_type", "tab_focus"}, {"index", 1}}), (Json{{"tab", 2}}));
+  EXPECT_EQ(molmo({{"name", "send_msg_to_user"}, {"msg", "[ANSWER] 9 to 6"}}), (Json{{"done", "9 to 6"}}));
+  EXPECT_EQ(molmo({{"name", "send_msg_to_user"}, {"msg", "Which size?"}}), (Json{{"ask", "Which size?"}}));
+  EXPECT_EQ(molmo({{"name", "noop"}}), (Json{{"wait", 5}}));
+  EXPECT_EQ(molmo({{"name", "report_infeasible"}, {"infeasibility_reason", "no such shop"}}),
+            (Json{{"done", "infeasible: no such shop"}}));
+  // The action alone, as the harness also takes it; what vimgpt cannot do is a step error in words.
+  EXPECT_EQ(read("molmoweb", R"({"name": "goto", "url": "https://example.com"})"),
+            (Json{{"navigate", "https://example.com"}}));
+  EXPECT_TRUE(molmo({{"name", "scroll"}, {"delta_x", 30}, {"delta_y", 0}}).contains("unsupported"));
+  EXPECT_TRUE(molmo({{"name", "browser_nav"}, {"nav_type", "new_tab"}}).contains("unsupported"));
+  EXPECT_TRUE(molmo({{"name", "click"}}).contains("unsupported"));
+  EXPECT_TRUE(molmo({{"name", "zoom"}}).contains("unsupported"));
+  const PointFrame frames{{756, 504}, {756, 504}};
+  auto reply = detail::read_dialect_reply(
+      family("molmoweb"), R"({"thought": "go back", "action": {"name": "browser_nav", "nav_type": "go_back"}})", "",
+      frames);
+  ASSERT_TRUE(reply) << reply.error().message;
+  EXPECT_EQ(reply->thoughts, "go back");
+  EXPECT_FALSE(detail::read_dialect_reply(family("molmoweb"), "I would click the button.", "", frames));
+  EXPECT_FALSE(detail::read_dialect_reply(family("molmoweb"), R"({"thought": "x"})", "", frames));
+}
+
+// The template as the authors' Jinja renders it (agent/multimodal_agent.py's USER_MSG_TEMPLATE rendered with jinja2
+// 3.1.6 for these values): each step's action as Python prints the dict the model wrote, keys in its order.
+TEST(DialectConversation, MolmoWebWritesTheStepsTakenIntoItsOneTurnAsItsHarnessRendersThem) {
+  const Dialect& molmo = family("molmoweb");
+  StepRequest step;
+  step.objective = "find the hours";
+  step.current_url = "http://127.0.0.1/now";
+  step.current_title = "Hours";
+  step.history = {
+      step_entry(
+          R"({"thought": "Search for it.", "action": {"name": "goto", "url": "http://127.0.0.1/search?q=it's"}})",
+          "http://127.0.0.1/", "went"),
+      {Json(), "the person took over", "http://127.0.0.1/1", "", ""},  // not the model's: no step of the template
+      step_entry(
+          R"({"thought": "Click \"Hours\".", "action": {"name": "click", "x": 50.2, "y": 7.0, "button": "left"}})",
+          "http://127.0.0.1/search", "clicked")};
+  const auto turns = detail::dialect_turns(molmo, step, {Size{768, 512}});
+  ASSERT_EQ(turns.size(), 1U);
+  EXPECT_EQ(turns[0].role, "user");
+  EXPECT_EQ(turns[0].image, 0);
+  EXPECT_EQ(turns[0].lead, "");  // the image first, then the text
+  EXPECT_EQ(
+      turns[0].text,
+      "molmo_web_think: \n# GOAL\nfind the hours\n\n# PREVIOUS STEPS\n## Step 1\nTHOUGHT: Search for it.\nACTION: "
+      "{'name': 'goto', 'url': \"http://127.0.0.1/search?q=it's\"}\n## Step 2\nTHOUGHT: Click \"Hours\".\nACTION: "
+      "{'name': 'click', 'x': 50.2, 'y': 7.0, 'button': 'left'}\n\n# CURRENTLY ACTIVE PAGE\nPage 0: Hours | "
+      "http://127.0.0.1/now\n\n# NEXT STEP\n");
+  // No steps yet, on the second of two tabs.
+  step.history.clear();
+  step.current_url = "http://127.0.0.1/";
+  step.current_title = "Home";
+  step.tabs = {{1, "Hours", "127.0.0.1", false}, {2, "Home", "127.0.0.1", true}};
+  EXPECT_EQ(detail::dialect_turns(molmo, step, {Size{768, 512}})[0].text,
+            "molmo_web_think: \n# GOAL\nfind the hours\n\n# PREVIOUS STEPS\n\n# CURRENTLY ACTIVE PAGE\nPage 1: Home | "
+            "http://127.0.0.1/\n\n# NEXT STEP\n");
+  // The last ten steps are kept, numbered as they were taken; a long title is cut as the harness cuts it.
+  step.history.clear();
+  for (int i = 0; i < 12; ++i)
+    step.history.push_back(step_entry(R"({"thought": "t", "action": {"name": "noop"}})", "u", "waited"));
+  step.current_title = std::string(120, 'T');
+  const std::string text = detail::dialect_turns(molmo, step, {Size{768, 512}})[0].text;
+  EXPECT_EQ(text.find("## Step 2\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("# PREVIOUS STEPS\n## Step 3\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("## Step 12\nTHOUGHT: t\nACTION: {'name': 'noop'}\n\n# CURRENTLY"), std::string::npos) << text;
+  EXPECT_NE(text.find(": " + std::string(85, 'T') + "... (truncated) | "), std::string::npos) << text;
+}
+
+TEST(MolmoWebDialect, PythonReprAsPythonPrintsIt) {
+  // Each expected text is what Python 3.11's repr() printed for json.loads of the same input.
+  EXPECT_EQ(detail::python_repr(nlohmann::ordered_json::parse(
+                R"({"name": "type", "text": "a'b\"c\\d\ne", "ok": true, "none": null, "n": [1, 2.5]})")),
+            R"({'name': 'type', 'text': 'a\'b"c\\d\ne', 'ok': True, 'none': None, 'n': [1, 2.5]})");
+  EXPECT_EQ(detail::python_repr(nlohmann::ordered_json("it's")), R"("it's")");
+  EXPECT_EQ(detail::python_repr(nlohmann::ordered_json::parse(R"({"x": 7.0, "y": 12, "t": "\t\u0001"})")),
+            R"({'x': 7.0, 'y': 12, 't': '\t\x01'})");
 }
 
 TEST(DialectConversation, HoloWrapsObservationsKeepsThreeScreenshotsAndAnswersEachCallWithItsOutput) {
@@ -578,7 +700,8 @@ TEST(DialectDoctor, TheBlueSquaresClickLandsForEveryFamily) {
                                                         {"microsoft/Fara1.5-9B", "fara-1.5"},
                                                         {"UI-TARS-1.5-7B-Q4_K_M.gguf", "ui-tars-1.5"},
                                                         {"mPLUG/GUI-Owl-1.5-8B-Instruct", "gui-owl-1.5"},
-                                                        {"Hcompany/Holo-3.1-35B-A3B", "holo3"}}) {
+                                                        {"Hcompany/Holo-3.1-35B-A3B", "holo3"},
+                                                        {"allenai/MolmoWeb-8B", "molmoweb"}}) {
     test::FakeModelServer server;
     const test::FakeFamily fake = test::fake_family(family_name);
     server.set_responder(test::dialect_responder(fake, kBlue, "clicked"));

@@ -6,6 +6,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 "$here/scripts/setup.sh" --run
+"$here/scripts/npm_embedded.sh"
 cmake -S "$here" -B "$here/build-release" -G Ninja -DCMAKE_BUILD_TYPE=Release -DVIMGPT_BUILD_TESTS=OFF \
   -DVIMGPT_BUILD_BENCH=OFF "-DVIMGPT_WITH_ESPEAK=${VIMGPT_WITH_ESPEAK:-OFF}" >/dev/null
 cmake --build "$here/build-release" -j"$(nproc)" --target vimgpt >/dev/null

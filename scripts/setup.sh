@@ -4,8 +4,9 @@
 # Idempotent: quiet when everything is present; runs `apt-get update` once, only when something is missing.
 set -euo pipefail
 
-# What running vimgpt needs: building it (toolchain and libraries) and the browser it drives (the headless shell for
-# headless runs, the full Chromium for --headed and --extension). Nothing here starts a service.
+# What running vimgpt needs: building it (toolchain and libraries, and npm below for the JavaScript it embeds) and the
+# browser it drives (the headless shell for headless runs, the full Chromium for --headed and --extension). Nothing
+# here starts a service.
 run_packages=(
   # toolchain
   build-essential cmake ninja-build pkg-config
@@ -51,9 +52,10 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
-# npm installs the pinned packages of the interoperability test and the benchmarks: Debian's, unless the Node.js
-# already here brings its own (NodeSource's nodejs conflicts with Debian's npm package).
-[[ ${1:-} == --run ]] || command -v npm >/dev/null 2>&1 || missing+=(npm)
+# npm installs the pinned packages: autoconsent, which the build embeds (src/consent), and the interoperability tests'
+# and benchmarks' clients; Debian's, unless the Node.js already here brings its own (NodeSource's nodejs conflicts with
+# Debian's npm package).
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 ((${#missing[@]} == 0)) && exit 0
 
 if [[ $(id -u) -ne 0 ]]; then

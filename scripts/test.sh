@@ -11,6 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/setup.sh
+scripts/npm_embedded.sh
 # The official clients of the interoperability tests (the MCP SDK; Playwright Test, which runs an exported run),
 # as pinned by their package-lock.
 if [[ ! -d tests/interop/node_modules || tests/interop/package-lock.json -nt tests/interop/node_modules ]]; then

@@ -23,6 +23,7 @@
 #include "common/fence.h"
 #include "common/json_schema.h"
 #include "common/result.h"
+#include "consent/consent.h"
 #include "hints/hints.h"
 #include "vision/vision.h"
 
@@ -283,6 +284,7 @@ struct StepRecord {
   std::string repair;
   std::optional<hints::Rect> target;  // the element acted on, for drawing it in the report
   std::string recovered;              // before this step: how a crashed page or a dead browser was brought back
+  std::vector<std::string> consent;   // before this step's capture: the cookie-consent dialogs answered (consent.h)
   // What a replay finds the step's element by (hints::to_json of the labelled hint), when the action names one.
   Json signature;
   // When it names several (a drag to an element, a scroll in one, an actions list): one per label, in
@@ -362,6 +364,7 @@ class Overseer {
 
 struct AgentOptions {
   std::string objective;
+  consent::Mode consent = consent::Mode::Reject;  // --consent: cookie-consent dialogs answered before each capture
   std::string start_url = "https://www.google.com";
   int max_steps = 30;
   milliseconds timeout{0};  // 0: none

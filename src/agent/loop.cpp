@@ -11,6 +11,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+constexpr milliseconds kConsentCap{5000};  // the longest a capture waits for autoconsent to finish answering
+
 milliseconds since(Clock::time_point start) {
   return std::chrono::duration_cast<milliseconds>(Clock::now() - start);
 }
@@ -235,6 +237,7 @@ struct Agent::Impl {
       }
       recorder = std::move(*opened);
     }
+    answer_consent_dialogs_from_now_on();
     if (options.start_url.empty()) return std::nullopt;
     if (auto loaded = tab.navigate(options.start_url); !loaded) {
       if (loaded.error().kind == ErrorKind::BrowserExited) return end(Outcome::Error, loaded.error().message, 0);
@@ -257,7 +260,12 @@ struct Agent::Impl {
     return std::nullopt;
   }
 
-  // The page with its hints. A browser or renderer that dies during the capture gets one more recovery.
+  // --consent: autoconsent in every document loaded from now on. A build without it runs on (the CLI said so once).
+  void answer_consent_dialogs_from_now_on() { (void)consent::install(tab, options.consent); }
+
+  // The page with its hints, once autoconsent has answered a consent dialog it found there (at most kConsentCap: a
+  // platform's own way out takes a few hundred milliseconds, its settings path a few seconds). A browser or renderer
+  // that dies during the capture gets one more recovery.
   Result<hints::Capture> capture_with_recovery(StepRecord& record) {
     Result<hints::Capture> capture = fail(ErrorKind::Internal, "not captured");
     for (int attempt = 0; attempt < 2; ++attempt) {
@@ -265,6 +273,11 @@ struct Agent::Impl {
       if (!recovered.empty()) {
         record.recovered += (record.recovered.empty() ? "" : "; ") + recovered;
         history.push_back({Json(), "", last_url, recovered, ""});
+      }
+      answer_consent_dialogs_from_now_on();  // a browser started again has none of the last one's scripts
+      for (auto& said : consent::settle(tab, kConsentCap)) {
+        history.push_back({Json(), said, last_url, "", ""});
+        record.consent.push_back(std::move(said));
       }
       capture = hints::capture(tab, options.capture);
       if (capture || (tab.alive() && !tab.crashed())) break;

@@ -187,6 +187,9 @@ struct PageInfo {
   std::string title;
 };
 
+// Where a preloaded script runs: vimgpt's isolated world, or the page's own.
+enum class ScriptWorld { Isolated, Page };
+
 // One of the tabs a Tab works across: its first page and the tabs its pages opened.
 struct PageSummary {
   int number = 0;  // from 1, in the order the tabs opened
@@ -329,11 +332,12 @@ class Tab {
   virtual Result<Json> evaluate_in_page(std::string_view expression) = 0;
   // The same in the isolated world of an out-of-process child frame.
   virtual Result<Json> evaluate_in_frame(const ChildFrame& frame, std::string_view expression) = 0;
-  // Runs `source` in that isolated world of every document the tab loads from now on, in every frame, once:
-  // as the document is created in the full Chromium, when the world is first used in chromium-headless-shell
-  // (so after anything the first evaluate installed: a script that defines a library keeps one it finds).
+  // Runs `source` in every document the tab loads from now on, in every frame, once: in that isolated world (as the
+  // document is created in the full Chromium, when the world is first used in chromium-headless-shell, so after
+  // anything the first evaluate installed: a script that defines a library keeps one it finds), or in the page's own
+  // world (ScriptWorld::Page: what must see the page's globals, such as autoconsent).
   // Registered once per `name`; the current documents are left as they are.
-  virtual Status preload(std::string_view name, const std::string& source) = 0;
+  virtual Status preload(std::string_view name, const std::string& source, ScriptWorld world) = 0;
   [[nodiscard]] virtual std::vector<ChildFrame> child_frames() const = 0;
   // Where the out-of-process frame `frame_id` sits in the main viewport (through nested ones too).
   virtual Result<FrameBox> frame_box(std::string_view frame_id) = 0;

@@ -53,6 +53,9 @@ void add_browser_flags(CLI::App& app, Options& o) {
                "Run the full browser headed on a virtual display of its own (Xvfb), on a machine without one: what "
                "a site sees is a person's browser");
   app.add_option("--viewport", o.viewport, "Viewport size WxH (default 1080x720, as the original)");
+  app.add_option("--consent", o.consent,
+                 "Cookie-consent dialogs: reject (default: answered before the model sees the page, refusing "
+                 "consent, by DuckDuckGo's autoconsent) or off (left to the model)");
   app.add_option("--hints", o.hint_rules,
                  "Which elements get labels: vimgpt (default: Vimium's, and what a person would click beyond them: "
                  "pointer cursors, click handlers, delegated handlers, read-only pickers, what opens something) or "
@@ -491,6 +494,14 @@ Result<RunSettings> run_settings(const Options& o, const Config& config, ModelUs
   VIMGPT_TRY(settings.capture, capture_options(o));
   VIMGPT_TRY(settings.planner.observe, agent::parse_observe(o.observe));
   VIMGPT_TRY(settings.secrets, secrets(o));
+  auto consent_mode = consent::parse_mode(o.consent);
+  if (!consent_mode) return usage_error(consent_mode.error().message);
+  settings.consent = *consent_mode;
+  if (settings.consent == consent::Mode::Reject && !consent::available()) {
+    std::cerr << "vimgpt: note: this build has no autoconsent, so cookie-consent dialogs are left to the model (run "
+                 "`npm ci` in src/consent and build again, or pass --consent off)\n";
+    settings.consent = consent::Mode::Off;
+  }
   for (const auto& [name, value] : settings.secrets.values) settings.planner.secret_names.push_back(name);
   for (const auto& [name, sites] : settings.secrets.sites) settings.planner.secret_hosts[name] = sites.allowed_text();
   if (o.frames < 1 || o.frames > 4) return usage_error("--frames takes 1 to 4");
@@ -572,6 +583,7 @@ agent::AgentOptions agent_options(const Options& o, const RunSettings& settings)
   options.max_tokens_total = o.max_tokens_total;
   options.max_actions = settings.planner.max_actions;
   options.answer_schema = settings.answer_schema;
+  options.consent = settings.consent;
   return options;
 }
 

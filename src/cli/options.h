@@ -41,6 +41,7 @@ struct Options {
   std::vector<std::string> block_domains;
   std::string secrets_file;
   bool confirm = false;
+  std::string consent = "reject";
   int max_restarts = 2;
   std::string download_dir;
   std::string upload_dir;
@@ -157,9 +158,10 @@ struct RunSettings {
   hints::CaptureOptions capture;
   agent::PlannerSettings planner;  // what the model is shown; secret names included
   Secrets secrets;
-  std::optional<vision::ClientOptions> model;    // absent when --actions replays a script instead
-  std::optional<vision::ClientOptions> checker;  // --verify's: the model's, or --verify-model on its server
-  std::optional<JsonSchema> answer_schema;       // --output-schema
+  std::optional<vision::ClientOptions> model;     // absent when --actions replays a script instead
+  std::optional<vision::ClientOptions> checker;   // --verify's: the model's, or --verify-model on its server
+  std::optional<JsonSchema> answer_schema;        // --output-schema
+  consent::Mode consent = consent::Mode::Reject;  // --consent; Off when this build has no autoconsent (said once)
 };
 // IfConfigured: a replay heals with the model when one is configured and stops at a divergence when none is.
 enum class ModelUse { Required, ScriptInstead, IfConfigured };

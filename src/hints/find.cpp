@@ -26,7 +26,7 @@ std::optional<browser::ChildFrame> child_frame(browser::Tab& tab, std::string_vi
 
 Status preload_library(browser::Tab& tab) {
   static const std::string source = preload_source();
-  return tab.preload("hint library", source);
+  return tab.preload("hint library", source, browser::ScriptWorld::Isolated);
 }
 
 Evaluator evaluator_for(browser::Tab& tab, const Hint& hint) {

@@ -116,6 +116,7 @@ Json tool_list() {
 
 // At most this many labels and text lines answer a find.
 constexpr std::size_t kFoundLabels = 20;
+constexpr std::chrono::milliseconds kConsentCap{5000};  // the longest a look waits for autoconsent to finish answering
 constexpr std::size_t kFoundLines = 10;
 
 // A line of page text, at most about 200 bytes (cut at a character's start).
@@ -255,6 +256,7 @@ Result<browser::Tab*> Tools::tab() {
   seen_.reset();
   watch_.reset();
   VIMGPT_TRY(tab_, options_.open_tab());
+  (void)consent::install(*tab_, acting_.consent);  // a build without autoconsent said so when the server started
   actor_ = std::make_unique<agent::Actor>(*tab_, acting_);
   if (options_.watch) watch_ = options_.watch(*tab_, &cancelled_);
   return tab_.get();
@@ -263,6 +265,8 @@ Result<browser::Tab*> Tools::tab() {
 Json Tools::look(const std::string& prefix, bool failed) {
   auto open = tab();
   if (!open) return error_result(prefix + open.error().message);
+  std::string answered;  // the consent dialogs autoconsent answered: vimgpt's words, outside the page's fence
+  for (const auto& said : consent::settle(**open, kConsentCap)) answered += said + "\n";
   auto captured = hints::capture(**open, acting_.capture);
   if (!captured) return error_result(prefix + "could not look at the page: " + captured.error().message);
   seen_ = std::move(*captured);
@@ -274,7 +278,7 @@ Json Tools::look(const std::string& prefix, bool failed) {
   seen += seen_->map.empty()
               ? "No labels: nothing on this screen can be clicked.\n"
               : "Labels (label, role, name, link target):\n" + label_list(seen_->map, options_.max_labels);
-  std::string text = prefix + fence_.wrap(seen);
+  std::string text = prefix + answered + fence_.wrap(seen);
   const auto& frame = seen_->labelled;
   return {
       {"content",

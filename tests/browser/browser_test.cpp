@@ -27,6 +27,7 @@ namespace vimgpt {
 namespace {
 
 using browser::ImageFormat;
+using browser::ScriptWorld;
 using browser::Tab;
 using namespace std::chrono_literals;
 
@@ -275,8 +276,8 @@ TEST_F(BrowserTest, PreloadedScriptsRunInTheIsolatedWorldOfEachNewDocumentBefore
   ASSERT_TRUE(full) << full.error().describe();
   Tab& tab = **full;
   const std::string counter = "globalThis.runs = (globalThis.runs || 0) + 1; globalThis.sawBody = !!document.body;";
-  ASSERT_OK(tab.preload("counter", counter));
-  ASSERT_OK(tab.preload("counter", counter));  // once per name
+  ASSERT_OK(tab.preload("counter", counter, ScriptWorld::Isolated));
+  ASSERT_OK(tab.preload("counter", counter, ScriptWorld::Isolated));  // once per name
   ASSERT_OK(tab.navigate(server_->url("/fx/input.html")));
   EXPECT_EQ(*tab.evaluate("globalThis.runs"), 1);
   EXPECT_EQ(*tab.evaluate("globalThis.sawBody"), false);
@@ -297,13 +298,25 @@ TEST_F(BrowserTest, PreloadedScriptsRunInTheIsolatedWorldOfEachNewDocumentBefore
 
 // The headless shell (the default headless engine) runs it once per document too, when the world is first used.
 TEST_F(BrowserTest, PreloadedScriptsRunOncePerDocumentInTheHeadlessShell) {
-  ASSERT_OK(tab_->preload("counter", "globalThis.runs = (globalThis.runs || 0) + 1;"));
+  ASSERT_OK(tab_->preload("counter", "globalThis.runs = (globalThis.runs || 0) + 1;", ScriptWorld::Isolated));
   ASSERT_OK(tab_->navigate(server_->url("/fx/input.html")));
   EXPECT_EQ(*tab_->evaluate("globalThis.runs"), 1);
   EXPECT_EQ(*tab_->evaluate("globalThis.runs"), 1);
   EXPECT_EQ(*tab_->evaluate_in_page("typeof globalThis.runs"), "undefined");
   ASSERT_OK(tab_->navigate(server_->url("/fx/popup.html")));
   EXPECT_EQ(*tab_->evaluate("globalThis.runs"), 1);
+}
+
+// A script for the page's own world (autoconsent's) runs there, once in each new document; the isolated world does
+// not see what it defines.
+TEST_F(BrowserTest, PreloadedPageScriptsRunOnceInThePagesOwnWorldOfEachDocument) {
+  ASSERT_OK(tab_->preload("page counter", "window.pageRuns = (window.pageRuns || 0) + 1;", ScriptWorld::Page));
+  ASSERT_OK(tab_->preload("page counter", "window.pageRuns = (window.pageRuns || 0) + 1;", ScriptWorld::Page));
+  ASSERT_OK(tab_->navigate(server_->url("/fx/input.html")));
+  EXPECT_EQ(*tab_->evaluate_in_page("window.pageRuns"), 1);
+  EXPECT_EQ(*tab_->evaluate("typeof window.pageRuns"), "undefined");
+  ASSERT_OK(tab_->navigate(server_->url("/fx/popup.html")));
+  EXPECT_EQ(*tab_->evaluate_in_page("window.pageRuns"), 1);
 }
 
 TEST_F(BrowserTest, LastUrlFollowsNavigationsWithinAndAcrossDocuments) {

@@ -257,13 +257,18 @@ Result<Json> BidiTab::evaluate_in_frame(const ChildFrame& frame, std::string_vie
   return s_->evaluate({{"context", frame.frame_id}, {"sandbox", kSandbox}}, expression);
 }
 
-Status BidiTab::preload(std::string_view name, const std::string& source) {
+Status BidiTab::preload(std::string_view name, const std::string& source, ScriptWorld world) {
   if (!s_->preloaded.insert(std::string(name)).second) return ok();
-  // Run by an indirect eval, so the library's top-level declarations are the realm's globals, as on Chromium.
-  VIMGPT_TRY_VOID(
-      s_->call("script.addPreloadScript",
-               s_->in_user_context({{"functionDeclaration", "() => { (0, eval)(" + Json(source).dump() + "); }"},
-                                    {"sandbox", kSandbox}})));
+  // In the isolated world, run by an indirect eval, so the library's top-level declarations are the realm's globals,
+  // as on Chromium; in the page's world as the function's body, where the page's content security policy may forbid
+  // eval (such a script keeps to itself anyway).
+  Json script;
+  if (world == ScriptWorld::Isolated) {
+    script = {{"functionDeclaration", "() => { (0, eval)(" + Json(source).dump() + "); }"}, {"sandbox", kSandbox}};
+  } else {
+    script = {{"functionDeclaration", "() => {\n" + source + "\n}"}};
+  }
+  VIMGPT_TRY_VOID(s_->call("script.addPreloadScript", s_->in_user_context(std::move(script))));
   return ok();
 }
 

@@ -285,18 +285,19 @@ Result<Json> CdpTab::evaluate_in_page(std::string_view expression) {
   return impl_->evaluate_with(impl_->session_id, std::nullopt, expression);
 }
 
-Status CdpTab::preload(std::string_view name, const std::string& source) {
+Status CdpTab::preload(std::string_view name, const std::string& source, ScriptWorld world) {
+  Json script = {{"source", source}};
+  if (world == ScriptWorld::Isolated) script["worldName"] = kWorldName;
   std::vector<std::string> sessions;
   {
     std::scoped_lock lock(impl_->mutex);
-    if (!impl_->preloads.emplace(name, source).second) return ok();
+    if (!impl_->preloads.emplace(name, script).second) return ok();
     sessions.push_back(impl_->session_id);
     for (const auto& frame : impl_->child_frames) sessions.push_back(frame.session_id);
   }
   for (const auto& session : sessions) {
     if (session != impl_->session_id) VIMGPT_TRY_VOID(impl_->connection->call("Page.enable", Json::object(), session));
-    VIMGPT_TRY(Json added, impl_->connection->call("Page.addScriptToEvaluateOnNewDocument",
-                                                   {{"source", source}, {"worldName", kWorldName}}, session));
+    VIMGPT_TRY(Json added, impl_->connection->call("Page.addScriptToEvaluateOnNewDocument", script, session));
     (void)added;
   }
   return ok();

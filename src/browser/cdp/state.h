@@ -49,13 +49,14 @@ struct CdpTab::Impl : TabCore {
   std::condition_variable network_cv;
   std::vector<std::string> opened_targets;  // pages this tab opened, not yet followed
   bool current_target_destroyed = false;
-  bool screenshot_pending = false;                           // a capture whose frame a new document would never deliver
-  int isolated_context = 0;                                  // 0: create on next use
-  std::vector<ChildFrame> child_frames;                      // out-of-process frames, nested ones too, in attach order
-  std::map<std::string, int> child_contexts;                 // isolated world per child session
-  std::map<std::string, std::string, std::less<>> preloads;  // name → source, for every session (preload())
-  std::vector<std::string> download_order;                   // guids, in the order downloads began
-  std::map<std::string, Download> downloads;                 // by guid, until take_downloads()
+  bool screenshot_pending = false;            // a capture whose frame a new document would never deliver
+  int isolated_context = 0;                   // 0: create on next use
+  std::vector<ChildFrame> child_frames;       // out-of-process frames, nested ones too, in attach order
+  std::map<std::string, int> child_contexts;  // isolated world per child session
+  // name → the Page.addScriptToEvaluateOnNewDocument parameters of each preload(), for every session
+  std::map<std::string, Json, std::less<>> preloads;
+  std::vector<std::string> download_order;    // guids, in the order downloads began
+  std::map<std::string, Download> downloads;  // by guid, until take_downloads()
   std::condition_variable download_cv;
 
   // start_screencast(): the sink of a running screencast (empty: none), and how it was asked for.

@@ -226,9 +226,8 @@ void CdpTab::Impl::on_attached(const wire::Event& event) {
 void CdpTab::Impl::post_preloads(const std::string& session) {
   // A session runs scripts on new documents only while its Page domain is enabled.
   if (!preloads.empty() && session != session_id) connection->post("Page.enable", Json::object(), session);
-  for (const auto& [name, source] : preloads) {
-    connection->post("Page.addScriptToEvaluateOnNewDocument", {{"source", source}, {"worldName", kWorldName}}, session);
-  }
+  for (const auto& [name, script] : preloads)
+    connection->post("Page.addScriptToEvaluateOnNewDocument", script, session);
 }
 
 // Posted, not called: this runs on the reader thread, and a session's commands run in order, so all of this

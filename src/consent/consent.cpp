@@ -1,0 +1,111 @@
+// autoconsent's standalone build (node_modules/@duckduckgo/autoconsent/dist/autoconsent.standalone.js) configures
+// itself for the page's own world (isMainWorld: its rules' snippets read the consent platforms' globals in place),
+// refuses consent (autoAction "optOut", the library's default), hides a known platform's dialog while it answers it
+// (prehide), and keeps every message it sends in window.autoconsentStandalone.messages, beside the instance and its
+// state: what vimgpt reads here.
+#include "consent/consent.h"
+
+#include <nlohmann/json.hpp>
+
+namespace vimgpt::consent {
+
+namespace detail {
+std::string_view autoconsent_standalone();  // generated at build time (CMakeLists.txt); empty when not installed
+}  // namespace detail
+
+namespace {
+
+constexpr milliseconds kFirstLook{1500};  // a document's first settle waits at most this while autoconsent looks
+
+// Resolves when autoconsent is not answering a dialog, at most `cap`; on the document's first call, when the page holds
+// an element of a platform autoconsent knows (what it hides while it answers: its rules' prehide selectors), also not
+// while it is about to look or has found the platform and not yet its dialog, at most kFirstLook. A page without one
+// is not waited for: autoconsent looks once the page is idle, a quarter of a second after the load here, and what its
+// heuristic finds later is told at the next step. The answer holds the results it gave since the last call, and the
+// dialog it is still answering, if any. State changes reach it as messages: their array's push is watched while it
+// waits, so nothing polls.
+std::string settle_script(milliseconds cap) {
+  return "((cap, firstLook) => new Promise((resolve) => {"
+         " const s = window.autoconsentStandalone;"
+         " if (!s || !s.instance || !Array.isArray(s.messages)) { resolve([]); return; }"
+         " const state = () => s.instance.state || {};"
+         " const answering = () => ['openPopupDetected', 'runningOptOut', 'runningOptIn'].includes(state().lifecycle);"
+         " const first = !s.vimgptSettled; s.vimgptSettled = true;"
+         " let known = false;"
+         " if (first) try { const selectors = (s.instance.rules || []).filter((r) => r.prehideSelectors &&"
+         "  r.checkRunContext()).flatMap((r) => r.prehideSelectors); known = selectors.length > 0 &&"
+         "  document.querySelector(selectors.join(',')) !== null; } catch (e) { known = true; }"
+         " const looking = () => known && ['loading', 'initialized', 'cmpDetected'].includes(state().lifecycle);"
+         " const push = s.messages.push; const timers = [];"
+         " const finish = () => { timers.forEach(clearTimeout); s.messages.push = push;"
+         "  const from = s.vimgptReported || 0; s.vimgptReported = s.messages.length; const out = [];"
+         "  for (const m of s.messages.slice(from)) if (m.type === 'optOutResult' || m.type === 'optInResult')"
+         "   out.push({cmp: String(m.cmp || ''), result: m.result === true});"
+         "  if (answering()) out.push({cmp: String((state().detectedCmps || [])[0] || ''), result: null});"
+         "  resolve(out); };"
+         " if (!answering() && !looking()) { finish(); return; }"
+         " s.messages.push = function (...items) { const n = push.apply(this, items);"
+         "  if (!answering() && !looking()) finish(); return n; };"
+         " timers.push(setTimeout(() => { if (!answering()) finish(); }, firstLook), setTimeout(finish, cap));"
+         "}))(" +
+         std::to_string(cap.count()) + ", " + std::to_string(std::min(cap, kFirstLook).count()) + ")";
+}
+
+std::string platform(const nlohmann::json& entry) {
+  const std::string cmp = entry.value("cmp", "");
+  return cmp.empty() ? "" : " (" + cmp + ")";
+}
+
+}  // namespace
+
+Result<Mode> parse_mode(std::string_view text) {
+  if (text == "reject") return Mode::Reject;
+  if (text == "off") return Mode::Off;
+  if (text == "accept") {
+    return fail(ErrorKind::InvalidArgument,
+                "--consent accept is not available yet: the rules vimgpt embeds refuse consent only; use reject (the "
+                "default) or off, and let the model accept where a task needs it");
+  }
+  return fail(ErrorKind::InvalidArgument,
+              "--consent takes reject (the default) or off, not '" + std::string(text) + "'");
+}
+
+std::string_view to_string(Mode mode) {
+  return mode == Mode::Reject ? "reject" : "off";
+}
+
+bool available() {
+  return !detail::autoconsent_standalone().empty();
+}
+
+Status install(browser::Tab& tab, Mode mode) {
+  if (mode == Mode::Off) return ok();
+  if (!available()) {
+    return fail(ErrorKind::NotFound,
+                "this vimgpt was built without autoconsent, so cookie-consent dialogs are left to the model: run "
+                "`npm ci` in src/consent and build again (scripts/run.sh does both), or pass --consent off");
+  }
+  return tab.preload("autoconsent", std::string(detail::autoconsent_standalone()), browser::ScriptWorld::Page);
+}
+
+std::vector<std::string> settle(browser::Tab& tab, milliseconds cap) {
+  std::vector<std::string> said;
+  auto answers = tab.evaluate_in_page(settle_script(cap));
+  if (!answers || !answers->is_array()) return said;  // a page that cannot be asked has nothing to say
+  for (const auto& answer : *answers) {
+    if (!answer.is_object()) continue;
+    const auto& result = answer.contains("result") ? answer["result"] : nlohmann::json();
+    if (result.is_null()) {
+      said.push_back("the page's cookie-consent dialog" + platform(answer) + " is still being answered for you");
+    } else if (result == true) {
+      said.push_back("the page's cookie-consent dialog" + platform(answer) +
+                     " was answered for you: consent refused (--consent reject)");
+    } else {
+      said.push_back("the page's cookie-consent dialog" + platform(answer) +
+                     " could not be answered for you: answer it on the page if it is in the way");
+    }
+  }
+  return said;
+}
+
+}  // namespace vimgpt::consent

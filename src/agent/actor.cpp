@@ -478,7 +478,9 @@ ActResult Actor::typed_result(const hints::KeysTarget& target, const hints::Typi
   if (effect.value_changed || effect.page_changed || effect.focus_moved) return {true, message, std::nullopt};
   if (target.in_frame && !target.frame) {
     return {true,
-            message + " into a frame of another site, whose field could not be read: whether it took them is not known",
+            message +
+                "; the keys went into a frame of another site whose field could not be read: whether it took them "
+                "is not known",
             std::nullopt};
   }
   const std::string why =

@@ -70,10 +70,6 @@ Result<Mode> parse_mode(std::string_view text) {
               "--consent takes reject (the default) or off, not '" + std::string(text) + "'");
 }
 
-std::string_view to_string(Mode mode) {
-  return mode == Mode::Reject ? "reject" : "off";
-}
-
 bool available() {
   return !detail::autoconsent_standalone().empty();
 }

@@ -19,7 +19,6 @@ using std::chrono::milliseconds;
 // --consent: refuse what a dialog asks (the default), or leave every dialog to the model.
 enum class Mode { Reject, Off };
 Result<Mode> parse_mode(std::string_view text);
-std::string_view to_string(Mode mode);
 
 // Whether this build embeds autoconsent (the set-up's npm ci in src/consent before building).
 bool available();

@@ -69,16 +69,15 @@ Result<KeysTarget> start_typing(browser::Tab& tab, std::string_view text) {
   KeysTarget target = keys_target(start);
   if (!target.in_frame) return target;
   // The focus is in a cross-origin frame: the field, and afterwards what the keys did, are read in the frame's world.
-  auto frame = focused_frame(tab);
-  if (!frame) return target;
-  VIMGPT_TRY(Json inner, detail::call_library(
-                             [&](const std::string& expression) { return tab.evaluate_in_frame(*frame, expression); },
-                             "typingStart", args));
+  KeysTarget framed;
+  framed.frame = focused_frame(tab);
+  if (!framed.frame) return target;
+  VIMGPT_TRY(Json inner, detail::call_library(watched_world(tab, framed), "typingStart", args));
   if (!inner.is_object()) return target;
-  target = keys_target(inner);
-  target.in_frame = true;
-  target.frame = std::move(frame);
-  return target;
+  KeysTarget read = keys_target(inner);
+  read.in_frame = true;
+  read.frame = std::move(framed.frame);
+  return read;
 }
 
 Result<TypedHow> type_keys(browser::Tab& tab, const KeysTarget& target, std::string_view text) {

@@ -93,24 +93,32 @@ std::string lower(std::string text) {
   return text;
 }
 
+// The text of a request that is one user turn holding the screenshot and then its text, as GLM-V's web harness and
+// MolmoWeb's send every request; nullopt for any other request.
+std::optional<std::string> only_turn_text(const json& body) {
+  const auto& messages = body.value("messages", json::array());
+  if (messages.size() != 1 || messages[0].value("role", "") != "user") return std::nullopt;
+  const auto& content = messages[0].value("content", json());
+  if (!content.is_array() || content.size() != 2 || content[0].value("type", "") != "image_url" ||
+      content[1].value("type", "") != "text") {
+    return std::nullopt;
+  }
+  return content[1].value("text", "");
+}
+
 // What GLM-V's web harness sends (zai-org/GLM-V gui_agent_45v.py): one user message, the screenshot then the prompt,
 // skip_special_tokens false; what is wrong is refused with a 400, as a server would refuse it or, for what the
 // model would misread, as this fake chooses to (the test then fails on the problem).
 std::optional<std::string> glm_request_problem(const json& body) {
-  const auto& messages = body.value("messages", json::array());
-  if (messages.size() != 1 || messages[0].value("role", "") != "user") {
-    return "GLM-V's web harness sends one user message, no system prompt and no earlier turns";
-  }
-  const auto& content = messages[0].value("content", json());
-  if (!content.is_array() || content.size() != 2 || content[0].value("type", "") != "image_url" ||
-      content[1].value("type", "") != "text") {
-    return "the message must hold the screenshot, then the prompt";
+  const auto text = only_turn_text(body);
+  if (!text) {
+    return "GLM-V's web harness sends one user message, the screenshot then the prompt: no system prompt and no "
+           "earlier turns";
   }
   if (body.value("skip_special_tokens", true) != false) return "skip_special_tokens false is missing";
   if (body.contains("response_format")) return "a response_format the model was not trained on";
-  const std::string text = content[1].value("text", "");
   for (const char* part : {"# Task:\n", "# Action Space", "Memory:", "Numerical_Label"}) {
-    if (text.find(part) == std::string::npos) return std::string("the prompt lacks \"") + part + "\"";
+    if (text->find(part) == std::string::npos) return std::string("the prompt lacks \"") + part + "\"";
   }
   return std::nullopt;
 }
@@ -258,16 +266,9 @@ ScriptedReply holo_reply(const ReceivedRequest& received, std::array<std::uint8_
 // Python prints the action's dict; sampling at 0.7 and top_p 0.8. The reply: {"thought", "action"}, points in percent
 // of the screenshot with one decimal, as the training data writes them.
 std::optional<std::string> molmoweb_request_problem(const json& body) {
-  const auto& messages = body.value("messages", json::array());
-  if (messages.size() != 1 || messages[0].value("role", "") != "user") {
-    return "MolmoWeb's harness sends one user turn: no system prompt, no earlier turns";
-  }
-  const auto& content = messages[0].value("content", json());
-  if (!content.is_array() || content.size() != 2 || content[0].value("type", "") != "image_url" ||
-      content[1].value("type", "") != "text") {
-    return "the turn must hold the screenshot, then the template";
-  }
-  const std::string text = content[1].value("text", "");
+  const auto only = only_turn_text(body);
+  if (!only) return "MolmoWeb's harness sends one user turn, the screenshot then the template: no system prompt";
+  const std::string& text = *only;
   if (!text.starts_with("molmo_web_think: \n# GOAL\n")) return "the template does not open with molmo_web_think";
   for (const char* part : {"\n\n# PREVIOUS STEPS\n", "\n# CURRENTLY ACTIVE PAGE\nPage 0: "}) {
     if (text.find(part) == std::string::npos) return std::string("the template lacks \"") + part + "\"";

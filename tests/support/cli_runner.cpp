@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -109,6 +110,19 @@ bool kill_and_wait(pid_t pid) {
 
 namespace {
 
+// A killed vimgpt leaves its browser to die on its own: Chromium's helpers may still be writing their cache into the
+// run's folder for a moment after the test has seen vimgpt go, and removing a folder while files appear in it fails.
+// The folder goes once they stop; a writer still at it after ten seconds fails the test.
+void remove_when_let_go(const fs::path& dir) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  std::error_code error;
+  while (fs::remove_all(dir, error), error) {
+    if (std::chrono::steady_clock::now() >= deadline)
+      throw fs::filesystem_error("cannot remove the run's folder", dir, error);
+    ::poll(nullptr, 0, 50);  // nothing tells when the last writer is done; the deadline above bounds it
+  }
+}
+
 CliRun run_in(const std::vector<std::string>& args, const std::function<void(pid_t)>& on_started,
               const std::string& input, const RunPlace* place) {
   const fs::path dir = run_dir();
@@ -163,7 +177,7 @@ CliRun run_in(const std::vector<std::string>& args, const std::function<void(pid
       if (command_line_of(process).find(tmp.string()) != std::string::npos) run.left_behind = true;
     }
   }
-  fs::remove_all(dir);
+  remove_when_let_go(dir);
   return run;
 }
 

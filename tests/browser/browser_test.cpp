@@ -19,7 +19,6 @@
 #include "support/browser_options.h"
 #include "support/fake_latency.h"
 #include "support/refused_port.h"
-#include "support/saved_pages.h"
 #include "support/shared_tab.h"
 #include "support/site_server.h"
 
@@ -47,7 +46,6 @@ class BrowserTest : public ::testing::Test {
       });
     });
     server_->mount("/fx", VIMGPT_FIXTURES_DIR "/browser");
-    if (const auto pages = test::saved_pages_dir()) server_->mount("/pages", pages->string());
     auto tab = test::open_test_tab();
     ASSERT_TRUE(tab) << tab.error().describe();
     tab_ = std::move(*tab);
@@ -443,21 +441,6 @@ TEST(BrowserLaunch, MissingChromiumSaysWhatToDo) {
   ASSERT_FALSE(tab);
   EXPECT_EQ(tab.error().kind, ErrorKind::NotFound);
   EXPECT_NE(tab.error().message.find("--chrome"), std::string::npos);
-}
-
-TEST_F(BrowserTest, AllRealPagesLoadAndScreenshot) {
-  const auto names = test::saved_page_names();
-  if (names.empty()) GTEST_SKIP() << test::kNoSavedPages;
-  int pages = 0;
-  for (const auto& name : names) {
-    const auto navigated = tab_->navigate(server_->url("/pages/" + name));
-    ASSERT_TRUE(navigated) << name << ": " << navigated.error().describe();
-    auto shot = tab_->screenshot({ImageFormat::Jpeg, 80, 1.0});
-    ASSERT_TRUE(shot) << name << ": " << shot.error().describe();
-    EXPECT_TRUE(decode(shot->bytes).ok) << name;
-    ++pages;
-  }
-  EXPECT_EQ(pages, 25);
 }
 
 }  // namespace

@@ -18,7 +18,7 @@
 #include "support/cli_runner.h"
 #include "support/fake_model_server.h"
 #include "support/gecko_driver.h"
-#include "support/shared_firefox.h"
+#include "support/shared_browser.h"
 #include "support/site_server.h"
 #include "vision/vision.h"
 

@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <fstream>
@@ -17,7 +17,7 @@
 
 #include "support/browser_options.h"
 #include "support/proc.h"
-#include "support/shared_firefox.h"
+#include "support/shared_browser.h"
 
 namespace vimgpt::test {
 
@@ -133,10 +133,10 @@ CliRun run_in(const std::vector<std::string>& args, const std::function<void(pid
   std::ofstream(in_path, std::ios::binary) << input;
   std::vector<std::string> full = {VIMGPT_BINARY};
   full.insert(full.end(), args.begin(), args.end());
-  const bool shared = shares_firefox(args);
+  const bool shared = shares_browser(args);
   if (shared) {
     full.emplace_back("--browser");
-    full.push_back(shared_firefox_url());
+    full.push_back(shared_browser_url());
   }
   std::vector<char*> argv;
   for (auto& arg : full) argv.push_back(arg.data());
@@ -165,7 +165,7 @@ CliRun run_in(const std::vector<std::string>& args, const std::function<void(pid
   ::waitpid(pid, &status, 0);
   CliRun run;
   run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  if (shared && WIFSIGNALED(status)) drop_shared_firefox();  // its session was never ended
+  if (shared && WIFSIGNALED(status)) drop_shared_browser();  // its session was never ended
   std::stringstream out, err;
   out << std::ifstream(out_path).rdbuf();
   err << std::ifstream(err_path).rdbuf();

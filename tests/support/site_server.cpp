@@ -19,10 +19,10 @@ SiteServer::SiteServer(const Routes& routes) : server_(std::make_unique<httplib:
     requests_.push_back({request.method, request.path, query, request.body});
   });
   if (routes) routes(*server_);
-  // A browser that outlives the server (a Firefox the test process shares: support/shared_firefox.h) keeps its
+  // A browser that outlives the server (one the test process shares: support/shared_browser.h) keeps its
   // connections open, and httplib 0.11's stop() waits out each one's keep-alive timeout (5 s) before it returns: there
   // every response closes its connection instead.
-  if (const char* shared = std::getenv("VIMGPT_TEST_SHARED_FIREFOX");
+  if (const char* shared = std::getenv("VIMGPT_TEST_SHARED_BROWSER");
       shared != nullptr && std::string_view(shared) == "1")
     server_->set_keep_alive_max_count(1);
   port_ = server_->bind_to_any_port("127.0.0.1");

@@ -133,6 +133,16 @@ class NavigationPolicy {
 // The host of an http(s) URL, lowercased; empty when there is none.
 std::string url_host(std::string_view url);
 
+// --confirm-risky: what makes an action worth a person's yes before it runs. An action is risky when it would take the
+// run off the task's sites (a navigation, or a click on a link, to a host that is none of `task_hosts` and none's
+// subdomain or parent), type a secret, or give the page a file; a list is as risky as its first risky action.
+struct Risk {
+  std::string why;   // "it leaves the task's sites for shop.example", "it types the secret PW", ...
+  std::string host;  // the site it would go to; empty when it stays
+};
+std::optional<Risk> risk_of(const Action& action, const hints::HintMap& map,
+                            const std::vector<std::string>& task_hosts);
+
 // A site's HTTP authentication challenge and what it got, in words for the model (never the credentials).
 std::string describe(const browser::AuthChallenge& challenge);
 
@@ -317,13 +327,14 @@ struct RunResult {
   std::string record_dir;
 };
 
-// --confirm: the person sees each action before it runs and lets it run, changes it, skips it or ends the run.
+// --confirm: the person sees each action before it runs and lets it run, changes it, skips it or ends the run;
+// --confirm-risky: only the actions risk_of names, with its words (`risk`; empty for --confirm).
 enum class Verdict { Run, Skip, Quit };
 struct Confirmation {
   Verdict verdict = Verdict::Run;
   Json action;  // Run: the action to carry out (as proposed, or as the person edited it)
 };
-using ConfirmAction = std::function<Confirmation(const StepRecord& step, const Json& action)>;
+using ConfirmAction = std::function<Confirmation(const StepRecord& step, const Json& action, const std::string& risk)>;
 
 // {"ask": QUESTION}: the person's answer, or nothing when nobody can answer (the run then ends with
 // Outcome::NeedsInput and the question).
@@ -378,6 +389,7 @@ struct AgentOptions {
   const std::atomic<bool>* interrupted = nullptr;  // set by Ctrl-C
   int max_restarts = 2;                            // a local browser that dies is started again this many times per run
   ConfirmAction confirm;                           // empty: actions run without asking
+  bool confirm_only_risky = false;                 // --confirm-risky: confirm is asked only what risk_of names
   AskPerson ask;                                   // empty: nobody to ask ({"ask"} ends the run: NeedsInput)
   // {"handoff"} without a live view: the person does what it says in the browser's own window, then answers
   // (a headed run on a terminal). Empty: nobody can ({"handoff"} ends the run: NeedsInput).

@@ -112,6 +112,8 @@ struct Agent::Impl {
   ProgressWatch progress;     // loop detection
   int answers_sent_back = 0;  // --output-schema
   int checks_sent_back = 0;   // --verify
+  // --confirm-risky: the start page's site and every site the person let the run go to.
+  std::vector<std::string> task_hosts{url_host(options.start_url)};
 
   // Before a capture: a page whose renderer crashed is loaded again, and a local browser that died is
   // started again at `url` (at most max_restarts times a run). Returns what was done, for the model and
@@ -472,9 +474,12 @@ struct Agent::Impl {
     const auto act_start = Clock::now();
     ActResult acted;
     bool acted_on_page = false;
+    const auto risk =
+        action && options.confirm_only_risky ? risk_of(*action, capture->map, task_hosts) : std::optional<Risk>();
     if (action && action->kind != ActionKind::Done && action->kind != ActionKind::Ask &&
-        action->kind != ActionKind::Handoff && options.confirm) {
-      const Confirmation answer = options.confirm(record, planned->action);
+        action->kind != ActionKind::Handoff && options.confirm && (!options.confirm_only_risky || risk)) {
+      const Confirmation answer = options.confirm(record, planned->action, risk ? risk->why : std::string());
+      if (answer.verdict == Verdict::Run && risk && !risk->host.empty()) task_hosts.push_back(risk->host);
       if (answer.verdict == Verdict::Quit) {
         return end_at(record, *capture, on_step, "the person ended the run at the confirmation prompt",
                       Outcome::Interrupted, "ended at the confirmation prompt");

@@ -15,6 +15,19 @@ bool host_matches(const std::string& host, const std::string& pattern) {
   return host == pattern;
 }
 
+// The same site: one host, or one a subdomain of the other (www.example.com and example.com).
+bool same_site(const std::string& a, const std::string& b) {
+  return a == b || (a.size() > b.size() && a.ends_with("." + b)) || (b.size() > a.size() && b.ends_with("." + a));
+}
+
+std::optional<Risk> leaving(const std::string& url, const std::vector<std::string>& task_hosts) {
+  const std::string host = url_host(url);
+  if (host.empty()) return std::nullopt;
+  const auto on_task = [&host](const std::string& task_host) { return same_site(host, task_host); };
+  if (std::any_of(task_hosts.begin(), task_hosts.end(), on_task)) return std::nullopt;
+  return Risk{"it leaves the task's sites for " + host, host};
+}
+
 }  // namespace
 
 std::string url_host(std::string_view url) {
@@ -25,6 +38,35 @@ std::string url_host(std::string_view url) {
   if (const auto at = rest.rfind('@'); at != std::string_view::npos) rest.remove_prefix(at + 1);
   if (!rest.empty() && rest.front() == '[') return ascii_lower(rest.substr(0, rest.find(']') + 1));  // IPv6
   return ascii_lower(rest.substr(0, rest.find(':')));
+}
+
+std::optional<Risk> risk_of(const Action& action, const hints::HintMap& map,
+                            const std::vector<std::string>& task_hosts) {
+  switch (action.kind) {
+    case ActionKind::Actions:
+      for (const auto& inner : action.actions) {
+        if (auto risk = risk_of(inner, map, task_hosts)) return risk;
+      }
+      return std::nullopt;
+    case ActionKind::Navigate: return leaving(action.text, task_hosts);
+    case ActionKind::Upload: return Risk{"it gives the page the file " + action.text, ""};
+    case ActionKind::Type:
+    case ActionKind::ClickType:
+      if (const auto at = action.text.find("<secret:"); at != std::string::npos) {
+        const auto end = action.text.find('>', at);
+        return Risk{"it types the secret " + action.text.substr(at + 8, end == std::string::npos ? end : end - at - 8),
+                    ""};
+      }
+      return std::nullopt;
+    case ActionKind::Click:
+    case ActionKind::DoubleClick:
+    case ActionKind::RightClick:
+      if (const auto* hint = map.find(action.label); hint != nullptr && hint->role == "link") {
+        return leaving(hint->href, task_hosts);
+      }
+      return std::nullopt;
+    default: return std::nullopt;
+  }
 }
 
 std::string describe(const browser::AuthChallenge& challenge) {

@@ -69,11 +69,13 @@ Result<std::string> objective_from_voice(const Options& o, const Config& config)
   });
 }
 
-// --confirm: the person answers on standard input (the terminal, or a script feeding it). End of input
-// ends the run, so an unattended --confirm never runs actions nobody agreed to.
-agent::Confirmation confirm_on_terminal(const agent::StepRecord& step, const nlohmann::json& action) {
+// --confirm, --confirm-risky: the person answers on standard input (the terminal, or a script feeding it). End of
+// input ends the run, so an unattended confirmation never runs actions nobody agreed to.
+agent::Confirmation confirm_on_terminal(const agent::StepRecord& step, const nlohmann::json& action,
+                                        const std::string& risk) {
   while (true) {
     std::cerr << "step " << step.step << "/" << step.max_steps << " proposes " << action.dump()
+              << (risk.empty() ? std::string() : "\n  ask first: " + risk)
               << "\n  run it? [y]es, [n]o, [e]dit, [q]uit: " << std::flush;
     std::string line;
     if (!std::getline(std::cin, line)) return {agent::Verdict::Quit, {}};
@@ -151,7 +153,7 @@ agent::RunResult execute(const Options& o, const agent::AgentOptions& options, b
   agent::Agent agent(options, tab, std::move(planner));
   // On a terminal: the step under way and the budgets used, on one line under the steps' lines. Not with -q, and not
   // with --confirm, whose question is asked on that line.
-  StatusLine status(std::cerr, o.verbosity >= 0 && !o.confirm && ::isatty(STDERR_FILENO) != 0);
+  StatusLine status(std::cerr, o.verbosity >= 0 && !o.confirm && !o.confirm_risky && ::isatty(STDERR_FILENO) != 0);
   const auto start = std::chrono::steady_clock::now();
   const auto show = [&](int step, int max_steps, const vision::Usage& usage) {
     status.show(run_status({step, max_steps, std::chrono::steady_clock::now() - start, options.timeout, usage,
@@ -297,7 +299,8 @@ int run_command(Options o) {
   agent::AgentOptions options = agent_options(o, *settings);
   options.record_dir = record_dir;
   options.interrupted = &handle_interrupts();
-  if (o.confirm) options.confirm = confirm_on_terminal;
+  if (o.confirm || o.confirm_risky) options.confirm = confirm_on_terminal;
+  options.confirm_only_risky = o.confirm_risky && !o.confirm;
   options.ask = person_to_ask(o, config);
   options.hand_off = person_to_hand_off(o);
   // Destroyed before the tab: the tile is marked ended, and the tab no longer streamed.

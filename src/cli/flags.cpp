@@ -148,6 +148,9 @@ void add_run_flags(CLI::App& app, Options& o) {
                  "Only these hosts may load (repeatable; *.example.com for subdomains)");
   app.add_option("--block-domain", o.block_domains, "These hosts never load (repeatable; wins over --allow-domain)");
   app.add_flag("--confirm", o.confirm, "Ask before each action: y(es), n(o), e(dit), q(uit)");
+  app.add_flag("--confirm-risky", o.confirm_risky,
+               "Ask, as --confirm does, only before an action that leaves the start page's sites (a navigation or a "
+               "link), types a secret or gives the page a file");
   app.add_option("--max-restarts", o.max_restarts, "Start a crashed local browser again at most N times (default 2)");
   app.add_option("--download-dir", o.download_dir, "Save downloads here (default: DIR/downloads with --record)");
   app.add_option("--upload-dir", o.upload_dir,

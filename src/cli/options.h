@@ -41,6 +41,7 @@ struct Options {
   std::vector<std::string> block_domains;
   std::string secrets_file;
   bool confirm = false;
+  bool confirm_risky = false;  // --confirm-risky: only what agent::risk_of names is asked
   std::string consent = "reject";
   int max_restarts = 2;
   std::string download_dir;

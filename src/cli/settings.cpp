@@ -100,6 +100,7 @@ const std::vector<Key>& keys() {
       {"http-credentials", &Options::http_credentials},  // HOST=NAME: the names of secrets, not their values
       {"no-ask", &Options::no_ask},
       {"confirm", &Options::confirm},
+      {"confirm-risky", &Options::confirm_risky},
       {"consent", &Options::consent},
       {"live", &Options::live},
       {"stt", &Options::stt},

@@ -45,6 +45,15 @@ class RecoveryE2E : public ::testing::Test {
             "<a href='/file' style='font-size:30px'>Get report</a>",
             "text/html");
       });
+      // A link to another site (localhost, on this port) beside one on this site, and a field.
+      s.Get("/risky", [](const httplib::Request& req, httplib::Response& res) {
+        const std::string host = req.get_header_value("Host");
+        const std::string elsewhere = "http://localhost" + host.substr(host.find(':')) + "/b";
+        res.set_content(
+            "<!doctype html><title>Risky</title><a href='/b' style='font-size:30px'>Same site</a> <a href='" +
+                elsewhere + "' style='font-size:30px'>Elsewhere</a> <input aria-label='Password'>",
+            "text/html");
+      });
       s.Get("/file", [](const httplib::Request&, httplib::Response& res) {
         res.set_header("Content-Disposition", "attachment; filename=\"report.csv\"");
         res.set_content("a,b\n1,2\n", "text/csv");
@@ -191,6 +200,43 @@ TEST_F(RecoveryE2E, ConfirmWithNoAnswerLeftRunsNothing) {
   const auto result = run("/a", {"--confirm"});  // standard input is empty
   EXPECT_EQ(result.exit_code, 130) << result.err;
   EXPECT_EQ(site_->count("GET", "/b"), 0);
+}
+
+TEST_F(RecoveryE2E, ConfirmRiskyAsksOnlyBeforeLeavingTheSitesOrTypingASecret) {
+  std::string elsewhere;
+  int step = 0;
+  model_.set_responder([&](const test::ReceivedRequest& request) {
+    switch (++step) {
+      case 1: return ScriptedReply::text(R"({"click": ")" + test::label_in_prompt(request.text, "Same site") + R"("})");
+      case 2: return ScriptedReply::text(R"({"back": true})");
+      case 3: return ScriptedReply::text(R"({"click": ")" + test::label_in_prompt(request.text, "Elsewhere") + R"("})");
+      case 4:
+        return ScriptedReply::text(R"({"click": ")" + test::label_in_prompt(request.text, "Password") +
+                                   R"(", "type": "<secret:PW>"})");
+      case 5: return ScriptedReply::text(R"({"navigate": ")" + elsewhere + R"("})");
+      case 6: return ScriptedReply::text(R"({"navigate": ")" + elsewhere + R"(?again"})");  // a site let in: not asked
+      default: return ScriptedReply::text(R"({"done": "ok"})");
+    }
+  });
+  elsewhere = "http://localhost:" + std::to_string(site_->port()) + "/b";
+  // Asked three times: declined the link elsewhere, let the secret be typed, let the run go to the other site.
+  const auto result = run("/risky", {"--confirm-risky", "--secret", "PW=hunter2"}, "n\ny\ny\n");
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  std::size_t asked = 0;
+  for (auto at = result.err.find("run it?"); at != std::string::npos; at = result.err.find("run it?", at + 1)) ++asked;
+  EXPECT_EQ(asked, 3U) << result.err;
+  EXPECT_TRUE(has(result.err, "ask first: it leaves the task's sites for localhost")) << result.err;
+  EXPECT_TRUE(has(result.err, "ask first: it types the secret PW")) << result.err;
+  EXPECT_FALSE(has(result.err, "hunter2"));
+  const auto steps = test::read_steps(record_);
+  ASSERT_EQ(steps.size(), 7U);
+  EXPECT_TRUE(steps[0]["ok"].get<bool>()) << steps[0];  // a link on the start page's site: not asked
+  EXPECT_TRUE(has(steps[2]["result"], "declined")) << steps[2];
+  EXPECT_TRUE(steps[3]["ok"].get<bool>()) << steps[3];
+  EXPECT_TRUE(steps[4]["ok"].get<bool>()) << steps[4];
+  EXPECT_TRUE(steps[5]["ok"].get<bool>()) << steps[5];
+  // /b: the same-site link, then the other site's page twice; the declined link never loaded.
+  EXPECT_EQ(site_->count("GET", "/b"), 3);
 }
 
 TEST_F(RecoveryE2E, KilledVimgptKeepsEveryFinishedStepAndItsBrowserGoes) {

@@ -383,5 +383,53 @@ TEST(AgentPolicy, HostsAndPatterns) {
   EXPECT_FALSE(NavigationPolicy::create({"*"}, {}));
 }
 
+// --confirm-risky's rule: leaving the task's sites (the start page's, its subdomains and parents), a secret, a file.
+TEST(RiskOf, LeavingTheSitesTypingASecretAndUploadingAreRiskyAndNothingElse) {
+  hints::Hint home;
+  home.label = "A";
+  home.role = "link";
+  home.href = "https://shop.example.com/cart";
+  hints::Hint away = home;
+  away.label = "B";
+  away.href = "https://evil.test/login";
+  hints::Hint button = away;
+  button.label = "C";
+  button.role = "button";  // a button whose page-given href is not where a click goes: left to the page's own checks
+  const hints::HintMap map(1, {home, away, button});
+  const std::vector<std::string> task{"www.example.com"};
+  const auto risk = [&](const char* reply) {
+    auto action = parse_action(nlohmann::json::parse(reply));
+    EXPECT_TRUE(action) << reply;
+    return action ? risk_of(*action, map, {"example.com"}) : std::nullopt;
+  };
+  EXPECT_FALSE(risk(R"({"click": "A"})"));
+  EXPECT_FALSE(risk(R"({"click": "C"})"));
+  EXPECT_FALSE(risk(R"({"navigate": "https://www.example.com/a"})"));
+  EXPECT_FALSE(risk(R"({"type": "hello"})"));
+  EXPECT_FALSE(risk(R"({"key": "Enter"})"));
+  const auto link = risk(R"({"click": "B"})");
+  ASSERT_TRUE(link);
+  EXPECT_EQ(link->why, "it leaves the task's sites for evil.test");
+  EXPECT_EQ(link->host, "evil.test");
+  const auto navigation = risk(R"({"navigate": "notexample.com"})");  // a suffix that is not a parent domain
+  ASSERT_TRUE(navigation);
+  EXPECT_EQ(navigation->host, "notexample.com");
+  const auto secret = risk(R"({"click": "A", "type": "<secret:PW> and more"})");
+  ASSERT_TRUE(secret);
+  EXPECT_EQ(secret->why, "it types the secret PW");
+  EXPECT_TRUE(secret->host.empty());
+  const auto upload = risk(R"({"upload": "A", "file": "cv.pdf"})");
+  ASSERT_TRUE(upload);
+  EXPECT_EQ(upload->why, "it gives the page the file cv.pdf");
+  const auto listed =
+      risk(R"({"actions": [{"type": "x"}, {"navigate": "https://evil.test"}, {"upload": "A", "file": "f"}]})");
+  ASSERT_TRUE(listed);
+  EXPECT_EQ(listed->host, "evil.test");  // the first risky one
+  // A sibling of the start page's host is another site: without a public-suffix list, only a host's own subdomains and
+  // parents are its site.
+  EXPECT_TRUE(risk_of(*parse_action(nlohmann::json::parse(R"({"navigate": "https://shop.example.com"})")), map, task));
+  EXPECT_FALSE(risk_of(*parse_action(nlohmann::json::parse(R"({"navigate": "https://example.com"})")), map, task));
+}
+
 }  // namespace
 }  // namespace vimgpt::agent

@@ -335,6 +335,14 @@ Result<Action> parse_action(const Json& reply, std::size_t max_actions) {
               "no known action in the reply (keys: " + keys + "). " + vision::vocabulary_text());
 }
 
+std::optional<SecretPlaceholder> next_secret_placeholder(const std::string& text, std::size_t from) {
+  constexpr std::string_view kOpen = "<secret:";
+  const auto at = text.find(kOpen, from);
+  const auto end = at == std::string::npos ? std::string::npos : text.find('>', at);
+  if (end == std::string::npos) return std::nullopt;
+  return SecretPlaceholder{at, end, text.substr(at + kOpen.size(), end - at - kOpen.size())};
+}
+
 Json to_json(const Action& action) {
   switch (action.kind) {
     case ActionKind::Done: return {{"done", action.answer}};

@@ -15,25 +15,11 @@ ActResult failed(const Error& error) {
   return {false, error.message, std::nullopt};
 }
 
-// The first <secret:NAME> placeholder in `text` from `from` on: where it starts, where its '>' is, and NAME.
-struct Placeholder {
-  std::size_t at = 0;
-  std::size_t end = 0;
-  std::string name;
-};
-std::optional<Placeholder> next_placeholder(const std::string& text, std::size_t from) {
-  constexpr std::string_view kOpen = "<secret:";
-  const auto at = text.find(kOpen, from);
-  const auto end = at == std::string::npos ? std::string::npos : text.find('>', at);
-  if (end == std::string::npos) return std::nullopt;
-  return Placeholder{at, end, text.substr(at + kOpen.size(), end - at - kOpen.size())};
-}
-
 // Replaces <secret:NAME> with its value at the last moment, so values never reach the model or a record; a
 // one-time-code key with the code for now.
 Result<std::string> with_secrets(std::string text, const std::map<std::string, std::string>& secrets) {
   std::size_t at = 0;
-  while (const auto placeholder = next_placeholder(text, at)) {
+  while (const auto placeholder = next_secret_placeholder(text, at)) {
     at = placeholder->at;
     const auto end = placeholder->end;
     const std::string& name = placeholder->name;
@@ -439,8 +425,8 @@ ActResult Actor::type_into_focus(const std::string& text, Enter enter) {
 // Why a secret bound to hosts (--secret NAME@HOST=...) in `text` may not be typed where the focus is, if it may not.
 std::optional<std::string> Actor::secret_refusal(const std::string& text) {
   std::optional<std::string> url;
-  for (auto placeholder = next_placeholder(text, 0); placeholder;
-       placeholder = next_placeholder(text, placeholder->end)) {
+  for (auto placeholder = next_secret_placeholder(text, 0); placeholder;
+       placeholder = next_secret_placeholder(text, placeholder->end)) {
     const std::string& name = placeholder->name;
     const auto sites = options_.secret_sites.find(name);
     if (sites == options_.secret_sites.end()) continue;

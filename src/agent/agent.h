@@ -108,6 +108,14 @@ bool ends_done(const Action& action);
 // "navigate example.com" → "https://example.com"; only http and https are allowed.
 Result<std::string> normalize_url(std::string_view url);
 Json to_json(const Action& action);
+// The first <secret:NAME> placeholder of typed text from `from` on: where it starts, where its '>' is, and NAME;
+// nothing when there is none (an unclosed "<secret:" is text).
+struct SecretPlaceholder {
+  std::size_t at = 0;
+  std::size_t end = 0;
+  std::string name;
+};
+std::optional<SecretPlaceholder> next_secret_placeholder(const std::string& text, std::size_t from = 0);
 // A done answer as text: a string as it is, null as "", anything else as its JSON.
 std::string answer_text(const Json& answer);
 std::string describe(const Action& action);

@@ -52,11 +52,8 @@ std::optional<Risk> risk_of(const Action& action, const hints::HintMap& map,
     case ActionKind::Upload: return Risk{"it gives the page the file " + action.text, ""};
     case ActionKind::Type:
     case ActionKind::ClickType:
-      if (const auto at = action.text.find("<secret:"); at != std::string::npos) {
-        const auto end = action.text.find('>', at);
-        return Risk{"it types the secret " + action.text.substr(at + 8, end == std::string::npos ? end : end - at - 8),
-                    ""};
-      }
+      if (const auto secret = next_secret_placeholder(action.text))
+        return Risk{"it types the secret " + secret->name, ""};
       return std::nullopt;
     case ActionKind::Click:
     case ActionKind::DoubleClick:

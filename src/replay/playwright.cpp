@@ -30,15 +30,14 @@ std::string text_expression(const std::string& text) {
   std::vector<std::string> parts;
   std::size_t at = 0;
   while (at < text.size()) {
-    const auto open = text.find("<secret:", at);
-    const auto close = open == std::string::npos ? std::string::npos : text.find('>', open);
-    if (close == std::string::npos) {
+    const auto secret = agent::next_secret_placeholder(text, at);
+    if (!secret) {
       parts.push_back(literal(text.substr(at)));
       break;
     }
-    if (open > at) parts.push_back(literal(text.substr(at, open - at)));
-    parts.push_back("secret(" + literal(text.substr(open + 8, close - open - 8)) + ")");
-    at = close + 1;
+    if (secret->at > at) parts.push_back(literal(text.substr(at, secret->at - at)));
+    parts.push_back("secret(" + literal(secret->name) + ")");
+    at = secret->end + 1;
   }
   if (parts.empty()) return "''";
   std::string out;

@@ -1,12 +1,12 @@
 // Every saved real page loads, a hint pass in each drawing mode succeeds with hints and a labelled frame that decodes
 // at the size the capture says, and clicking a few hints (buttons and fields first, a link last) does not fail.
 #include <gtest/gtest.h>
-#include <stb_image.h>
 
 #include <filesystem>
 #include <fstream>
 
 #include "browser/hints_support.h"
+#include "common/pixels.h"
 #include "support/saved_pages.h"
 
 namespace vimgpt::hints {
@@ -43,13 +43,10 @@ TEST_P(HintsRealPages, HintMapAndClicks) {
     auto captured = capture(tab(), options);
     ASSERT_TRUE(captured) << to_string(mode) << ": " << captured.error().describe();
     const auto& frame = captured->labelled;
-    int width = 0, height = 0, channels = 0;
-    unsigned char* pixels = stbi_load_from_memory(reinterpret_cast<const unsigned char*>(frame.bytes.data()),
-                                                  static_cast<int>(frame.bytes.size()), &width, &height, &channels, 3);
-    EXPECT_NE(pixels, nullptr) << to_string(mode) << ": the labelled frame does not decode";
-    stbi_image_free(pixels);
-    EXPECT_EQ(width, frame.width) << to_string(mode);
-    EXPECT_EQ(height, frame.height) << to_string(mode);
+    const auto pixels = decode_pixels(frame.bytes);
+    EXPECT_TRUE(pixels) << to_string(mode) << ": the labelled frame does not decode: " << pixels.error().describe();
+    EXPECT_EQ(pixels ? pixels->width : 0, frame.width) << to_string(mode);
+    EXPECT_EQ(pixels ? pixels->height : 0, frame.height) << to_string(mode);
     // Every link a click at its centre would reach must have a hint (some saved pages show nothing
     // without their scripts, or lie under a transparent full-page image: then there may be none).
     auto reachable = tab().evaluate_in_page(

@@ -13,12 +13,34 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "launch/launch.h"
 
 namespace vimgpt::test {
+
+// Where Chromium serves its DevTools, as it writes it to DevToolsActivePort in its profile once it listens: the port it
+// picked and its browser target's path. A bounded wait (30 s; a file has no event to wait on); nothing when `gone`
+// says the browser exited first.
+struct DevToolsEndpoint {
+  int port = 0;
+  std::string path;
+};
+inline std::optional<DevToolsEndpoint> wait_for_devtools_endpoint(const std::filesystem::path& profile,
+                                                                  const std::function<bool()>& gone) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::ifstream in(profile / "DevToolsActivePort");
+    DevToolsEndpoint endpoint;
+    if (in >> endpoint.port >> endpoint.path && endpoint.port > 0 && !endpoint.path.empty()) return endpoint;
+    if (gone()) return std::nullopt;
+    ::poll(nullptr, 0, 20);
+  }
+  return std::nullopt;
+}
 
 class RemoteChromium {
  public:
@@ -83,24 +105,16 @@ class RemoteChromium {
   }
 
  private:
+  // Failing the caller's ready() when Chromium never says where it listens.
   void read_active_port() {
-    // Chromium writes the file once it listens; a bounded poll, failing the caller's ready() if it never does.
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    while (std::chrono::steady_clock::now() < deadline) {
-      std::ifstream in(dir_ / "DevToolsActivePort");
-      int port = 0;
-      std::string path;
-      if (in >> port >> path && port > 0 && !path.empty()) {
-        port_ = port;
-        ws_path_ = path;
-        return;
-      }
-      if (::waitpid(pid_, nullptr, WNOHANG) == pid_) {
-        pid_ = -1;
-        return;
-      }
-      ::poll(nullptr, 0, 20);
-    }
+    const auto endpoint = wait_for_devtools_endpoint(dir_, [this] {
+      if (::waitpid(pid_, nullptr, WNOHANG) != pid_) return false;
+      pid_ = -1;
+      return true;
+    });
+    if (!endpoint) return;
+    port_ = endpoint->port;
+    ws_path_ = endpoint->path;
   }
 
   std::filesystem::path dir_;

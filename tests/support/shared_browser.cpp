@@ -1,19 +1,17 @@
 #include "support/shared_browser.h"
 
 #include <gtest/gtest.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 
 #include "launch/launch.h"
 #include "support/browser_options.h"
+#include "support/remote_chromium.h"
 
 namespace vimgpt::test {
 namespace {
@@ -38,20 +36,6 @@ std::unique_ptr<SharedBrowser>& shared() {
   return browser;
 }
 
-// Chromium writes the port it picked and its browser target's path once it listens; a bounded wait, as a file has no
-// event to wait on.
-std::string devtools_url(const fs::path& profile) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (std::chrono::steady_clock::now() < deadline) {
-    std::ifstream in(profile / "DevToolsActivePort");
-    int port = 0;
-    std::string path;
-    if (in >> port >> path && port > 0 && !path.empty()) return "ws://127.0.0.1:" + std::to_string(port) + path;
-    ::poll(nullptr, 0, 20);
-  }
-  return {};
-}
-
 std::unique_ptr<SharedBrowser> launch_shared() {
   auto shared = std::make_unique<SharedBrowser>();
   launch::LaunchOptions options = loopback_only_launch();
@@ -72,8 +56,11 @@ std::unique_ptr<SharedBrowser> launch_shared() {
     return nullptr;
   }
   shared->browser = std::move(*launched);
-  shared->url =
-      options.engine == launch::Engine::Chromium ? devtools_url(shared->profile) : bidi_socket_url(*shared->browser);
+  if (options.engine == launch::Engine::Firefox) {
+    shared->url = bidi_socket_url(*shared->browser);
+  } else if (const auto endpoint = wait_for_devtools_endpoint(shared->profile, [] { return false; })) {
+    shared->url = "ws://127.0.0.1:" + std::to_string(endpoint->port) + endpoint->path;
+  }
   if (shared->url.empty()) {
     ADD_FAILURE() << "the shared browser did not say where it listens: " << shared->browser->describe();
     return nullptr;

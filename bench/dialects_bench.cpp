@@ -135,6 +135,7 @@ int main(int argc, char** argv) {
       {"qwen3-vl:8b", "", "vimgpt"},  // vimgpt's labelled JSON, to the same model
       {"qwen2.5vl:7b", "qwen2.5-vl", ""},
       {"qwen3-vl:8b", "qwen3-vl", ""},
+      {"Qwen/Qwen3.5-9B", "qwen3.5", ""},
       {"microsoft/Fara-7B", "fara", ""},
       {"microsoft/Fara1.5-9B", "fara-1.5", ""},
       {"UI-TARS-1.5-7B-Q4_K_M.gguf", "ui-tars-1.5", ""},

@@ -15,8 +15,9 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   namespace vision = vimgpt::vision;
   if (size == 0) return 0;
-  static constexpr std::array<const char*, 8> kFamilies = {"qwen2.5-vl",  "qwen3-vl",    "fara",  "fara-1.5",
-                                                           "ui-tars-1.5", "gui-owl-1.5", "glm-v", "holo3"};
+  static constexpr std::array<const char*, 10> kFamilies = {"qwen2.5-vl", "qwen3-vl",    "qwen3.5",     "fara",
+                                                            "fara-1.5",   "ui-tars-1.5", "gui-owl-1.5", "glm-v",
+                                                            "holo3",      "molmoweb"};
   const vision::Dialect* dialect = vision::find_dialect(kFamilies[data[0] % kFamilies.size()]);
   if (dialect == nullptr) __builtin_trap();  // a family the catalogue lost: the target tests nothing
   const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);

@@ -77,6 +77,11 @@ nlohmann::json to_json(const vision::ModelSpec& spec) {
                        {"reply_tokens", dialect.reply_tokens},
                        {"serving", dialect.serving}};
     if (dialect.temperature) json["dialect"]["temperature"] = *dialect.temperature;
+    if (dialect.xml_calls) json["dialect"]["calls"] = "xml";
+    if (dialect.told_screen) {
+      json["dialect"]["told_screen"] =
+          std::to_string(dialect.told_screen->width) + "x" + std::to_string(dialect.told_screen->height);
+    }
   }
   return json;
 }

@@ -61,6 +61,26 @@ ImageTokenRule image_rule_of(const Json& json) {
   return rule;
 }
 
+// As Python's json.dumps writes a value (", " and ": " between items, non-ASCII escaped), in the order given: how
+// the chat templates write a tool into <tools>.
+std::string python_dumps(const nlohmann::ordered_json& value) {
+  if (!value.is_structured()) return value.dump(-1, ' ', true);
+  std::string text = value.is_object() ? "{" : "[";
+  for (auto item = value.begin(); item != value.end(); ++item) {
+    if (item != value.begin()) text += ", ";
+    if (value.is_object()) text += nlohmann::ordered_json(item.key()).dump(-1, ' ', true) + ": ";
+    text += python_dumps(*item);
+  }
+  return text + (value.is_object() ? "}" : "]");
+}
+
+// A tool of "dialect_tools" as the template writes it: {"type": "function", "function": TOOL}, its keys in the
+// order models.json gives them (the parsed catalogue sorts them).
+std::string tool_text(const std::string& name) {
+  static const auto kTools = nlohmann::ordered_json::parse(detail::models_json()).at("dialect_tools");
+  return python_dumps(nlohmann::ordered_json{{"type", "function"}, {"function", kTools.at(name)}});
+}
+
 // An open family's way of speaking: its dialect, point space, resize rule, conversation and the authors' prompt
 // and tool (named in "dialect_prompts" and "dialect_tools").
 Dialect dialect_of(const Json& json, const std::string& family, const Json& catalogue) {
@@ -98,13 +118,22 @@ Dialect dialect_of(const Json& json, const std::string& family, const Json& cata
   if (json.contains("system_prompt")) {
     dialect.system_prompt = catalogue.at("dialect_prompts").at(json["system_prompt"].get<std::string>());
   }
-  if (json.contains("tool")) dialect.tool = catalogue.at("dialect_tools").at(json["tool"].get<std::string>());
+  if (json.contains("tool")) {
+    dialect.tool = catalogue.at("dialect_tools").at(json["tool"].get<std::string>());
+    dialect.tool_text = tool_text(json["tool"].get<std::string>());
+  }
   dialect.next_turn = json.value("next_turn", "");
   dialect.first_turn = json.value("first_turn", "");
   if (json.contains("temperature")) dialect.temperature = json["temperature"].get<double>();
   dialect.reply_tokens = json.value("reply_tokens", 0);
   dialect.request_fields = json.value("request_fields", Json());
   dialect.serving = json.value("serving", std::vector<std::string>{});
+  if (const auto& screen = json.value("told_screen", Json()); screen.is_array()) {
+    dialect.told_screen = Size{screen.at(0).get<int>(), screen.at(1).get<int>()};
+  }
+  dialect.xml_calls =
+      enum_of(json.value("calls", Json("json")),
+              std::array<std::pair<std::string_view, bool>, 2>{{{"json", false}, {"xml", true}}}, "calls");
   return dialect;
 }
 

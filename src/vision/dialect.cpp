@@ -116,12 +116,10 @@ void replace_all(std::string& text, std::string_view from, std::string_view to) 
 namespace {
 
 // The system prompt as the authors' harness fills it: the tool as one line of JSON inside <tools>, the screen
-// as the model will see it.
+// as the model will see it (or as its authors name it).
 std::string system_prompt(const Dialect& dialect, Size screen) {
   std::string prompt = dialect.system_prompt;
-  if (!dialect.tool.is_null()) {
-    replace_all(prompt, "{tools}", Json{{"type", "function"}, {"function", dialect.tool}}.dump());
-  }
+  if (!dialect.tool_text.empty()) replace_all(prompt, "{tools}", dialect.tool_text);
   replace_all(prompt, "{width}", std::to_string(screen.width));
   replace_all(prompt, "{height}", std::to_string(screen.height));
   return prompt;
@@ -166,7 +164,9 @@ std::vector<Turn> dialect_turns(const Dialect& dialect, const StepRequest& step,
   if (dialect.reads_marks()) return glm_turns(dialect, step, images.empty() ? -1 : static_cast<int>(images.size()) - 1);
   if (dialect.kind == DialectKind::HoloJson) return holo_turns(dialect, step, images);
   if (dialect.kind == DialectKind::MolmoWeb) return molmoweb_turns(dialect, step, images);
-  const Size screen = images.empty() ? Size{} : model_screen(dialect, images.back());
+  const Size screen = dialect.told_screen ? *dialect.told_screen
+                      : images.empty()    ? Size{}
+                                          : model_screen(dialect, images.back());
   std::vector<Turn> turns;
   std::string opening = step.objective;
   // A family whose harness opens with its own template (GUI-Owl) folds the steps whose screenshots were dropped
@@ -205,7 +205,7 @@ std::vector<Turn> dialect_turns(const Dialect& dialect, const StepRequest& step,
     if (folds && first) fold_into_opening();
     turns.push_back(
         {"user", first ? opening : later_turn(dialect, entry.url, since), with_image ? next_image++ : -1, ""});
-    turns.push_back({"assistant", entry.reply, -1, ""});
+    turns.push_back({"assistant", dialect.xml_calls ? with_xml_calls(entry.reply) : entry.reply, -1, ""});
     since = outcome_of(entry);
     first = false;
   }
@@ -263,6 +263,10 @@ std::string dialect_repair_prompt(const Dialect& dialect, std::string_view reply
       : dialect.kind == DialectKind::UiTars
           ? "\"Thought: ...\\nAction: ...\" with one action of the action space, e.g. Action: click(point='<point>100 "
             "200</point>')"
+      : dialect.xml_calls
+          ? "your thoughts, then one call in <tool_call></tool_call> tags: <tool_call>\n<function=computer_use>\n"
+            "<parameter=action>\nleft_click\n</parameter>\n<parameter=coordinate>\n[100, 200]\n</parameter>\n"
+            "</function>\n</tool_call>"
           : "your thoughts, then one call in <tool_call></tool_call> tags: <tool_call>\n{\"name\": \"computer_use\", "
             "\"arguments\": {\"action\": \"left_click\", \"coordinate\": [100, 200]}}\n</tool_call>";
   return "Your last reply could not be read. Write it again in the required form: " + form + ".\n\nYour reply was:\n" +

@@ -85,6 +85,9 @@ Result<Json> read_computer_use(std::string_view text, const Dialect& dialect, co
                                std::string& thoughts);
 Result<Json> read_ui_tars(std::string_view text, const Dialect& dialect, const PointFrame& frames,
                           std::string& thoughts);
+// A reply whose <tool_call> holds the JSON form (a server's parser took the call out into tool_calls, and the
+// client wrote it back as text) with each call rewritten in Qwen3.5's XML form; any other reply as it is.
+std::string with_xml_calls(std::string_view reply);
 Result<Json> read_glm_marks(std::string_view text, std::string& thoughts);
 Result<Json> read_holo(std::string_view text, const Dialect& dialect, const PointFrame& frames, std::string& thoughts);
 Result<Json> read_molmoweb(std::string_view text, const Dialect& dialect, const PointFrame& frames,

@@ -1,6 +1,8 @@
-// The `computer_use` function call in <tool_call> tags: Qwen2.5-VL, Qwen3-VL and Fara. The actions and their
+// The `computer_use` function call in <tool_call> tags: Qwen2.5-VL, Qwen3-VL, Qwen3.5 and Fara. The actions and their
 // arguments are those of the tools the authors describe (QwenLM/Qwen3-VL cookbooks/utils/agent_function_call.py,
-// microsoft/fara src/fara/_prompts.py and fara_agent.py's execute_action); models.json cites them.
+// microsoft/fara src/fara/_prompts.py and fara_agent.py's execute_action); models.json cites them. The call is a JSON
+// object (Qwen2.5-VL's and Qwen3-VL's chat templates) or, as Qwen3.5's template asks for it,
+// <function=computer_use><parameter=action>left_click</parameter>...</function>.
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -55,6 +57,41 @@ Json parse_call(std::string_view text) {
   }
   call = Json::parse(python, nullptr, false);
   return call.is_discarded() ? Json() : call;
+}
+
+// Qwen3.5's form: each <parameter=KEY> holds its value between a newline after the tag and one before the close
+// (vLLM's qwen3_coder parser strips exactly those); a value is text where the tool's schema says so, else the JSON
+// it reads as (with Python's True, False and None, which the template's str() writes), else text.
+Json parse_xml_call(std::string_view text, const Json& tool) {
+  const auto open = text.find("<function=");
+  if (open == std::string_view::npos) return Json();
+  const auto name_end = text.find('>', open);
+  if (name_end == std::string_view::npos) return Json();
+  Json call = {{"name", std::string(trim(text.substr(open + 10, name_end - open - 10)))},
+               {"arguments", Json::object()}};
+  const Json properties =
+      tool.is_object() ? tool.value("parameters", Json::object()).value("properties", Json()) : Json();
+  for (auto at = text.find("<parameter=", name_end); at != std::string_view::npos;
+       at = text.find("<parameter=", at + 1)) {
+    const auto key_end = text.find('>', at);
+    const auto close = text.find("</parameter>", key_end);
+    if (key_end == std::string_view::npos || close == std::string_view::npos) break;
+    const std::string key(trim(text.substr(at + 11, key_end - at - 11)));
+    std::string_view value = text.substr(key_end + 1, close - key_end - 1);
+    if (value.starts_with('\n')) value.remove_prefix(1);
+    if (value.ends_with('\n')) value.remove_suffix(1);
+    const bool text_typed = properties.is_object() && properties.contains(key) && properties[key].is_object() &&
+                            properties[key].value("type", "") == "string";
+    Json parsed = text_typed ? Json(std::string(value)) : Json::parse(value, nullptr, false);
+    if (parsed.is_discarded()) {
+      parsed = value == "True"    ? Json(true)
+               : value == "False" ? Json(false)
+               : value == "None"  ? Json()
+                                  : Json(std::string(value));
+    }
+    call["arguments"][key] = std::move(parsed);
+  }
+  return call;
 }
 
 // "coordinate": [x, y] in the dialect's space (some servers send it as a string "[x, y]").
@@ -192,11 +229,15 @@ Result<Json> read_computer_use(std::string_view text, const Dialect& dialect, co
   } else if (const auto brace = text.find('{'); brace != std::string_view::npos) {
     thoughts = std::string(trim(text.substr(0, brace)));
   }
-  const Json parsed = parse_call(call);
+  const Json parsed =
+      call.find("<function=") != std::string_view::npos ? parse_xml_call(call, dialect.tool) : parse_call(call);
   if (!parsed.is_object()) {
     return fail(ErrorKind::Parse,
-                "no computer_use call in the reply (expected <tool_call>{\"name\": \"computer_use\", "
-                "\"arguments\": {...}}</tool_call>)");
+                dialect.xml_calls
+                    ? "no computer_use call in the reply (expected <tool_call>\n<function=computer_use>\n"
+                      "<parameter=action>\n...\n</parameter>\n</function>\n</tool_call>)"
+                    : "no computer_use call in the reply (expected <tool_call>{\"name\": \"computer_use\", "
+                      "\"arguments\": {...}}</tool_call>)");
   }
   Json args = parsed.contains("arguments") ? parsed["arguments"] : parsed;
   if (args.is_string()) args = Json::parse(args.get<std::string>(), nullptr, false);
@@ -208,6 +249,31 @@ Result<Json> read_computer_use(std::string_view text, const Dialect& dialect, co
     return Json{{"unsupported", "there is no tool \"" + name + "\": call computer_use"}};
   }
   return action_of(args, dialect, frames);
+}
+
+std::string with_xml_calls(std::string_view reply) {
+  std::string text;
+  std::size_t from = 0;
+  for (auto open = reply.find("<tool_call>"); open != std::string_view::npos; open = reply.find("<tool_call>", from)) {
+    const auto close = reply.find("</tool_call>", open);
+    if (close == std::string_view::npos) break;
+    const Json call = parse_call(reply.substr(open + 11, close - open - 11));
+    text += reply.substr(from, open - from);
+    from = close + 12;
+    if (!call.is_object() || !call.contains("name") || !call.value("arguments", Json()).is_object()) {
+      text += reply.substr(open, from - open);
+      continue;
+    }
+    // As the template writes a call: text as it is, anything else as JSON (ollama's qwen35.go, checked against
+    // the official template).
+    text += "<tool_call>\n<function=" + text_of(call, "name") + ">\n";
+    for (const auto& [key, value] : call["arguments"].items()) {
+      text += "<parameter=" + key + ">\n" + (value.is_string() ? value.get<std::string>() : value.dump()) +
+              "\n</parameter>\n";
+    }
+    text += "</function>\n</tool_call>";
+  }
+  return text + std::string(reply.substr(from));
 }
 
 }  // namespace vimgpt::vision::detail

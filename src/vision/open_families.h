@@ -66,6 +66,7 @@ struct Dialect {
   std::string system_prompt;  // the authors' system prompt; {tools} and {width}x{height} filled in
   // The function the model calls (computer_use), as the authors describe it; for Holo, the schema of its reply.
   Json tool;
+  std::string tool_text;  // the tool as the template writes it into <tools>, in its authors' key order
   std::string next_turn;  // the text sent with each later screenshot
   // The first user turn as the authors' harness writes it, {instruction} and {previous} (the steps whose
   // screenshots were dropped, one line each) filled in; empty: the objective alone, earlier steps kept as turns.
@@ -75,6 +76,12 @@ struct Dialect {
   int reply_tokens = 0;               // the cap the family needs for its thoughts and action (0: --max-tokens)
   Json request_fields;                // sent in every request as the authors' harness sends them; null: none
   std::vector<std::string> serving;   // what each serving engine needs, one line each
+  // The screen the tool's description names ("The screen's resolution is WxH."): the image the model sees, or, for
+  // a family trained on 0-1000 points, the size its authors write there (Qwen3-VL's cookbook: 999x999).
+  std::optional<Size> told_screen;
+  // Calls written as Qwen3.5's chat template asks, <function=NAME><parameter=KEY>value</parameter></function>
+  // inside <tool_call>, rather than a JSON object: the model's own turns are sent back in that form too.
+  bool xml_calls = false;
 
   // The family reads numbered marks (0, 1, 2, ...) drawn on the frame and a list of the marked elements, and
   // answers with a mark's number rather than a point.

@@ -96,8 +96,8 @@ TEST_P(DialectE2E, OrdersByClickingThePointItsModelGives) {
 INSTANTIATE_TEST_SUITE_P(
     Families, DialectE2E,
     ::testing::Values(Family{"qwen2.5vl:7b", "qwen2.5-vl"}, Family{"qwen3-vl:8b", "qwen3-vl"},
-                      Family{"microsoft/Fara-7B", "fara"}, Family{"microsoft/Fara1.5-9B", "fara-1.5"},
-                      Family{"UI-TARS-1.5-7B-Q4_K_M.gguf", "ui-tars-1.5"},
+                      Family{"Qwen/Qwen3.5-9B", "qwen3.5"}, Family{"microsoft/Fara-7B", "fara"},
+                      Family{"microsoft/Fara1.5-9B", "fara-1.5"}, Family{"UI-TARS-1.5-7B-Q4_K_M.gguf", "ui-tars-1.5"},
                       Family{"mPLUG/GUI-Owl-1.5-8B-Instruct", "gui-owl-1.5"}, Family{"zai-org/GLM-4.5V", "glm-v"},
                       Family{"Hcompany/Holo-3.1-35B-A3B", "holo3"}, Family{"allenai/MolmoWeb-8B", "molmoweb"}),
     [](const ::testing::TestParamInfo<Family>& tested) {

@@ -137,6 +137,13 @@ TEST(Models, TheCatalogueIsPrintedWithItsDateAndEachEntryWithItsSources) {
   EXPECT_EQ(entry["id"], "claude-opus-4-5");
   EXPECT_DOUBLE_EQ(entry["price"]["input"].get<double>(), 5.0);
   EXPECT_FALSE(entry["sources"].empty());
+  // An open family's entry says how it speaks, with what rests on assumption in its note.
+  run = run_vimgpt({"models", "qwen3.5:9b"});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  const auto qwen = nlohmann::json::parse(run.out);
+  EXPECT_EQ(qwen["dialect"]["calls"], "xml");
+  EXPECT_EQ(qwen["dialect"]["told_screen"], "999x999");
+  EXPECT_NE(qwen["note"].get<std::string>().find("assumed"), std::string::npos);
   run = run_vimgpt({"models", "--json"});
   EXPECT_EQ(nlohmann::json::parse(run.out)["models"].size(), vision::model_catalogue().size());
   run = run_vimgpt({"models", "gpt-9"});

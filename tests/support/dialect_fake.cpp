@@ -307,6 +307,40 @@ ScriptedReply molmoweb_reply(const ReceivedRequest& received, std::array<std::ui
           .dump());
 }
 
+// What a model trained on Qwen3.5's chat template must be sent (ollama's byte-checked qwen35.go): the tools in
+// its system turn's "# Tools" block with the XML call format, and its own earlier calls in that form. A JSON call
+// in its history would teach it a form its template never shows it; this fake refuses it with a 400.
+std::optional<std::string> qwen35_request_problem(const json& body) {
+  const auto& messages = body.value("messages", json::array());
+  if (messages.empty() || messages[0].value("role", "") != "system") return "no system turn";
+  const std::string system = messages[0].value("content", "");
+  if (!system.starts_with("# Tools\n\nYou have access to the following functions:\n\n<tools>\n{\"type\": "
+                          "\"function\", \"function\": {\"name\": \"computer_use\"")) {
+    return "the system turn does not open with Qwen3.5's tools block";
+  }
+  if (system.find("<function=example_function_name>") == std::string::npos) return "no XML call format";
+  if (system.find("The screen's resolution is 999x999.") == std::string::npos) return "not the 0-1000 screen";
+  if (body.contains("response_format")) return "a response_format the model was not trained on";
+  for (const auto& message : messages) {
+    if (message.value("role", "") != "assistant") continue;
+    const std::string text = message.value("content", "");
+    if (text.find("<tool_call>\n<function=computer_use>\n<parameter=") == std::string::npos ||
+        text.find("{\"name\"") != std::string::npos) {
+      return "an earlier call not in Qwen3.5's XML form: " + text;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string xml_call(const json& arguments) {
+  std::string call = "<tool_call>\n<function=computer_use>\n";
+  for (const auto& [key, value] : arguments.items()) {
+    call += "<parameter=" + key + ">\n" + (value.is_string() ? value.get<std::string>() : value.dump()) +
+            "\n</parameter>\n";
+  }
+  return call + "</function>\n</tool_call>";
+}
+
 }  // namespace
 
 FakeFamily fake_family(const std::string& name) {
@@ -321,6 +355,14 @@ FakeFamily fake_family(const std::string& name) {
     family.min_pixels = 65536;
     family.max_pixels = 16777216;
     family.think_tag = true;
+  } else if (name == "qwen3.5") {
+    // Qwen3.5 writes its calls in its chat template's XML form; Qwen3-VL's 32-px factor and bounds.
+    family.thousandths = true;
+    family.factor = 32;
+    family.min_pixels = 65536;
+    family.max_pixels = 16777216;
+    family.think_tag = true;
+    family.xml_calls = true;
   } else if (name == "gui-owl-1.5") {
     // X-PLUG/MobileAgent's GUI-Owl 1.5: Qwen3-VL's processor, 0-1000 points, 5 screenshots kept.
     family.thousandths = true;
@@ -398,6 +440,9 @@ FakeModelServer::Responder dialect_responder(FakeFamily family, std::array<std::
     if (family.dialect == "glm_marks") return glm_reply(received, answer);
     if (family.dialect == "holo_json") return holo_reply(received, colour, answer);
     if (family.dialect == "molmoweb_json") return molmoweb_reply(received, colour, answer);
+    if (family.xml_calls) {
+      if (auto problem = qwen35_request_problem(received.body)) return ScriptedReply::status_code(400, *problem);
+    }
     const auto image = last_image(received.body);
     const auto centre = image ? find_colour(*image, colour) : std::nullopt;
     const std::string thoughts = centre ? "The target is at the centre of the coloured element." : "It is done.";
@@ -433,7 +478,9 @@ FakeModelServer::Responder dialect_responder(FakeFamily family, std::array<std::
     }
     if (family.tool_calls) return as_tool_call(arguments, said);
     const std::string call =
-        "<tool_call>\n" + json{{"name", "computer_use"}, {"arguments", arguments}}.dump() + "\n</tool_call>";
+        family.xml_calls
+            ? xml_call(arguments)
+            : "<tool_call>\n" + json{{"name", "computer_use"}, {"arguments", arguments}}.dump() + "\n</tool_call>";
     return ScriptedReply::text(family.think_tag ? "<think>" + said + "</think>\n" + call : said + "\n" + call);
   };
 }

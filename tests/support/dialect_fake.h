@@ -25,10 +25,11 @@ struct FakeFamily {
   bool tool_calls = false;       // the server parses the call out into message.tool_calls (vLLM's hermes parser)
   bool action_line = false;      // GUI-Owl: "Action: ..." before the call, and the answer in an answer call
   bool answers_in_call = false;  // Fara1.5: terminate carries the answer
+  bool xml_calls = false;        // Qwen3.5: <function=computer_use><parameter=action>...</parameter></function>
 };
 
-// qwen2.5-vl, qwen3-vl, fara, fara-1.5, ui-tars-1.5, gui-owl-1.5, glm-v, holo3, molmoweb as their authors describe them
-// (models.json's sources).
+// qwen2.5-vl, qwen3-vl, qwen3.5, fara, fara-1.5, ui-tars-1.5, gui-owl-1.5, glm-v, holo3, molmoweb as their authors
+// describe them (models.json's sources).
 FakeFamily fake_family(const std::string& name);
 
 struct Centre {

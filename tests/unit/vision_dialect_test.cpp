@@ -38,7 +38,8 @@ TEST(SmartResize, MatchesTheAuthorsFunction) {
 }
 
 TEST(SmartResize, FramesAreSizedSoTheServerChangesNothing) {
-  for (const char* name : {"qwen2.5-vl", "qwen3-vl", "fara", "fara-1.5", "ui-tars-1.5", "gui-owl-1.5", "glm-v"}) {
+  for (const char* name :
+       {"qwen2.5-vl", "qwen3-vl", "qwen3.5", "fara", "fara-1.5", "ui-tars-1.5", "gui-owl-1.5", "glm-v"}) {
     const Dialect& dialect = family(name);
     for (const Size viewport : {Size{1080, 720}, Size{1280, 800}, Size{1440, 900}, Size{1366, 768}}) {
       const int width = unchanged_width(viewport, 768, dialect.resize);
@@ -67,7 +68,11 @@ TEST(DialectCatalogue, NamesMatchAsServersServeThem) {
                                                         {"Holo3-35B-A3B.Q4_K_M.gguf", "holo3"},
                                                         {"holo3-1-35b-a3b", "holo3"},
                                                         {"allenai/MolmoWeb-8B", "molmoweb"},
-                                                        {"MolmoWeb-4B", "molmoweb"}}) {
+                                                        {"MolmoWeb-4B", "molmoweb"},
+                                                        {"Qwen/Qwen3.5-27B-FP8", "qwen3.5"},
+                                                        {"qwen3.5:9b", "qwen3.5"},
+                                                        {"Qwen3.5-35B-A3B-Q4_K_M.gguf", "qwen3.5"},
+                                                        {"Hcompany/Holo4-27B-FP8", "holo3"}}) {
     const ModelSpec* spec = find_model(served);
     ASSERT_NE(spec, nullptr) << served;
     ASSERT_TRUE(spec->dialect.has_value()) << served;
@@ -97,6 +102,11 @@ std::string reply_with(const Dialect& dialect, double x, double y) {
     return Json{{"thought", "the blue square is the target"}, {"action", {{"name", "click"}, {"x", x}, {"y", y}}}}
         .dump();
   }
+  if (dialect.xml_calls) {
+    return "The blue square is there.\n<tool_call>\n<function=computer_use>\n<parameter=action>\nleft_click\n"
+           "</parameter>\n<parameter=coordinate>\n[" +
+           point + "]\n</parameter>\n</function>\n</tool_call>";
+  }
   if (dialect.kind == DialectKind::HoloJson) {
     return Json{{"note", nullptr},
                 {"thought", "the blue square is the target"},
@@ -110,7 +120,7 @@ std::string reply_with(const Dialect& dialect, double x, double y) {
 
 TEST(DialectPoints, EveryFramePixelComesBackExactly) {
   for (const char* name :
-       {"qwen2.5-vl", "qwen3-vl", "fara", "fara-1.5", "ui-tars-1.5", "gui-owl-1.5", "holo3", "molmoweb"}) {
+       {"qwen2.5-vl", "qwen3-vl", "qwen3.5", "fara", "fara-1.5", "ui-tars-1.5", "gui-owl-1.5", "holo3", "molmoweb"}) {
     const Dialect& dialect = family(name);
     // The frame the agent acts on, and the image as sent: unchanged, then one the server would resize.
     for (const PointFrame frames : {PointFrame{{756, 504}, {756, 504}}, PointFrame{{768, 512}, {1080, 720}}}) {
@@ -255,6 +265,36 @@ TEST(ComputerUseDialect, ThoughtsFromEveryPlace) {
   EXPECT_EQ(field->thoughts, "from reasoning_content");
   auto none = detail::read_dialect_reply(family("qwen3-vl"), "I would click the button.", "", frames);
   EXPECT_FALSE(none);
+}
+
+// Qwen3.5's chat template asks for <function=NAME><parameter=KEY>\nvalue\n</parameter>: a value is text where the
+// tool says so (a typed "0042" stays "0042"), JSON otherwise, Python's words as it prints them; several lines stay
+// several lines. A server that parses the call out (vLLM's qwen3_coder) hands back the JSON form: read alike.
+TEST(ComputerUseDialect, Qwen35WritesItsCallsInItsTemplatesXml) {
+  const auto xml = [](const std::string& parameters) {
+    return read("qwen3.5", "<think>next</think>\nI act.\n<tool_call>\n<function=computer_use>\n" + parameters +
+                               "</function>\n</tool_call>");
+  };
+  EXPECT_EQ(xml("<parameter=action>\ntype\n</parameter>\n<parameter=text>\n0042\n</parameter>\n"),
+            (Json{{"type", "0042"}, {"enter", false}}));
+  EXPECT_EQ(xml("<parameter=action>\ntype\n</parameter>\n<parameter=text>\nline one\nline two\n</parameter>\n"),
+            (Json{{"type", "line one\nline two"}, {"enter", false}}));
+  EXPECT_EQ(xml("<parameter=action>\nleft_click\n</parameter>\n<parameter=coordinate>\n[500, 1000]\n</parameter>\n"),
+            (Json{{"click_at", {378.0, 504.0}}}));
+  EXPECT_EQ(xml("<parameter=action>\nkey\n</parameter>\n<parameter=keys>\n[\"ctrl\", \"l\"]\n</parameter>\n"),
+            (Json{{"key", "ctrl+l"}}));
+  EXPECT_EQ(xml("<parameter=action>\nscroll\n</parameter>\n<parameter=pixels>\n300\n</parameter>\n"),
+            (Json{{"scroll", "up"}}));
+  EXPECT_EQ(xml("<parameter=action>\nanswer\n</parameter>\n<parameter=text>\nTrue\n</parameter>\n"),
+            (Json{{"done", "True"}}));
+  EXPECT_TRUE(xml("<parameter=action>\nmiddle_click\n</parameter>\n").contains("unsupported"));
+  EXPECT_EQ(read("qwen3.5",
+                 "<tool_call>\n{\"name\": \"computer_use\", \"arguments\": {\"action\": \"left_click\", "
+                 "\"coordinate\": [0, 0]}}\n</tool_call>"),
+            (Json{{"click_at", {0.0, 0.0}}}));
+  // The repair prompt asks for the form the family writes.
+  EXPECT_NE(detail::dialect_repair_prompt(family("qwen3.5"), "?").find("<function=computer_use>"), std::string::npos);
+  EXPECT_THROW(read("qwen3.5", "<tool_call>\n<function=computer_use>\n</function>\n</tool_call>"), std::runtime_error);
 }
 
 TEST(UiTarsDialect, ReadsEachPointFormAndAction) {
@@ -503,6 +543,39 @@ TEST(DialectConversation, HoloWrapsObservationsKeepsThreeScreenshotsAndAnswersEa
   EXPECT_EQ(fields["chat_template_kwargs"]["enable_thinking"], true);
 }
 
+// The system turn as Qwen3.5's template writes it with tools (ollama's byte-checked qwen35.go): the tools block,
+// the tool as Python's json.dumps writes it in its authors' key order, the XML call format. Its earlier calls go
+// back in its own form even when the server handed them over as JSON tool_calls.
+TEST(DialectConversation, Qwen35GetsItsTemplatesToolsBlockAndItsCallsBackInXml) {
+  const Dialect& qwen = family("qwen3.5");
+  StepRequest step;
+  step.objective = "order";
+  step.current_url = "http://127.0.0.1/";
+  step.history = {
+      step_entry("<think>a</think>\nThe button.\n<tool_call>\n{\"name\":\"computer_use\",\"arguments\":"
+                 "{\"action\":\"left_click\",\"coordinate\":[500,250]}}\n</tool_call>",
+                 "http://127.0.0.1/", "clicked")};
+  step.earlier_frames = 1;
+  const auto turns = detail::dialect_turns(qwen, step, {Size{768, 512}, Size{768, 512}});
+  ASSERT_EQ(turns.size(), 4U);
+  EXPECT_TRUE(turns[0].text.starts_with(
+      "# Tools\n\nYou have access to the following functions:\n\n<tools>\n{\"type\": \"function\", \"function\": "
+      "{\"name\": \"computer_use\", \"description\": \"Use a mouse"))
+      << turns[0].text.substr(0, 200);
+  EXPECT_NE(turns[0].text.find("\"parameters\": {\"properties\": {\"action\": {\"description\": "), std::string::npos);
+  EXPECT_NE(turns[0].text.find("}}\n</tools>\n\nIf you choose to call a function ONLY reply"), std::string::npos);
+  // Its points are 0-1000: the screen it is told is Qwen's 999x999, not the image's pixels.
+  EXPECT_NE(turns[0].text.find("The screen's resolution is 999x999."), std::string::npos);
+  EXPECT_EQ(turns[2].text,
+            "<think>a</think>\nThe button.\n<tool_call>\n<function=computer_use>\n<parameter=action>\nleft_click\n"
+            "</parameter>\n<parameter=coordinate>\n[500,250]\n</parameter>\n</function>\n</tool_call>");
+  // Qwen3-VL's cookbook names the same 999x999 screen for its 0-1000 points; Qwen2.5-VL's pixels name the image.
+  EXPECT_NE(detail::dialect_turns(family("qwen3-vl"), step, {Size{768, 512}, Size{768, 512}})[0].text.find("999x999"),
+            std::string::npos);
+  EXPECT_NE(detail::dialect_turns(family("qwen2.5-vl"), step, {Size{756, 504}})[0].text.find("756x504"),
+            std::string::npos);
+}
+
 TEST(DialectConversation, RecentScreenshotsAndTheModelsOwnTurns) {
   const Dialect& fara = family("fara");
   StepRequest step;
@@ -519,7 +592,8 @@ TEST(DialectConversation, RecentScreenshotsAndTheModelsOwnTurns) {
   ASSERT_EQ(turns.size(), 8U);  // system, 3 x (user, assistant), this step's user
   EXPECT_EQ(turns[0].role, "system");
   EXPECT_NE(turns[0].text.find("The screen's resolution is 756x504."), std::string::npos);
-  EXPECT_NE(turns[0].text.find("<tools>\n{\"function\""), std::string::npos);
+  EXPECT_NE(turns[0].text.find("<tools>\n{\"type\": \"function\", \"function\": {\"name\": \"computer_use\""),
+            std::string::npos);
   EXPECT_EQ(turns[1].text, "find the hours");
   EXPECT_EQ(turns[1].image, -1);  // the oldest step's screenshot is dropped, its words kept
   EXPECT_EQ(turns[2].text, "r1");
@@ -696,6 +770,7 @@ TEST(DialectDoctor, TheBlueSquaresClickLandsForEveryFamily) {
   for (const auto& [served, family_name] :
        std::vector<std::pair<std::string, std::string>>{{"qwen2.5vl:7b", "qwen2.5-vl"},
                                                         {"qwen3-vl:8b", "qwen3-vl"},
+                                                        {"qwen3.5:9b", "qwen3.5"},
                                                         {"microsoft/Fara-7B", "fara"},
                                                         {"microsoft/Fara1.5-9B", "fara-1.5"},
                                                         {"UI-TARS-1.5-7B-Q4_K_M.gguf", "ui-tars-1.5"},

@@ -20,6 +20,8 @@ run_packages=(
   libhiredis-dev
   # the config files' TOML parser (toml++, compiled in header-only)
   libtomlplusplus-dev
+  # which hosts are one site, by the Public Suffix List (--confirm-risky); publicsuffix is the list it reads
+  libpsl-dev publicsuffix
   # the browser: the headless shell for headless runs, the full one for --headed and --extension
   chromium chromium-headless-shell
 )

@@ -1,5 +1,8 @@
+#include <libpsl.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 
 #include "agent/agent.h"
 #include "common/text.h"
@@ -15,9 +18,31 @@ bool host_matches(const std::string& host, const std::string& pattern) {
   return host == pattern;
 }
 
-// The same site: one host, or one a subdomain of the other (www.example.com and example.com).
+bool is_ip_address(const std::string& host) {
+  return host.starts_with('[') || host.find_first_not_of("0123456789.") == std::string::npos;
+}
+
+// The Public Suffix List: Debian's publicsuffix file when it is newer than the copy built into libpsl.
+const psl_ctx_t* suffix_list() {
+  static const psl_ctx_t* const kList = [] {
+    const psl_ctx_t* latest = psl_latest(nullptr);
+    return latest != nullptr ? latest : psl_builtin();
+  }();
+  return kList;
+}
+
+// The same site: one registrable domain by the Public Suffix List (shop.example.co.uk and pay.example.co.uk; not
+// alice.github.io and bob.github.io, nor example.co.uk and other.co.uk). A host with none (an IP address, localhost, a
+// suffix itself) is only itself; without a list, one host or a subdomain of the other.
 bool same_site(const std::string& a, const std::string& b) {
-  return a == b || (a.size() > b.size() && a.ends_with("." + b)) || (b.size() > a.size() && b.ends_with("." + a));
+  if (a == b) return true;
+  if (is_ip_address(a) || is_ip_address(b)) return false;
+  if (const psl_ctx_t* list = suffix_list(); list != nullptr) {
+    const char* site_a = psl_registrable_domain(list, a.c_str());
+    const char* site_b = psl_registrable_domain(list, b.c_str());
+    return site_a != nullptr && site_b != nullptr && std::strcmp(site_a, site_b) == 0;
+  }
+  return (a.size() > b.size() && a.ends_with("." + b)) || (b.size() > a.size() && b.ends_with("." + a));
 }
 
 std::optional<Risk> leaving(const std::string& url, const std::vector<std::string>& task_hosts) {

@@ -396,11 +396,11 @@ TEST(RiskOf, LeavingTheSitesTypingASecretAndUploadingAreRiskyAndNothingElse) {
   button.label = "C";
   button.role = "button";  // a button whose page-given href is not where a click goes: left to the page's own checks
   const hints::HintMap map(1, {home, away, button});
-  const std::vector<std::string> task{"www.example.com"};
+  const std::vector<std::string> task{"www.example.com"};  // shop.example.com is a sibling: the same site
   const auto risk = [&](const char* reply) {
     auto action = parse_action(nlohmann::json::parse(reply));
     EXPECT_TRUE(action) << reply;
-    return action ? risk_of(*action, map, {"example.com"}) : std::nullopt;
+    return action ? risk_of(*action, map, task) : std::nullopt;
   };
   EXPECT_FALSE(risk(R"({"click": "A"})"));
   EXPECT_FALSE(risk(R"({"click": "C"})"));
@@ -411,6 +411,17 @@ TEST(RiskOf, LeavingTheSitesTypingASecretAndUploadingAreRiskyAndNothingElse) {
   ASSERT_TRUE(link);
   EXPECT_EQ(link->why, "it leaves the task's sites for evil.test");
   EXPECT_EQ(link->host, "evil.test");
+  // One site is one registrable domain (the Public Suffix List): a sibling subdomain is the same site, two users'
+  // pages on a shared suffix are not, and an IP address is only itself.
+  EXPECT_FALSE(risk(R"({"navigate": "https://checkout.pay.example.com/"})"));
+  for (const char* elsewhere : {"https://other.co.uk/", "https://evil.github.io/"}) {
+    EXPECT_TRUE(risk_of(*parse_action({{"navigate", elsewhere}}), map, {"shop.example.co.uk", "alice.github.io"}))
+        << elsewhere;
+  }
+  EXPECT_FALSE(risk_of(*parse_action({{"navigate", "https://pay.example.co.uk/"}}), map, {"shop.example.co.uk"}));
+  EXPECT_FALSE(risk_of(*parse_action({{"navigate", "https://example.co.uk/"}}), map, {"shop.example.co.uk"}));
+  EXPECT_TRUE(risk_of(*parse_action({{"navigate", "http://10.0.0.1/"}}), map, {"127.0.0.1"}));
+  EXPECT_TRUE(risk_of(*parse_action({{"navigate", "http://localhost:8080/"}}), map, {"127.0.0.1"}));
   const auto navigation = risk(R"({"navigate": "notexample.com"})");  // a suffix that is not a parent domain
   ASSERT_TRUE(navigation);
   EXPECT_EQ(navigation->host, "notexample.com");
@@ -425,9 +436,6 @@ TEST(RiskOf, LeavingTheSitesTypingASecretAndUploadingAreRiskyAndNothingElse) {
       risk(R"({"actions": [{"type": "x"}, {"navigate": "https://evil.test"}, {"upload": "A", "file": "f"}]})");
   ASSERT_TRUE(listed);
   EXPECT_EQ(listed->host, "evil.test");  // the first risky one
-  // A sibling of the start page's host is another site: without a public-suffix list, only a host's own subdomains and
-  // parents are its site.
-  EXPECT_TRUE(risk_of(*parse_action(nlohmann::json::parse(R"({"navigate": "https://shop.example.com"})")), map, task));
   EXPECT_FALSE(risk_of(*parse_action(nlohmann::json::parse(R"({"navigate": "https://example.com"})")), map, task));
 }
 

@@ -396,9 +396,12 @@ struct AgentOptions {
   std::map<std::string, NavigationPolicy> secret_sites;
   const std::atomic<bool>* interrupted = nullptr;  // set by Ctrl-C
   int max_restarts = 2;                            // a local browser that dies is started again this many times per run
-  ConfirmAction confirm;                           // empty: actions run without asking
-  bool confirm_only_risky = false;                 // --confirm-risky: confirm is asked only what risk_of names
-  AskPerson ask;                                   // empty: nobody to ask ({"ask"} ends the run: NeedsInput)
+  // Tabs kept open at most: past it, the oldest one not worked in is closed (a long run that opens tabs would
+  // otherwise keep a renderer for each, and list them all in every prompt). 0: no limit.
+  int max_tabs = 8;
+  ConfirmAction confirm;            // empty: actions run without asking
+  bool confirm_only_risky = false;  // --confirm-risky: confirm is asked only what risk_of names
+  AskPerson ask;                    // empty: nobody to ask ({"ask"} ends the run: NeedsInput)
   // {"handoff"} without a live view: the person does what it says in the browser's own window, then answers
   // (a headed run on a terminal). Empty: nobody can ({"handoff"} ends the run: NeedsInput).
   AskPerson hand_off;

@@ -152,6 +152,8 @@ void add_run_flags(CLI::App& app, Options& o) {
                "Ask, as --confirm does, only before an action that leaves the start page's sites (a navigation or a "
                "link), types a secret or gives the page a file");
   app.add_option("--max-restarts", o.max_restarts, "Start a crashed local browser again at most N times (default 2)");
+  app.add_option("--max-tabs", o.max_tabs,
+                 "Keep at most N tabs open: past it, the oldest tab not worked in is closed (default 8; 0: no limit)");
   app.add_option("--download-dir", o.download_dir, "Save downloads here (default: DIR/downloads with --record)");
   app.add_option("--upload-dir", o.upload_dir,
                  "Files the model may upload ({\"upload\": LABEL, \"file\": NAME}), only from this folder "

@@ -353,6 +353,7 @@ Result<RunSettings> run_settings(const Options& o, const Config& config, ModelUs
   if (o.settle > 60s) return usage_error("--settle-ms takes up to 60000 (60s)");
   if (o.max_listen < 1s || o.max_listen > 120s) return usage_error("--max-listen takes 1s to 120s");
   if (o.max_restarts < 0 || o.max_restarts > 10) return usage_error("--max-restarts takes 0 to 10");
+  if (o.max_tabs < 0 || o.max_tabs == 1) return usage_error("--max-tabs takes 2 or more (0: no limit)");
   if (!voice::parse_stt_backend(o.stt)) return usage_error("--stt takes local or openai");
   std::error_code error;
   if (!o.upload_dir.empty() && !std::filesystem::is_directory(o.upload_dir, error)) {
@@ -392,6 +393,7 @@ agent::AgentOptions agent_options(const Options& o, const RunSettings& settings)
   options.secrets = settings.secrets.values;
   options.secret_sites = settings.secrets.sites;
   options.max_restarts = o.max_restarts;
+  options.max_tabs = o.max_tabs;
   options.upload_dir = o.upload_dir;
   options.max_cost_usd = o.max_cost;
   options.max_tokens_total = o.max_tokens_total;

@@ -44,6 +44,7 @@ struct Options {
   bool confirm_risky = false;  // --confirm-risky: only what agent::risk_of names is asked
   std::string consent = "reject";
   int max_restarts = 2;
+  int max_tabs = 8;
   std::string download_dir;
   std::string upload_dir;
   bool no_ask = false;

@@ -92,6 +92,7 @@ const std::vector<Key>& keys() {
       {"record", &Options::record},
       {"cache", &Options::cache},
       {"max-restarts", &Options::max_restarts},
+      {"max-tabs", &Options::max_tabs},
       {"download-dir", &Options::download_dir},
       {"upload-dir", &Options::upload_dir},
       {"allow-domain", &Options::allow_domains},

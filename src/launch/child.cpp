@@ -12,8 +12,49 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <set>
+#include <sstream>
 
 namespace vimgpt::launch {
+namespace {
+
+std::mutex g_tracked_mutex;
+std::set<pid_t> g_tracked;  // track_child's: waited for by their own code
+
+}  // namespace
+
+void track_child(pid_t pid) {
+  std::scoped_lock lock(g_tracked_mutex);
+  g_tracked.insert(pid);
+}
+
+void reap_orphans() {
+  const pid_t self = ::getpid();
+  std::error_code error;
+  for (auto entry = std::filesystem::directory_iterator("/proc", error);
+       !error && entry != std::filesystem::directory_iterator(); entry.increment(error)) {
+    const std::string name = entry->path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry->path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;  // gone meanwhile
+    const auto name_end = line.rfind(')');
+    if (name_end == std::string::npos || name_end + 2 >= line.size()) continue;
+    std::istringstream fields(line.substr(name_end + 2));
+    char state = 0;
+    pid_t parent = 0;
+    if (!(fields >> state >> parent) || state != 'Z' || parent != self) continue;
+    const auto pid = static_cast<pid_t>(std::stol(name));
+    {
+      std::scoped_lock lock(g_tracked_mutex);
+      if (g_tracked.contains(pid)) continue;
+    }
+    ::waitpid(pid, nullptr, WNOHANG);
+  }
+}
 
 std::vector<std::string> environment_with(const std::vector<std::string>& set,
                                           const std::vector<std::string>& dropped) {
@@ -70,6 +111,7 @@ Result<pid_t> spawn_child(const ChildSpec& spec) {
     ::execve(argv[0], argv.data(), envp.data());
     ::_exit(127);
   }
+  track_child(pid);
   return pid;
 }
 
@@ -139,6 +181,11 @@ void collect_group(pid_t pid, int grace_ms) {
     if (reaped < 0 && errno == ECHILD) break;
     if (reaped == 0) ::poll(nullptr, 0, 2);
   }
+  {
+    std::scoped_lock lock(g_tracked_mutex);
+    g_tracked.erase(pid);
+  }
+  reap_orphans();
 }
 
 }  // namespace vimgpt::launch

@@ -46,7 +46,16 @@ std::optional<std::string> exit_of(pid_t pid, std::chrono::milliseconds wait);
 void end_child(pid_t pid, int grace_ms = 2000);
 
 // Kills what is left of the process group `pid` leads and, as long as we are its members' subreaper (the browser
-// launches make us one), reaps them, so none is left, not even a zombie; gives up after `grace_ms`.
+// launches make us one), reaps them, so none is left, not even a zombie; gives up after `grace_ms`. Then reaps the
+// other orphans that ended (reap_orphans).
 void collect_group(pid_t pid, int grace_ms = 2000);
+
+// The processes launch starts and waits for itself (a browser, Xvfb: the leaders of their groups): spawn_child and
+// Chromium's launch track them, collect_group lets them go.
+void track_child(pid_t pid);
+// Reaps every child of ours that has ended and is not tracked: the orphans we adopted as their subreaper outside the
+// groups collect_group empties (Chromium's crash handler runs in a session of its own, and ends with the browser).
+// Without this each closed browser left two zombies behind, for as long as vimgpt ran (bench/soak/run).
+void reap_orphans();
 
 }  // namespace vimgpt::launch

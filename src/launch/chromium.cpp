@@ -336,6 +336,7 @@ Result<std::unique_ptr<Transport>> launch_chromium(const LaunchOptions& options)
     ::execve(chrome.c_str(), argv.data(), envp.data());
     ::_exit(127);
   }
+  track_child(pid);
   ::close(to_browser[0]);
   ::close(from_browser[1]);
   return std::unique_ptr<Transport>(std::make_unique<PipeTransport>(

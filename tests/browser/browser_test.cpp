@@ -18,6 +18,7 @@
 #include "support/assertions.h"
 #include "support/browser_options.h"
 #include "support/fake_latency.h"
+#include "support/proc.h"
 #include "support/refused_port.h"
 #include "support/shared_tab.h"
 #include "support/site_server.h"
@@ -388,7 +389,8 @@ TEST(BrowserLifetime, ClosingReapsTheProcessAndRemovesTheTemporaryProfile) {
   ::setenv("TMPDIR", temp.c_str(), 1);
   int pid = 0;
   {
-    auto tab = Tab::launch(test::loopback_only_launch());
+    // The full Chromium: it starts a crash handler in a session of its own (the headless shell starts none).
+    auto tab = Tab::launch(test::full_browser_launch());
     ASSERT_TRUE(tab) << tab.error().describe();
     pid = (*tab)->browser_pid();
     EXPECT_FALSE(std::filesystem::is_empty(temp));  // the profile lives there while the browser runs
@@ -398,6 +400,14 @@ TEST(BrowserLifetime, ClosingReapsTheProcessAndRemovesTheTemporaryProfile) {
   EXPECT_EQ(::waitpid(pid, nullptr, WNOHANG), -1);  // already reaped: no zombie left
   EXPECT_EQ(errno, ECHILD);
   EXPECT_EQ(::kill(-pid, 0), -1);  // nothing of its process group is left either
+  // Nor any helper it started outside its group (Chromium's crash handler, in a session of its own, is adopted by us
+  // as their subreaper): no child of this process has ended unreaped.
+  siginfo_t ended{};
+  if (::waitid(P_ALL, 0, &ended, WEXITED | WNOHANG | WNOWAIT) == 0) {
+    EXPECT_EQ(ended.si_pid, 0) << "an unreaped child: " << test::read_proc(ended.si_pid, "comm").value_or("?");
+  } else {
+    EXPECT_EQ(errno, ECHILD);  // no child at all
+  }
   std::filesystem::remove_all(temp);
 }
 

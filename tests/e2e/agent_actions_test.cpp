@@ -380,6 +380,28 @@ TEST_F(AgentActions, TabsAreListedSwitchedAndClosed) {
   EXPECT_NE(steps[4]["result"].get<std::string>().find("only open tab"), std::string::npos) << steps[4]["result"];
 }
 
+// A long run that opens tab after tab keeps --max-tabs of them: the oldest one not worked in is closed, and the
+// model is told (it would otherwise keep a renderer for each, and read them all in every prompt).
+TEST_F(AgentActions, TabsPastTheLimitCloseTheOldestAndSaySo) {
+  script({on("Open the item", ""), reply(R"({"tab": 1})"), on("Open the item", ""), reply(R"({"done": "ok"})")});
+  const CliRun result = run("/fx/tabs.html", {"--max-tabs", "2"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto steps = read_steps(record());
+  ASSERT_EQ(steps.size(), 4U);
+  EXPECT_EQ(steps[0]["result"].get<std::string>().find("closed"), std::string::npos) << steps[0]["result"];
+  EXPECT_TRUE(test::has(steps[2]["result"],
+                        "closed the oldest tab (127.0.0.1) to keep at most 2 open (--max-tabs); the tabs left are "
+                        "numbered anew"))
+      << steps[2]["result"];
+  // Two tabs left, both the item's, the work in the one just opened: the page the tabs were opened from is gone.
+  const auto requests = model_.requests();
+  ASSERT_EQ(requests.size(), 4U);
+  EXPECT_TRUE(test::has(requests[3].text, "1. Blue Widget - 127.0.0.1\n2. Blue Widget - 127.0.0.1 (this tab)"))
+      << requests[3].text;
+  EXPECT_EQ(requests[3].text.find("Tabs - 127.0.0.1"), std::string::npos);
+  EXPECT_EQ(run("/fx/tabs.html", {"--max-tabs", "1"}).exit_code, 64);
+}
+
 // ---- Questions for the person -----------------------------------------------------------------------------
 
 TEST_F(AgentActions, AQuestionGoesToThePersonAndTheAnswerToTheNextStep) {

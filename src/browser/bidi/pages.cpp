@@ -32,14 +32,20 @@ std::size_t BidiTab::page_count() {
   return s_->pages.size();
 }
 
+// The tab worked in is brought to the front, as a person switching to it would: Firefox opens no new tab from a click
+// in a tab behind the selected one (a link with target=_blank did nothing there).
 Status BidiTab::switch_page(int number) {
-  std::scoped_lock lock(s_->mutex);
-  if (number < 1 || number > static_cast<int>(s_->pages.size())) {
-    return no_such_tab(number, s_->pages.size());
+  std::string chosen;
+  {
+    std::scoped_lock lock(s_->mutex);
+    if (number < 1 || number > static_cast<int>(s_->pages.size())) {
+      return no_such_tab(number, s_->pages.size());
+    }
+    s_->previous.push_back(s_->context);
+    chosen = s_->context = s_->pages[static_cast<std::size_t>(number) - 1];
+    ++s_->generation;
   }
-  s_->previous.push_back(s_->context);
-  s_->context = s_->pages[static_cast<std::size_t>(number) - 1];
-  ++s_->generation;
+  VIMGPT_TRY_VOID(s_->call("browsingContext.activate", {{"context", chosen}}));
   return ok();
 }
 
@@ -51,12 +57,16 @@ Status BidiTab::close_page() {
     closing = s_->context;
   }
   VIMGPT_TRY_VOID(s_->call("browsingContext.close", {{"context", closing}}));
-  std::scoped_lock lock(s_->mutex);
-  std::erase(s_->pages, closing);
-  std::erase(s_->previous, closing);
-  s_->context = s_->previous.empty() ? s_->pages.back() : s_->previous.back();
-  if (!s_->previous.empty()) s_->previous.pop_back();
-  ++s_->generation;
+  std::string back;
+  {
+    std::scoped_lock lock(s_->mutex);
+    std::erase(s_->pages, closing);
+    std::erase(s_->previous, closing);
+    back = s_->context = s_->previous.empty() ? s_->pages.back() : s_->previous.back();
+    if (!s_->previous.empty()) s_->previous.pop_back();
+    ++s_->generation;
+  }
+  VIMGPT_TRY_VOID(s_->call("browsingContext.activate", {{"context", back}}));
   return ok();
 }
 

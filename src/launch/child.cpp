@@ -22,13 +22,19 @@ namespace vimgpt::launch {
 namespace {
 
 std::mutex g_tracked_mutex;
-std::set<pid_t> g_tracked;  // track_child's: waited for by their own code
+std::set<pid_t> g_tracked;  // fork_tracked's children: waited for by their own code
 
 }  // namespace
 
-void track_child(pid_t pid) {
-  std::scoped_lock lock(g_tracked_mutex);
-  g_tracked.insert(pid);
+pid_t fork_tracked() {
+  // Held across the fork: a child that ends at once is tracked before reap_orphans can see it. The child leaves its
+  // copy of the lock alone (between fork and exec only async-signal-safe calls are allowed).
+  g_tracked_mutex.lock();
+  const pid_t pid = ::fork();
+  if (pid == 0) return pid;
+  if (pid > 0) g_tracked.insert(pid);
+  g_tracked_mutex.unlock();
+  return pid;
 }
 
 void reap_orphans() {
@@ -92,7 +98,7 @@ Result<pid_t> spawn_child(const ChildSpec& spec) {
   int highest = 2;
   for (const auto& [from, to] : spec.fds) highest = std::max(highest, to);
   const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
+  const pid_t pid = fork_tracked();
   if (pid < 0) return fail(ErrorKind::Io, "cannot start " + spec.argv[0] + ": fork failed: " + std::strerror(errno));
   if (pid == 0) {
     ::setpgid(0, 0);
@@ -111,7 +117,6 @@ Result<pid_t> spawn_child(const ChildSpec& spec) {
     ::execve(argv[0], argv.data(), envp.data());
     ::_exit(127);
   }
-  track_child(pid);
   return pid;
 }
 

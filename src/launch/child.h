@@ -50,9 +50,9 @@ void end_child(pid_t pid, int grace_ms = 2000);
 // other orphans that ended (reap_orphans).
 void collect_group(pid_t pid, int grace_ms = 2000);
 
-// The processes launch starts and waits for itself (a browser, Xvfb: the leaders of their groups): spawn_child and
-// Chromium's launch track them, collect_group lets them go.
-void track_child(pid_t pid);
+// fork(), the child tracked as one launch waits for itself (a browser, Xvfb: the leaders of their groups) from the
+// moment it exists, so reap_orphans never takes it; collect_group lets it go.
+pid_t fork_tracked();
 // Reaps every child of ours that has ended and is not tracked: the orphans we adopted as their subreaper outside the
 // groups collect_group empties (Chromium's crash handler runs in a session of its own, and ends with the browser).
 // Without this each closed browser left two zombies behind, for as long as vimgpt ran (bench/soak/run).

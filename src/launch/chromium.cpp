@@ -313,7 +313,7 @@ Result<std::unique_ptr<Transport>> launch_chromium(const LaunchOptions& options)
   envp.push_back(nullptr);
   const pid_t parent = ::getpid();
 
-  const pid_t pid = ::fork();
+  const pid_t pid = fork_tracked();
   if (pid < 0) {
     discard_scratch();
     return fail(ErrorKind::Io, "cannot start Chromium: fork failed: " + errno_text());
@@ -336,7 +336,6 @@ Result<std::unique_ptr<Transport>> launch_chromium(const LaunchOptions& options)
     ::execve(chrome.c_str(), argv.data(), envp.data());
     ::_exit(127);
   }
-  track_child(pid);
   ::close(to_browser[0]);
   ::close(from_browser[1]);
   return std::unique_ptr<Transport>(std::make_unique<PipeTransport>(

@@ -22,15 +22,16 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
-#include <sstream>
 #include <string>
 
+#include "hint_text.h"
 #include "hints/hints.h"
 #include "support/fake_model_server.h"
 #include "support/site_server.h"
 
 namespace {
 
+using vimgpt::bench::label_in_hint_text;
 using vimgpt::test::FakeModelServer;
 using vimgpt::test::ReceivedRequest;
 using vimgpt::test::ScriptedReply;
@@ -108,18 +109,6 @@ void routes(httplib::Server& server) {
   server.Get(R"(/topic/(\d+))", [](const httplib::Request&, httplib::Response& response) {
     response.set_content(page("Topic", "<p>A topic.</p>"), "text/html");
   });
-}
-
-// The label of the hint-list line containing `needle` ("[AB] link \"Next: part 3\" -> /step/3"), if any.
-std::string label_in_hint_text(const std::string& text, const std::string& needle) {
-  std::istringstream lines(text);
-  for (std::string line; std::getline(lines, line);) {
-    if (line.find(needle) == std::string::npos) continue;
-    const auto open = line.find('[');
-    const auto close = line.find(']', open);
-    if (open != std::string::npos && close != std::string::npos) return line.substr(open + 1, close - open - 1);
-  }
-  return {};
 }
 
 std::string vimium_label(std::size_t count, std::size_t index) {

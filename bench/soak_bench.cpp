@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "hint_text.h"
 #include "support/batch_world.h"
 #include "support/cli_runner.h"
 #include "support/fake_model_server.h"
@@ -30,6 +31,7 @@
 
 namespace {
 
+namespace bench = vimgpt::bench;
 namespace test = vimgpt::test;
 using json = nlohmann::json;
 
@@ -150,26 +152,15 @@ std::string part(int n) {
          std::to_string(n) + "</h1>" + body + "</body></html>";
 }
 
-// The label of the hint-list line holding `needle` ("[AB] link \"Next: part 3\" -> /p/3").
-std::string label_of(const std::string& text, const std::string& needle) {
-  std::istringstream lines(text);
-  for (std::string line; std::getline(lines, line);) {
-    if (line.find(needle) == std::string::npos) continue;
-    const auto open = line.find('[');
-    const auto close = line.find(']', open);
-    if (open != std::string::npos && close != std::string::npos) return line.substr(open + 1, close - open - 1);
-  }
-  return {};
-}
-
 // The part the agent looks at: the last one the site served (the steps are sequential).
 std::atomic<int> g_part{1};
 
 std::string decide(const test::ReceivedRequest& request) {
   const int n = g_part.load();
-  if (n % 7 == 0) return R"({"click": ")" + label_of(request.text, "in a new tab") + R"("})";
-  if (n % 5 == 0) return R"({"click": ")" + label_of(request.text, "Search the guide") + R"(", "type": "x"})";
-  return R"({"click": ")" + label_of(request.text, "Next: part") + R"("})";
+  if (n % 7 == 0) return R"({"click": ")" + bench::label_in_hint_text(request.text, "in a new tab") + R"("})";
+  if (n % 5 == 0)
+    return R"({"click": ")" + bench::label_in_hint_text(request.text, "Search the guide") + R"(", "type": "x"})";
+  return R"({"click": ")" + bench::label_in_hint_text(request.text, "Next: part") + R"("})";
 }
 
 json summary(const std::vector<Sample>& samples, long warm) {

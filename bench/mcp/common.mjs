@@ -1,5 +1,6 @@
 // What the MCP benchmarks share: medians, Debian's Chromium resolving no host but 127.0.0.1, an environment with
 // no model's keys, and the loopback site (the saved pages, two pages that link to each other, a dense page).
+import {spawn} from 'node:child_process';
 import {chmodSync, mkdtempSync, writeFileSync} from 'node:fs';
 import {readFile} from 'node:fs/promises';
 import http from 'node:http';
@@ -62,4 +63,21 @@ export async function startSite(pagesDir) {
   });
   await new Promise((resolve) => site.listen(0, '127.0.0.1', resolve));
   return {site, base: `http://127.0.0.1:${site.address().port}`};
+}
+
+// Starts `vimgpt mcp --http 127.0.0.1:0 EXTRA...` in `scratch` on `chrome`; resolves once it says where it listens, to
+// the process, a promise of its exit code and its port.
+export async function startHttpServer(binary, scratch, chrome, extra = []) {
+  const server = spawn(binary, ['mcp', '--http', '127.0.0.1:0', '--chrome', chrome, '--observe-after', 'never', ...extra],
+                       {env: environment, stdio: ['ignore', 'ignore', 'pipe'], cwd: scratch});
+  const exited = new Promise((resolve) => server.on('exit', resolve));
+  const port = await new Promise((resolve) => {
+    let seen = '';
+    server.stderr.on('data', (chunk) => {
+      seen += chunk;
+      const found = seen.match(/MCP on http:\/\/127\.0\.0\.1:(\d+)\/mcp/);
+      if (found) resolve(Number(found[1]));
+    });
+  });
+  return {server, exited, port};
 }

@@ -4,13 +4,13 @@
 // alternate (1 2 4 4 2 1) so a change in the machine's load falls on each. Driven by the official MCP SDK client
 // over Streamable HTTP; nothing leaves 127.0.0.1.
 //   node bench/mcp/sessions.mjs VIMGPT_BINARY OUT.json
-import {execFileSync, spawn} from 'node:child_process';
+import {execFileSync} from 'node:child_process';
 import {readFileSync, rmSync, writeFileSync} from 'node:fs';
 
 import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {StreamableHTTPClientTransport} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
-import {environment, median, scratchWithChromium, startSite, textOf} from './common.mjs';
+import {median, scratchWithChromium, startHttpServer, startSite, textOf} from './common.mjs';
 
 const [binary, out] = process.argv.slice(2);
 const kRounds = 10;
@@ -19,17 +19,7 @@ const {scratch, chrome} = scratchWithChromium();
 const {site, base} = await startSite(null);
 const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
-const server = spawn(binary, ['mcp', '--http', '127.0.0.1:0', '--chrome', chrome, '--observe-after', 'never'],
-                     {env: environment, stdio: ['ignore', 'ignore', 'pipe'], cwd: scratch});
-const exited = new Promise((resolve) => server.on('exit', resolve));
-const port = await new Promise((resolve) => {
-  let seen = '';
-  server.stderr.on('data', (chunk) => {
-    seen += chunk;
-    const found = seen.match(/MCP on http:\/\/127\.0\.0\.1:(\d+)\/mcp/);
-    if (found) resolve(Number(found[1]));
-  });
-});
+const {server, exited, port} = await startHttpServer(binary, scratch, chrome);
 
 const timed = async (work) => {
   const started = performance.now();

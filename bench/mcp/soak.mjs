@@ -4,12 +4,11 @@
 // Driven by the official MCP SDK client over Streamable HTTP; nothing leaves 127.0.0.1.
 //   node bench/mcp/soak.mjs VIMGPT_BINARY OUT.json [SESSIONS] [CALLS]
 import {readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
-import {spawn} from 'node:child_process';
 
 import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {StreamableHTTPClientTransport} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
-import {environment, scratchWithChromium, startSite, textOf} from './common.mjs';
+import {scratchWithChromium, startHttpServer, startSite, textOf} from './common.mjs';
 
 const [binary, out, sessionsArg, callsArg] = process.argv.slice(2);
 const kSessions = Number(sessionsArg || 8);
@@ -19,18 +18,7 @@ const {scratch, chrome} = scratchWithChromium();
 const {site, base} = await startSite(null);
 const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
-const server = spawn(binary, ['mcp', '--http', '127.0.0.1:0', '--chrome', chrome, '--observe-after', 'never',
-                              '--max-sessions', String(kSessions)],
-                     {env: environment, stdio: ['ignore', 'ignore', 'pipe'], cwd: scratch});
-const exited = new Promise((resolve) => server.on('exit', resolve));
-const port = await new Promise((resolve) => {
-  let seen = '';
-  server.stderr.on('data', (chunk) => {
-    seen += chunk;
-    const found = seen.match(/MCP on http:\/\/127\.0\.0\.1:(\d+)\/mcp/);
-    if (found) resolve(Number(found[1]));
-  });
-});
+const {server, exited, port} = await startHttpServer(binary, scratch, chrome, ['--max-sessions', String(kSessions)]);
 
 // /proc/PID/status's field, in its unit (kB for memory); 0 when the process is gone.
 const statusField = (pid, field) => {

@@ -1,4 +1,5 @@
 // Carrying out one action on the tab as a person would, and noting what the page did after it.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -502,6 +503,24 @@ void Actor::report_dialogs(ActResult& acted) {
     acted.message += "; ";
     acted.message += dialog_note(dialog);
   }
+}
+
+void Actor::keep_tabs_within_limit(ActResult& acted) {
+  const int cap = options_.max_tabs;
+  if (cap <= 0 || tab_.page_count() <= static_cast<std::size_t>(cap)) return;
+  std::string closed;
+  int count = 0;
+  while (tab_.page_count() > static_cast<std::size_t>(cap)) {
+    auto pages = tab_.pages();
+    if (!pages) break;
+    const auto oldest = std::find_if(pages->begin(), pages->end(), [](const auto& page) { return !page.current; });
+    if (oldest == pages->end() || !tab_.switch_page(oldest->number) || !tab_.close_page()) break;
+    closed += (closed.empty() ? "" : ", ") + url_host(oldest->url);
+    ++count;
+  }
+  if (count == 0) return;
+  acted.message += std::string(count == 1 ? "; closed the oldest tab (" : "; closed the oldest tabs (") + closed +
+                   ") to keep at most " + std::to_string(cap) + " open (--max-tabs); the tabs left are numbered anew";
 }
 
 void Actor::after(const Action& action, ActResult& acted) {

@@ -1,5 +1,4 @@
 // The step loop: capture (hints drawn) → plan → act → settle → record → repeat, within the budgets.
-#include <algorithm>
 #include <deque>
 #include <functional>
 #include <vector>
@@ -94,25 +93,6 @@ class ProgressWatch {
   int step_ = 0;       // actions noted
   int unchanged_ = 0;  // actions in a row after which the page was as before
 };
-
-// Keeps at most `cap` tabs open, closing the oldest ones not worked in (each switched to, closed, and the work goes
-// back to the tab it was in); says which went, for the step's result. Nothing when within the cap, or no cap.
-std::string close_tabs_beyond(browser::Tab& tab, int cap) {
-  if (cap <= 0 || tab.page_count() <= static_cast<std::size_t>(cap)) return {};
-  std::string closed;
-  int count = 0;
-  while (tab.page_count() > static_cast<std::size_t>(cap)) {
-    auto pages = tab.pages();
-    if (!pages) break;
-    const auto oldest = std::find_if(pages->begin(), pages->end(), [](const auto& page) { return !page.current; });
-    if (oldest == pages->end() || !tab.switch_page(oldest->number) || !tab.close_page()) break;
-    closed += (closed.empty() ? "" : ", ") + url_host(oldest->url);
-    ++count;
-  }
-  if (count == 0) return {};
-  return std::string(count == 1 ? "closed the oldest tab (" : "closed the oldest tabs (") + closed +
-         ") to keep at most " + std::to_string(cap) + " open (--max-tabs); the tabs left are numbered anew";
-}
 
 }  // namespace
 
@@ -543,9 +523,7 @@ struct Agent::Impl {
     const auto settle_start = Clock::now();
     if (acted_on_page) {
       actor.after(*action, acted);
-      if (const std::string closed = close_tabs_beyond(tab, options.max_tabs); !closed.empty()) {
-        acted.message += "; " + closed;
-      }
+      actor.keep_tabs_within_limit(acted);
       if (auto now = tab.last_url(); !now.empty()) last_url = now;
     }
     record.timings.settle = since(settle_start);

@@ -75,10 +75,17 @@ std::string python_dumps(const nlohmann::ordered_json& value) {
 }
 
 // A tool of "dialect_tools" as the template writes it: {"type": "function", "function": TOOL}, its keys in the
-// order models.json gives them (the parsed catalogue sorts them).
-std::string tool_text(const std::string& name) {
-  static const auto kTools = nlohmann::ordered_json::parse(detail::models_json()).at("dialect_tools");
-  return python_dumps(nlohmann::ordered_json{{"type", "function"}, {"function", kTools.at(name)}});
+// order models.json gives them (the parsed catalogue sorts them). Each rendered once, for every model that sends it.
+const std::string& tool_text(const std::string& name) {
+  static const std::map<std::string, std::string> kTexts = [] {
+    std::map<std::string, std::string> texts;
+    const auto tools = nlohmann::ordered_json::parse(detail::models_json()).at("dialect_tools");
+    for (const auto& [tool, definition] : tools.items()) {
+      texts[tool] = python_dumps(nlohmann::ordered_json{{"type", "function"}, {"function", definition}});
+    }
+    return texts;
+  }();
+  return kTexts.at(name);
 }
 
 // An open family's way of speaking: its dialect, point space, resize rule, conversation and the authors' prompt

@@ -221,9 +221,10 @@ int main(int argc, char** argv) {
   });
   FakeModelServer profiled_shared(cheap);
   FakeModelServer profiled_dedicated(cheap);
-  for (auto [server, profile] : {std::pair{&profiled_shared, LatencyProfile{}},
-                                 std::pair{&profiled_dedicated, LatencyProfile{912, 0.04, 1000.0 / 44.8}}}) {
-    server->set_responder([&site, profile](const ReceivedRequest& request) {
+  for (const auto& entry : {std::pair{&profiled_shared, LatencyProfile{}},
+                            std::pair{&profiled_dedicated, LatencyProfile{912, 0.04, 1000.0 / 44.8}}}) {
+    // A copy, not the structured binding: clang 14 cannot capture a binding in a lambda.
+    entry.first->set_responder([&site, profile = entry.second](const ReceivedRequest& request) {
       const std::string reply = decide(site, request);
       return ScriptedReply::slow(profiled_delay(profile, request, reply), reply);
     });

@@ -79,6 +79,7 @@ void BM_NavigateWithFrame(benchmark::State& state) {
   server.Get("/frame", [](const httplib::Request&, httplib::Response& res) {
     res.set_content("<!doctype html><title>frame</title><button>inside</button>", "text/html");
   });
+  server.set_tcp_nodelay(true);  // as tests/support/site_server.cpp: no 40 ms delayed-ACK stall on a kept-alive page
   const int port = server.bind_to_any_port("127.0.0.1");
   server.Get("/page", [port, cross](const httplib::Request&, httplib::Response& res) {
     const std::string host = cross ? "localhost" : "127.0.0.1";
@@ -122,6 +123,7 @@ void BM_ClickLoadCapture(benchmark::State& state) {
             std::to_string(step + 1) + "'>Next</a></p>";
     res.set_content(html, "text/html");
   });
+  server.set_tcp_nodelay(true);  // as tests/support/site_server.cpp: no 40 ms delayed-ACK stall on a kept-alive page
   const int port = server.bind_to_any_port("127.0.0.1");
   std::thread listener([&] { server.listen_after_bind(); });
   while (!server.is_running()) std::this_thread::yield();

@@ -38,6 +38,7 @@ class Server {
       response.set_content(html, "text/html");
     });
     server_.set_mount_point("/pages", VIMGPT_PAGES_DIR);
+    server_.set_tcp_nodelay(true);  // as tests/support/site_server.cpp: no 40 ms stall on a kept-alive request
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
     while (!server_.is_running()) std::this_thread::yield();  // listening starts on the thread

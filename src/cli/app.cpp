@@ -458,6 +458,9 @@ int main(int argc, char** argv) {
   add_duration_option(*mcp, "--exit-idle", mcp_flags.exit_idle,
                       "With --http: stop serving after this long with no request (default 0: never; a plain number is "
                       "seconds)");
+  mcp->add_option("--max-tabs", options.max_tabs,
+                  "Keep at most N tabs open a session: past it, after an acting tool, the oldest tab not worked in is "
+                  "closed (default 8; 0: no limit)");
   add_browser_flags(*mcp, options);
   add_model_flags(*mcp, options);
   add_verify_flags(*mcp, options);

@@ -297,6 +297,7 @@ Json Tools::act(const agent::Action& action) {
   agent::ActResult acted = actor_->act(action, seen);
   record(action, acted, seen, page);  // with the frame the client chose from
   actor_->after(action, acted);
+  actor_->keep_tabs_within_limit(acted);
   std::string said = (acted.ok ? "" : "failed: ") + acted.message;
   if (!seen_ && !acted.ok && !action.label.empty()) said += " (call look first to see the labels)";
   if (options_.observe_after == ObserveAfter::Never) {

@@ -273,6 +273,26 @@ TEST_F(McpStdio, LookShowsTheLabelledFrameAndClickAndTypeActOnLabels) {
   EXPECT_EQ(mcp.finish(), 0);
 }
 
+// Tabs the page opens count against --max-tabs as in a run: past it, an acting tool closes the oldest and says so.
+TEST_F(McpStdio, TabsPastMaxTabsCloseTheOldestAndSaySo) {
+  McpProcess mcp({"--allow-domain", "127.0.0.1", "--max-tabs", "2"});
+  mcp.request("initialize", initialize_params());
+  auto opened = mcp.call("open", {{"url", site_->url("/fx/tabs.html")}});
+  auto first = mcp.call("click", {{"label", label_of(opened, "Open the item")}});
+  ASSERT_FALSE(first.value("isError", true)) << result_text(first);
+  EXPECT_NE(result_text(first).find("Title: Blue Widget"), std::string::npos) << result_text(first);
+  EXPECT_EQ(result_text(first).find("closed"), std::string::npos) << result_text(first);
+  auto again = mcp.call("open", {{"url", site_->url("/fx/tabs.html")}});  // in the item's tab, the second
+  auto second = mcp.call("click", {{"label", label_of(again, "Open the item")}});
+  EXPECT_NE(result_text(second).find("closed the oldest tab (127.0.0.1) to keep at most 2 open (--max-tabs)"),
+            std::string::npos)
+      << result_text(second);
+  const std::string tabs = result_text(mcp.call("tabs"));
+  EXPECT_NE(tabs.find("1. Tabs - " + site_->url("/fx/tabs.html") + "\n2. Blue Widget - "), std::string::npos) << tabs;
+  EXPECT_EQ(tabs.find("3. "), std::string::npos) << tabs;
+  EXPECT_EQ(mcp.finish(), 0);
+}
+
 TEST_F(McpStdio, BadInputIsAToolErrorOrARpcErrorNeverACrash) {
   McpProcess mcp({"--allow-domain", "127.0.0.1"});
   mcp.request("initialize", initialize_params());

@@ -462,8 +462,9 @@ class Actor {
   // After an action: wait until the page settles (navigate and back waited already), then add to `acted` what
   // the browser reported meanwhile.
   void after(const Action& action, ActResult& acted);
-  // Keeps at most --max-tabs tabs open (the loop's, after each action): the oldest ones not worked in are closed
-  // (each switched to, closed, and the work goes back to the tab it was in), and `acted` says which went.
+  // Keeps at most --max-tabs tabs open, after each action of the loop and of the MCP server's acting tools: the
+  // oldest ones not worked in are closed (each switched to, closed, and the work goes back to the tab it was in), and
+  // `acted` says which went.
   void keep_tabs_within_limit(ActResult& acted);
 
  private:

@@ -24,6 +24,8 @@ run_packages=(
   libpsl-dev publicsuffix
   # the browser: the headless shell for headless runs, the full one for --headed and --extension
   chromium chromium-headless-shell
+  # PDFs shown as pages (pdfinfo, pdftohtml: run as programs, never linked)
+  poppler-utils
 )
 # What the tests and benchmarks add (scripts/test.sh): lint, test libraries, the second engine and the virtual
 # display, the servers the tests start on loopback (Debian starts redis-server and munge as services when they are

@@ -38,6 +38,17 @@ bool has(const Json& reply, const char* key) {
   return reply.contains(key) && !reply.at(key).is_null();
 }
 
+// A whole number from 1 ("tab", "page"); 2.0 is taken as 2.
+Result<int> counting_number(const Json& reply, const char* key, const char* what) {
+  const auto& number = reply.at(key);
+  const bool whole =
+      number.is_number_integer() || (number.is_number() && number.get<double>() == std::floor(number.get<double>()));
+  if (!whole || number.get<double>() < 1 || number.get<double>() > 1e6) {
+    return fail(ErrorKind::InvalidArgument, "\"" + std::string(key) + "\" takes " + what + ", from 1");
+  }
+  return static_cast<int>(number.get<double>());
+}
+
 Result<Enter> enter_field(const Json& reply) {
   if (!has(reply, "enter")) return Enter::Auto;
   const auto& value = reply.at("enter");
@@ -96,6 +107,7 @@ std::string_view to_string(ActionKind kind) {
     case ActionKind::SelectText: return "select_text";
     case ActionKind::Actions: return "actions";
     case ActionKind::Dialog: return "dialog";
+    case ActionKind::Page: return "page";
   }
   return "action";
 }
@@ -105,6 +117,9 @@ Result<std::string> normalize_url(std::string_view url) {
   trimmed.erase(0, trimmed.find_first_not_of(" \t\r\n"));
   trimmed.erase(trimmed.find_last_not_of(" \t\r\n") + 1);
   if (trimmed.empty()) return fail(ErrorKind::InvalidArgument, "\"navigate\" needs a URL");
+  // A path, as the label lists write a link on the page's own site: resolved against the page when it is acted on.
+  if (trimmed.starts_with("//")) return "https:" + trimmed;
+  if (trimmed.starts_with('/')) return trimmed;
   const auto colon = trimmed.find(':');
   const auto first_special = trimmed.find_first_of("/?#");
   const bool has_scheme =
@@ -203,14 +218,13 @@ Result<Action> parse_action(const Json& reply, std::size_t max_actions) {
     return action;
   }
   if (has(reply, "tab")) {
-    const auto& number = reply.at("tab");
-    const bool whole =
-        number.is_number_integer() || (number.is_number() && number.get<double>() == std::floor(number.get<double>()));
-    if (!whole || number.get<double>() < 1) {
-      return fail(ErrorKind::InvalidArgument, "\"tab\" takes the number of an open tab, from 1");
-    }
+    VIMGPT_TRY(action.tab, counting_number(reply, "tab", "the number of an open tab"));
     action.kind = ActionKind::SwitchTab;
-    action.tab = static_cast<int>(number.get<double>());
+    return action;
+  }
+  if (has(reply, "page")) {
+    VIMGPT_TRY(action.page, counting_number(reply, "page", "the number of a page of the PDF shown"));
+    action.kind = ActionKind::Page;
     return action;
   }
   if (has(reply, "close_tab")) {
@@ -358,6 +372,7 @@ Json to_json(const Action& action) {
     case ActionKind::Select: return {{"select", action.label}, {"option", action.text}};
     case ActionKind::Upload: return {{"upload", action.label}, {"file", action.text}};
     case ActionKind::SwitchTab: return {{"tab", action.tab}};
+    case ActionKind::Page: return {{"page", action.page}};
     case ActionKind::CloseTab: return {{"close_tab", true}};
     case ActionKind::Ask: return {{"ask", action.text}};
     case ActionKind::Handoff: return {{"handoff", action.text}};
@@ -444,6 +459,7 @@ std::string describe(const Action& action) {
     case ActionKind::Select: return "select \"" + action.text + "\" in " + action.label;
     case ActionKind::Upload: return "upload " + action.text + " with " + action.label;
     case ActionKind::SwitchTab: return "switch to tab " + std::to_string(action.tab);
+    case ActionKind::Page: return "turn to page " + std::to_string(action.page) + " of the PDF";
     case ActionKind::CloseTab: return "close the tab";
     case ActionKind::Ask: return "ask \"" + action.text + "\"";
     case ActionKind::Handoff: return "hand the page to the person: \"" + action.text + "\"";

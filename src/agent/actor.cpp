@@ -3,17 +3,32 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <thread>
 
 #include "agent/agent.h"
 #include "common/text.h"
 #include "common/totp.h"
+#include "pdf/pdf.h"
 
 namespace vimgpt::agent {
 namespace {
 
 ActResult failed(const Error& error) {
   return {false, error.message, std::nullopt};
+}
+
+// A navigate target: a whole URL as it is, a path ("/item/64", as the label lists write a link on the page's own
+// site) on the page's origin.
+Result<std::string> on_this_site(const std::string& target, const std::string& page) {
+  if (!target.starts_with('/')) return target;
+  const auto scheme_end = page.find("://");
+  if (scheme_end == std::string::npos || !page.starts_with("http")) {
+    return fail(ErrorKind::InvalidArgument, "\"" + target + "\" is a path on the page's site, and this page (" +
+                                                (page.empty() ? "none yet" : page) +
+                                                ") has none: navigate to a whole URL");
+  }
+  return page.substr(0, page.find_first_of("/?#", scheme_end + 3)) + target;
 }
 
 // Replaces <secret:NAME> with its value at the last moment, so values never reach the model or a record; a
@@ -141,8 +156,10 @@ ActResult Actor::act(const Action& action, const hints::Capture& capture) {
     }
     case ActionKind::Type: return type_into_focus(action.text, action.enter);
     case ActionKind::Navigate: {
-      if (auto loaded = tab_.navigate(action.text); !loaded) return failed(loaded.error());
-      return {true, "loaded " + action.text, std::nullopt};
+      auto target = on_this_site(action.text, tab_.last_url());
+      if (!target) return failed(target.error());
+      if (auto loaded = tab_.navigate(*target); !loaded) return failed(loaded.error());
+      return {true, "loaded " + *target, std::nullopt};
     }
     case ActionKind::Select: return select(capture.map, action.label, action.text);
     case ActionKind::Upload: {
@@ -154,6 +171,7 @@ ActResult Actor::act(const Action& action, const hints::Capture& capture) {
               "chose the file " + action.text + " with " + uploaded->hint.role + " \"" + uploaded->hint.text + "\"",
               uploaded->hint.rect};
     }
+    case ActionKind::Page: return turn_to_page(action.page);
     case ActionKind::SwitchTab: {
       if (auto switched = tab_.switch_page(action.tab); !switched) return failed(switched.error());
       return {true, "switched to tab " + std::to_string(action.tab), std::nullopt};
@@ -479,10 +497,18 @@ ActResult Actor::typed_result(const hints::KeysTarget& target, const hints::Typi
   return {false, message + "; but nothing on the page changed: " + why, std::nullopt};
 }
 
-// Downloads the last action started, once they end (or the settle cap passes).
+// Downloads the last action started, once they end (or the settle cap passes). A PDF is shown in the tab; another
+// file saved only because the browser needs a folder (no --download-dir or --record) is deleted at once.
 void Actor::report_downloads(ActResult& acted) {
   for (const auto& download : tab_.take_downloads(options_.settle_cap)) {
-    if (download.state == browser::DownloadState::Completed) {
+    if (download.state == browser::DownloadState::Completed && pdf::is_pdf(download.file)) {
+      acted.message += "; " + open_pdf(download);
+    } else if (download.state == browser::DownloadState::Completed && !download.kept) {
+      std::error_code ignored;
+      std::filesystem::remove(download.file, ignored);
+      acted.message += "; a download of " + download.url +
+                       " was not saved (downloads are kept only with --record or --download-dir)";
+    } else if (download.state == browser::DownloadState::Completed) {
       acted.message +=
           "; downloaded " + download.url + " (" + std::to_string(download.bytes) + " bytes) to " + download.file;
     } else if (download.state == browser::DownloadState::InProgress) {
@@ -494,6 +520,85 @@ void Actor::report_downloads(ActResult& acted) {
                        "--record or --download-dir)";
     }
   }
+}
+
+std::string Actor::open_pdf(const browser::Download& download) {
+  const std::string saved = download.kept ? " (saved to " + download.file + ")" : "";
+  ShownPdf pdf;
+  pdf.url = download.url;
+  pdf.file = download.file;
+  auto shown = show_pdf(std::move(pdf), 1);
+  if (!shown) return "the PDF " + download.url + saved + " could not be shown: " + shown.error().message;
+  return "opened the PDF " + download.url + saved + ": " + *shown;
+}
+
+namespace {
+// A script that shows page `page` of the document in the tab (pdftohtml puts an anchor named by its number before
+// each page), and says whether it is there.
+std::string scroll_to_page_script(int page) {
+  return "(() => { const at = document.getElementsByName('" + std::to_string(page) +
+         "')[0]; if (!at) return false; at.scrollIntoView(); return true; })()";
+}
+}  // namespace
+
+// The tab shows the pages around `page` (kPagesShown at most, in fixed windows), at that page: a document of the
+// browser's own (about:blank) written with the pages' HTML, so the labels, the frame and the page text work on it as
+// on any page, and back goes to the page before the PDF.
+Result<std::string> Actor::show_pdf(ShownPdf pdf, int page) {
+  if (pdf.pages == 0) {
+    VIMGPT_TRY(pdf::Info info, pdf::info(pdf.file));
+    pdf.pages = info.pages;
+    pdf.title = !info.title.empty() ? info.title : std::filesystem::path(pdf.file).filename().string();
+  }
+  if (page > pdf.pages) {
+    return fail(ErrorKind::InvalidArgument,
+                "the PDF has " + std::to_string(pdf.pages) + " page" + (pdf.pages == 1 ? "" : "s"));
+  }
+  pdf.first = (page - 1) / pdf::kPagesShown * pdf::kPagesShown + 1;
+  pdf.last = std::min(pdf.pages, pdf.first + pdf::kPagesShown - 1);
+  VIMGPT_TRY(std::string html, pdf::to_html(pdf.file, pdf.first, pdf.last));
+  VIMGPT_TRY_VOID(tab_.navigate("about:blank"));
+  const std::string write = "document.open(); document.write(" +
+                            Json(html).dump(-1, ' ', false, Json::error_handler_t::replace) + "); document.close(); " +
+                            "document.title = " + Json(pdf.title).dump(-1, ' ', false, Json::error_handler_t::replace) +
+                            "; " + scroll_to_page_script(page);
+  VIMGPT_TRY_VOID(tab_.evaluate_in_page(write));
+  pdf.generation = tab_.page_generation();
+  std::string said = pages_shown(pdf) + " as a page";
+  if (page != pdf.first) said += ", at page " + std::to_string(page);
+  if (pdf.pages > 1) said += "; scroll to read on, {\"page\": N} turns to page N";
+  pdf_ = std::move(pdf);
+  return said;
+}
+
+// "pages 1-20 of 37 shown"
+std::string Actor::pages_shown(const ShownPdf& pdf) {
+  return (pdf.first == pdf.last ? "page " + std::to_string(pdf.first)
+                                : "pages " + std::to_string(pdf.first) + "-" + std::to_string(pdf.last)) +
+         " of " + std::to_string(pdf.pages) + " shown";
+}
+
+std::string Actor::pdf_note(const ShownPdf& pdf) {
+  return "a PDF: " + pages_shown(pdf);
+}
+
+const Actor::ShownPdf* Actor::shown_pdf() const {
+  return pdf_ && tab_.page_generation() == pdf_->generation ? &*pdf_ : nullptr;
+}
+
+ActResult Actor::turn_to_page(int page) {
+  const ShownPdf* pdf = shown_pdf();
+  if (pdf == nullptr) {
+    return {false, "no PDF is shown: {\"page\": N} turns the pages of a PDF the browser opened", std::nullopt};
+  }
+  if (page >= pdf->first && page <= pdf->last) {
+    auto scrolled = tab_.evaluate_in_page(scroll_to_page_script(page));
+    if (!scrolled) return failed(scrolled.error());
+    return {true, "turned to page " + std::to_string(page) + " of " + std::to_string(pdf->pages), std::nullopt};
+  }
+  auto shown = show_pdf(*pdf, page);
+  if (!shown) return failed(shown.error());
+  return {true, "turned to page " + std::to_string(page) + ": " + *shown, std::nullopt};
 }
 
 // Each dialog the page opened, how it was answered, and for a question the default answered, how to answer it

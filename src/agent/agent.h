@@ -58,6 +58,7 @@ enum class ActionKind {
   SelectText,
   Actions,  // several actions in one reply, done in order
   Dialog,   // how the page's dialogs opened during the next action are answered
+  Page,     // a page of the PDF the tab shows
 };
 std::string_view to_string(ActionKind kind);
 
@@ -74,6 +75,7 @@ struct Action {
   bool accept = false;        // Dialog
   Enter enter = Enter::Auto;  // Type, ClickType
   int tab = 0;                // SwitchTab, from 1
+  int page = 0;               // Page, from 1
   Json answer;                // Done
   browser::ScrollDirection direction = browser::ScrollDirection::Down;
   double seconds = 0;  // Wait
@@ -165,6 +167,7 @@ struct Observation {
   std::vector<vision::TabEntry> tabs;     // listed only when more than one is open
   std::vector<std::string> upload_files;  // names of the files in the upload folder
   std::string page_text;                  // the viewport's text, when the planner wants it (--observe text)
+  std::string page_note;                  // vision::StepRequest::page_note
   int max_tokens = 0;                     // the reply cap the budgets leave (vision::Client::fit); 0: the model's
 };
 
@@ -467,6 +470,22 @@ class Actor {
   // `acted` says which went.
   void keep_tabs_within_limit(ActResult& acted);
 
+  // A PDF the browser saved (a link to one, or a download), shown in the tab as pages (src/pdf) while the tab stays
+  // on it: a longer one kPagesShown pages at a time, {"page": N} turning to any.
+  struct ShownPdf {
+    std::string url;    // where it came from
+    std::string file;   // where the browser saved it
+    std::string title;  // its own, or its file name
+    int pages = 0;      // in the whole PDF
+    int first = 0;      // the pages the tab shows
+    int last = 0;
+    std::uint64_t generation = 0;  // the tab's page_generation() once shown
+  };
+  // The PDF the tab shows; nothing once the tab went to another page.
+  [[nodiscard]] const ShownPdf* shown_pdf() const;
+  // "a PDF: pages 1-20 of 37 shown", for the model.
+  static std::string pdf_note(const ShownPdf& pdf);
+
  private:
   ActResult click(const hints::HintMap& map, const std::string& label, hints::Effect* effect = nullptr);
   ActResult select(const hints::HintMap& map, const std::string& label, const std::string& option);
@@ -479,12 +498,17 @@ class Actor {
   ActResult act_all(const Action& list, const hints::Capture& capture);
   [[nodiscard]] Result<browser::Point> frame_point(double x, double y, const hints::Capture& capture) const;
   void report_downloads(ActResult& acted);
+  std::string open_pdf(const browser::Download& download);
+  Result<std::string> show_pdf(ShownPdf pdf, int page);
+  ActResult turn_to_page(int page);
+  static std::string pages_shown(const ShownPdf& pdf);
   void report_dialogs(ActResult& acted);
   [[nodiscard]] bool interrupted() const;
 
   browser::Tab& tab_;
   const AgentOptions& options_;
   bool dialog_answer_held_ = false;  // a {"dialog"} answer stands for the next action
+  std::optional<ShownPdf> pdf_;
 };
 
 // ---- Recordings -------------------------------------------------------------------------------------------

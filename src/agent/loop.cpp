@@ -289,7 +289,11 @@ struct Agent::Impl {
   }
 
   void note_page(StepRecord& record, const hints::Capture& capture, Clock::time_point step_start) {
-    const auto page = tab.page_info().value_or(browser::PageInfo{});
+    auto page = tab.page_info().value_or(browser::PageInfo{});
+    if (const auto* pdf = actor.shown_pdf()) {  // the PDF's own address, not the document it is shown in
+      page.url = pdf->url;
+      page.title = pdf->title + " (" + Actor::pdf_note(*pdf) + ")";
+    }
     record.url = page.url;
     record.title = page.title;
     if (!record.url.empty()) last_url = record.url;
@@ -310,8 +314,12 @@ struct Agent::Impl {
                             history,
                             open_tabs(),
                             upload_choices(options.upload_dir),
+                            {},
                             {}};
-    if (planner->wants_page_text()) {
+    // A PDF's text is sent with its frame whatever --observe says: what it says is what it is for.
+    const auto* pdf = actor.shown_pdf();
+    if (pdf != nullptr) observation.page_note = Actor::pdf_note(*pdf) + "; {\"page\": N} turns to page N";
+    if (planner->wants_page_text() || pdf != nullptr) {
       auto text = hints::visible_text(tab, kPageTextLimit);
       observation.page_text = text ? *text : "(the page's text could not be read: " + text.error().message + ")";
     }

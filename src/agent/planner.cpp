@@ -16,6 +16,7 @@ vision::StepRequest ModelPlanner::request_for(const Observation& observation) co
   request.history = observation.history;
   request.current_url = observation.url;
   request.current_title = observation.title;
+  request.page_note = observation.page_note;
   request.secret_names = settings_.secret_names;
   request.secret_hosts = settings_.secret_hosts;
   request.tabs = observation.tabs;
@@ -26,7 +27,7 @@ vision::StepRequest ModelPlanner::request_for(const Observation& observation) co
   request.data_fence = fence_.marker();
   request.max_tokens = observation.max_tokens;
   if (observation.capture == nullptr) return request;
-  if (settings_.observe != Observe::Vision) request.hint_text = observation.capture->map.to_text();
+  if (settings_.observe != Observe::Vision) request.hint_text = observation.capture->map.to_text(observation.url);
   if (settings_.observe == Observe::Text) return request;
   // A frame is already an encoded image with its format and size: it goes to the model as it is.
   request.images = earlier_frames_;

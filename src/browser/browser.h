@@ -212,6 +212,9 @@ struct Download {
   std::string file;        // where it was saved (empty when it did not complete)
   std::int64_t bytes = 0;  // received so far
   DownloadState state = DownloadState::InProgress;
+  // Saved where the user asked (--download-dir, --record); false: in the tab's scratch folder, for the agent to read
+  // (a PDF) and delete.
+  bool kept = true;
 };
 
 struct TabOptions {
@@ -332,6 +335,8 @@ class Tab {
   virtual Result<Json> evaluate_in_page(std::string_view expression) = 0;
   // The same in the isolated world of an out-of-process child frame.
   virtual Result<Json> evaluate_in_frame(const ChildFrame& frame, std::string_view expression) = 0;
+  // The same in that frame's own world (what a ScriptWorld::Page preload left there).
+  virtual Result<Json> evaluate_in_frame_page(const ChildFrame& frame, std::string_view expression) = 0;
   // Runs `source` in every document the tab loads from now on, in every frame, once: in that isolated world (as the
   // document is created in the full Chromium, when the world is first used in chromium-headless-shell, so after
   // anything the first evaluate installed: a script that defines a library keeps one it finds), or in the page's own

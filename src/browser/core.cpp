@@ -1,5 +1,7 @@
 // What both engines do the same way, written once: the helpers they call into, and (EngineTab) the calls whose
 // bodies were the same in each.
+#include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <utility>
 
@@ -177,6 +179,28 @@ std::vector<Dialog> EngineTab::take_dialogs() {
 void EngineTab::answer_dialogs(std::optional<DialogAnswer> answer) {
   std::scoped_lock lock(core_.mutex);
   core_.dialog_answer = std::move(answer);
+}
+
+TabCore::~TabCore() {
+  std::error_code ignored;
+  if (!scratch_downloads.empty()) std::filesystem::remove_all(scratch_downloads, ignored);
+}
+
+Result<std::string> TabCore::download_folder() {
+  if (!options.download_dir.empty()) {
+    std::error_code error;
+    std::filesystem::create_directories(options.download_dir, error);
+    if (error)
+      return fail(ErrorKind::Io, "cannot create the download folder " + options.download_dir + ": " + error.message());
+    return options.download_dir;
+  }
+  if (scratch_downloads.empty()) {
+    std::string name = (std::filesystem::temp_directory_path() / "vimgpt-downloads-XXXXXX").string();
+    if (::mkdtemp(name.data()) == nullptr)
+      return fail(ErrorKind::Io, "cannot make a download folder in the temp folder");
+    scratch_downloads = name;
+  }
+  return scratch_downloads;
 }
 
 const Dialog& TabCore::answer_dialog(DialogType type, std::string message, std::string url, std::string default_text) {

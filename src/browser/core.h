@@ -66,7 +66,10 @@ Failure only_tab_open();
 // handler writes under `mutex` (on the connection's reader thread) and EngineTab's calls read. Each engine's state
 // (CdpTab::Impl, BidiTab::State) adds its own protocol's.
 struct TabCore {
-  virtual ~TabCore() = default;
+  TabCore() = default;
+  TabCore(const TabCore&) = delete;
+  TabCore& operator=(const TabCore&) = delete;
+  virtual ~TabCore();  // removes the scratch download folder
   std::shared_ptr<wire::Connection> connection;
   TabOptions options;
 
@@ -80,6 +83,12 @@ struct TabCore {
   std::uint64_t generation = 0;         // documents committed and tabs moved to (page_generation())
   bool crashed = false;                 // the page's renderer or content process died
   std::optional<DomWindow> dom_window;  // left open by the last settle(..., LeaveOpen) without a navigation
+
+  // Where the browser saves downloads: options.download_dir (made when missing), or without one a private folder of
+  // the tab's own, made on first use and removed with the tab, whose files the agent reads (a PDF) and deletes
+  // (Download::kept false).
+  Result<std::string> download_folder();
+  std::string scratch_downloads;
 
   // Sends options.viewport to the browser.
   virtual Status apply_viewport() = 0;

@@ -18,7 +18,8 @@ void add_browser_flags(CLI::App& app, Options& o) {
   app.add_option("--viewport", o.viewport, "Viewport size WxH (default 1080x720, as the original)");
   app.add_option("--consent", o.consent,
                  "Cookie-consent dialogs: reject (default: answered before the model sees the page, refusing "
-                 "consent, by DuckDuckGo's autoconsent) or off (left to the model)");
+                 "consent, by DuckDuckGo's autoconsent), accept (consent given, on the platforms autoconsent knows "
+                 "how to accept on) or off (left to the model)");
   app.add_option("--hints", o.hint_rules,
                  "Which elements get labels: vimgpt (default: Vimium's, and what a person would click beyond them: "
                  "pointer cursors, click handlers, delegated handlers, read-only pickers, what opens something) or "

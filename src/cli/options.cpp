@@ -311,7 +311,7 @@ Result<RunSettings> run_settings(const Options& o, const Config& config, ModelUs
   auto consent_mode = consent::parse_mode(o.consent);
   if (!consent_mode) return usage_error(consent_mode.error().message);
   settings.consent = *consent_mode;
-  if (settings.consent == consent::Mode::Reject && !consent::available()) {
+  if (settings.consent != consent::Mode::Off && !consent::available()) {
     std::cerr << "vimgpt: note: this build has no autoconsent, so cookie-consent dialogs are left to the model (run "
                  "`npm ci` in src/consent and build again, or pass --consent off)\n";
     settings.consent = consent::Mode::Off;

@@ -17,6 +17,15 @@ namespace {
 
 constexpr milliseconds kFirstLook{1500};  // a document's first settle waits at most this while autoconsent looks
 
+// --consent accept: run after the standalone build has made its instance (its config is read when it acts, once the
+// document has loaded). It gives consent, and keeps only the platforms it has an accept step for: a rule without one
+// would report success having clicked nothing (an empty step list runs "successfully"), and the heuristic throws.
+constexpr std::string_view kAcceptInstead =
+    "\n;(() => { const s = window.autoconsentStandalone; if (!s || !s.instance) return;"
+    " const config = s.instance.config; config.autoAction = 'optIn'; config.enableHeuristicDetection = false;"
+    " s.instance.rules = (s.instance.rules || []).filter((r) =>"
+    "  !(r.rule && Array.isArray(r.rule.optIn) && r.rule.optIn.length === 0)); })();\n";
+
 // Resolves when autoconsent is not answering a dialog, at most `cap`; on the document's first call, when the page holds
 // an element of a platform autoconsent knows (what it hides while it answers: its rules' prehide selectors), also not
 // while it is about to look or has found the platform and not yet its dialog, at most kFirstLook. A page without one
@@ -27,7 +36,7 @@ constexpr milliseconds kFirstLook{1500};  // a document's first settle waits at 
 std::string settle_script(milliseconds cap) {
   return "((cap, firstLook) => new Promise((resolve) => {"
          " const s = window.autoconsentStandalone;"
-         " if (!s || !s.instance || !Array.isArray(s.messages)) { resolve([]); return; }"
+         " if (!s || !s.instance || !Array.isArray(s.messages)) { resolve(null); return; }"
          " const state = () => s.instance.state || {};"
          " const answering = () => ['openPopupDetected', 'runningOptOut', 'runningOptIn'].includes(state().lifecycle);"
          " const first = !s.vimgptSettled; s.vimgptSettled = true;"
@@ -40,7 +49,7 @@ std::string settle_script(milliseconds cap) {
          " const finish = () => { timers.forEach(clearTimeout); s.messages.push = push;"
          "  const from = s.vimgptReported || 0; s.vimgptReported = s.messages.length; const out = [];"
          "  for (const m of s.messages.slice(from)) if (m.type === 'optOutResult' || m.type === 'optInResult')"
-         "   out.push({cmp: String(m.cmp || ''), result: m.result === true});"
+         "   out.push({cmp: String(m.cmp || ''), result: m.result === true, given: m.type === 'optInResult'});"
          "  if (answering()) out.push({cmp: String((state().detectedCmps || [])[0] || ''), result: null});"
          "  resolve(out); };"
          " if (!answering() && !looking()) { finish(); return; }"
@@ -56,18 +65,39 @@ std::string platform(const nlohmann::json& entry) {
   return cmp.empty() ? "" : " (" + cmp + ")";
 }
 
+std::string host_of(const std::string& url) {
+  const auto start = url.find("://");
+  if (start == std::string::npos) return url;
+  const auto end = url.find_first_of(":/?#", start + 3);
+  return url.substr(start + 3, end == std::string::npos ? std::string::npos : end - start - 3);
+}
+
+// One document's answers in words, `dialog` naming whose dialog it was.
+void tell(const nlohmann::json& answers, const std::string& dialog, std::vector<std::string>& said) {
+  for (const auto& answer : answers) {
+    if (!answer.is_object()) continue;
+    const auto& result = answer.contains("result") ? answer["result"] : nlohmann::json();
+    if (result.is_null()) {
+      said.push_back(dialog + platform(answer) + " is still being answered for you");
+    } else if (result == true) {
+      said.push_back(
+          dialog + platform(answer) + " was answered for you: " +
+          (answer.value("given", false) ? "consent given (--consent accept)" : "consent refused (--consent reject)"));
+    } else {
+      said.push_back(dialog + platform(answer) +
+                     " could not be answered for you: answer it on the page if it is in the way");
+    }
+  }
+}
+
 }  // namespace
 
 Result<Mode> parse_mode(std::string_view text) {
   if (text == "reject") return Mode::Reject;
   if (text == "off") return Mode::Off;
-  if (text == "accept") {
-    return fail(ErrorKind::InvalidArgument,
-                "--consent accept is not available yet: the rules vimgpt embeds refuse consent only; use reject (the "
-                "default) or off, and let the model accept where a task needs it");
-  }
+  if (text == "accept") return Mode::Accept;
   return fail(ErrorKind::InvalidArgument,
-              "--consent takes reject (the default) or off, not '" + std::string(text) + "'");
+              "--consent takes reject (the default), accept or off, not '" + std::string(text) + "'");
 }
 
 bool available() {
@@ -81,25 +111,26 @@ Status install(browser::Tab& tab, Mode mode) {
                 "this vimgpt was built without autoconsent, so cookie-consent dialogs are left to the model: run "
                 "`npm ci` in src/consent and build again (scripts/run.sh does both), or pass --consent off");
   }
-  return tab.preload("autoconsent", std::string(detail::autoconsent_standalone()), browser::ScriptWorld::Page);
+  std::string source(detail::autoconsent_standalone());
+  if (mode == Mode::Accept) source += kAcceptInstead;
+  return tab.preload("autoconsent", source, browser::ScriptWorld::Page);
 }
 
 std::vector<std::string> settle(browser::Tab& tab, milliseconds cap) {
   std::vector<std::string> said;
+  const auto deadline = std::chrono::steady_clock::now() + cap;
   auto answers = tab.evaluate_in_page(settle_script(cap));
-  if (!answers || !answers->is_array()) return said;  // a page that cannot be asked has nothing to say
-  for (const auto& answer : *answers) {
-    if (!answer.is_object()) continue;
-    const auto& result = answer.contains("result") ? answer["result"] : nlohmann::json();
-    if (result.is_null()) {
-      said.push_back("the page's cookie-consent dialog" + platform(answer) + " is still being answered for you");
-    } else if (result == true) {
-      said.push_back("the page's cookie-consent dialog" + platform(answer) +
-                     " was answered for you: consent refused (--consent reject)");
-    } else {
-      said.push_back("the page's cookie-consent dialog" + platform(answer) +
-                     " could not be answered for you: answer it on the page if it is in the way");
-    }
+  // No autoconsent in the page (--consent off), or a page that cannot be asked: nothing to say, nor in its frames.
+  if (!answers || !answers->is_array()) return said;
+  tell(*answers, "the page's cookie-consent dialog", said);
+  // A platform that serves its dialog from its own site answers in that frame's process: asked there too, in what is
+  // left of the same cap.
+  for (const auto& frame : tab.child_frames()) {
+    const auto left = std::chrono::duration_cast<milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    if (left <= 0) break;
+    auto in_frame = tab.evaluate_in_frame_page(frame, settle_script(milliseconds{left}));
+    if (in_frame && in_frame->is_array())
+      tell(*in_frame, "the cookie-consent dialog in a frame from " + host_of(frame.url), said);
   }
   return said;
 }

@@ -1,7 +1,8 @@
 // Cookie-consent dialogs answered before the model sees the page, as DuckDuckGo's browsers answer them:
 // DuckDuckGo's autoconsent (@duckduckgo/autoconsent, MPL-2.0; pinned by src/consent/package-lock.json, its standalone
 // build embedded at build time) runs in the page's own world of every document and frame, finds the consent platform
-// a page uses (its rules know some three hundred, and a heuristic the rest), and refuses consent there.
+// a page uses (its rules know some three hundred, and a heuristic the rest), and refuses consent there; or, asked to,
+// gives it where its rules know how.
 #pragma once
 
 #include <chrono>
@@ -16,8 +17,10 @@ namespace vimgpt::consent {
 
 using std::chrono::milliseconds;
 
-// --consent: refuse what a dialog asks (the default), or leave every dialog to the model.
-enum class Mode { Reject, Off };
+// --consent: refuse what a dialog asks (the default); give it, on the platforms whose accept step autoconsent knows
+// (those it has code for: OneTrust, Cookiebot, Sourcepoint, TrustArc, consentmanager, Klaro, …; its other rules and its
+// heuristic know only the way to refuse, so those dialogs are left to the model); or leave every dialog to the model.
+enum class Mode { Reject, Accept, Off };
 Result<Mode> parse_mode(std::string_view text);
 
 // Whether this build embeds autoconsent (the set-up's npm ci in src/consent before building).

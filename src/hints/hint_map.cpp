@@ -140,7 +140,29 @@ browser::Json HintMap::to_json() const {
   return out;
 }
 
-std::string to_text(const Hint& hint) {
+namespace {
+// "https://example.com:8080" of "https://example.com:8080/a?b#c"; empty for an address without "://".
+std::string_view origin_of(std::string_view url) {
+  const auto scheme_end = url.find("://");
+  if (scheme_end == std::string_view::npos) return {};
+  return url.substr(0, url.find_first_of("/?#", scheme_end + 3));
+}
+std::string_view without_fragment(std::string_view url) {
+  return url.substr(0, url.find('#'));
+}
+}  // namespace
+
+std::string link_target(std::string_view href, std::string_view page_url) {
+  const std::string_view origin = origin_of(page_url);
+  if (origin.empty() || origin_of(href) != origin) return std::string(href);
+  const auto fragment = href.find('#');
+  if (fragment != std::string_view::npos && without_fragment(href) == without_fragment(page_url))
+    return std::string(href.substr(fragment));
+  const std::string_view rest = href.substr(origin.size());
+  return rest.starts_with('/') ? std::string(rest) : "/" + std::string(rest);  // "https://a.com?q" is "/?q" there
+}
+
+std::string to_text(const Hint& hint, std::string_view page_url) {
   std::string out = "[" + hint.label + "] " + hint.role;
   if (hint.value != FieldValue::NotAField && !hint.input_type.empty() && hint.input_type != hint.tag)
     out += " (" + hint.input_type + ")";
@@ -149,14 +171,14 @@ std::string to_text(const Hint& hint) {
     if (!hint.placeholder.empty() && hint.placeholder != hint.text) out += " placeholder \"" + hint.placeholder + "\"";
     if (hint.value == FieldValue::Empty) out += " empty";
   }
-  if (!hint.href.empty()) out += " -> " + hint.href;
+  if (!hint.href.empty()) out += " -> " + link_target(hint.href, page_url);
   if (!hint.frame_url.empty()) out += " (in frame " + hint.frame_url + ")";
   return out;
 }
 
-std::string HintMap::to_text() const {
+std::string HintMap::to_text(std::string_view page_url) const {
   std::string out;
-  for (const auto& hint : hints_) out += hints::to_text(hint) + '\n';
+  for (const auto& hint : hints_) out += hints::to_text(hint, page_url) + '\n';
   return out;
 }
 

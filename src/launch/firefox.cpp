@@ -29,7 +29,8 @@ constexpr std::chrono::seconds kStartTimeout{30};
 
 // user.js: quiet on a closed network (no first-run pages, updates, telemetry, remote settings, safe browsing), no
 // dialogs that wait for a person, and pointer input that reaches cross-origin frames (Firefox 153 delivers a click
-// over an out-of-process frame to its <iframe> element unless mouse events are dispatched asynchronously).
+// over an out-of-process frame to its <iframe> element unless mouse events are dispatched asynchronously). A PDF is
+// saved as a download, as Chromium's headless shell saves it, for the agent to show on either engine (src/pdf).
 constexpr const char* kPrefs[][2] = {
     {"app.normandy.api_url", "\"\""},
     {"app.update.disabledForTesting", "true"},
@@ -63,6 +64,7 @@ constexpr const char* kPrefs[][2] = {
     {"network.captive-portal-service.enabled", "false"},
     {"network.connectivity-service.enabled", "false"},
     {"network.http.speculative-parallel-limit", "0"},
+    {"pdfjs.disabled", "true"},
     {"remote.bidi.dismiss_file_pickers.enabled", "true"},
     {"remote.events.async.mouse.enabled", "true"},
     {"remote.events.async.wheel.enabled", "true"},

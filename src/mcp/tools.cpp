@@ -128,11 +128,12 @@ std::string shortened(const std::string& line) {
   return line.substr(0, cut) + "...";
 }
 
-// The label list of a look, capped: the rest are on the frame, and find searches them.
-std::string label_list(const hints::HintMap& map, std::size_t max_labels) {
-  if (max_labels == 0 || map.size() <= max_labels) return map.to_text();
+// The label list of a look, capped: the rest are on the frame, and find searches them. Link targets are written short
+// beside the page at `page_url`.
+std::string label_list(const hints::HintMap& map, std::size_t max_labels, std::string_view page_url) {
+  if (max_labels == 0 || map.size() <= max_labels) return map.to_text(page_url);
   std::string out;
-  for (std::size_t i = 0; i < max_labels; ++i) out += hints::to_text(map.hints()[i]) + '\n';
+  for (std::size_t i = 0; i < max_labels; ++i) out += hints::to_text(map.hints()[i], page_url) + '\n';
   return out + "... and " + std::to_string(map.size() - max_labels) +
          " more labels on the frame, not listed here (at most " + std::to_string(max_labels) +
          " are): find WORDS names the ones you need\n";
@@ -270,14 +271,24 @@ Json Tools::look(const std::string& prefix, bool failed) {
   auto captured = hints::capture(**open, acting_.capture);
   if (!captured) return error_result(prefix + "could not look at the page: " + captured.error().message);
   seen_ = std::move(*captured);
-  const auto page = (*open)->page_info().value_or(browser::PageInfo{});
+  auto page = (*open)->page_info().value_or(browser::PageInfo{});
+  const agent::Actor::ShownPdf* pdf = actor_->shown_pdf();
+  if (pdf != nullptr) {  // answered as the loop's prompt says it: the PDF's own address, its pages, and its text
+    page.url = pdf->url;
+    answered += "The page is " + agent::Actor::pdf_note(*pdf) +
+                " (vimgpt shows it as a page); {\"page\": N} in the actions tool turns to page N.\n";
+  }
   std::string seen = "URL: " + page.url + "\nTitle: " + page.title + "\n";
+  if (pdf != nullptr) {
+    auto text = hints::visible_text(**open, agent::kPageTextLimit);
+    seen += "Text on the screen:\n" + (text ? *text : "(it could not be read: " + text.error().message + ")") + "\n";
+  }
   if (const std::size_t open_tabs = (*open)->page_count(); open_tabs > 1) {
     seen += "Tabs: " + std::to_string(open_tabs) + " open (see tabs)\n";
   }
   seen += seen_->map.empty()
               ? "No labels: nothing on this screen can be clicked.\n"
-              : "Labels (label, role, name, link target):\n" + label_list(seen_->map, options_.max_labels);
+              : "Labels (label, role, name, link target):\n" + label_list(seen_->map, options_.max_labels, page.url);
   std::string text = prefix + answered + fence_.wrap(seen);
   const auto& frame = seen_->labelled;
   return {
@@ -323,7 +334,8 @@ Json Tools::find(const std::string& query) {
   } else {
     text = "Labels matching \"" + query + "\" (" + std::to_string(found.size()) + " of " +
            std::to_string(seen_->map.size()) + ", best first):\n";
-    for (const auto* hint : found) text += hints::to_text(*hint) + '\n';
+    const std::string page_url = (*open)->last_url();
+    for (const auto* hint : found) text += hints::to_text(*hint, page_url) + '\n';
   }
   if (auto shown = hints::visible_text(**open, agent::kPageTextLimit); shown) {
     std::string lines;

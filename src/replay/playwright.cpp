@@ -171,7 +171,14 @@ void write_action(std::ostream& out, const RecordedStep& step, const agent::Acti
   const Json in = signatures.take(action.in);
   const Json to = signatures.take(action.to_label);
   switch (action.kind) {
-    case agent::ActionKind::Navigate: out << "  await page.goto(" << literal(action.text) << ");\n"; break;
+    case agent::ActionKind::Navigate:
+      // A path ("/item/64") is on the page's own origin, as vimgpt resolved it.
+      if (action.text.starts_with('/')) {
+        out << "  await page.goto(new URL(" << literal(action.text) << ", page.url()).href);\n";
+      } else {
+        out << "  await page.goto(" << literal(action.text) << ");\n";
+      }
+      break;
     case agent::ActionKind::Click: click(out, signature); break;
     case agent::ActionKind::ClickType:
       if (auto option = selected_option(result)) {
@@ -281,6 +288,10 @@ void write_action(std::ostream& out, const RecordedStep& step, const agent::Acti
       break;
     }
     case agent::ActionKind::Ask: out << "  // the question went to a person; nothing to do on the page\n"; break;
+    case agent::ActionKind::Page:
+      out << "  // page " << action.page << " of a PDF vimgpt showed as a page of its own: Playwright saves it as a "
+          << "download\n";
+      break;
     case agent::ActionKind::Handoff:
       out << "  // handed to a person: " << comment(action.text) << " (do it by hand here)\n";
       break;

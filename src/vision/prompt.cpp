@@ -39,6 +39,7 @@ constexpr std::string_view kExtraActions =
     "- {\"upload\": \"AB\", \"file\": \"name.pdf\"} to give a file input (or the button that opens one) one of "
     "the files listed as available;\n"
     "- {\"tab\": 2} to switch to another open tab, {\"close_tab\": true} to close this one;\n"
+    "- {\"page\": 3} to turn to a page of a PDF the browser shows;\n"
     "- {\"ask\": \"question\"} to ask the user something only they can answer (a choice, a missing detail); "
     "their answer comes with the next step;\n"
     "- {\"handoff\": \"Please log in, then press Resume\"} to hand the page to the user when only they can go on (a "
@@ -110,6 +111,7 @@ const std::vector<Word>& vocabulary() {
       {"file", typed("string"), ""},
       {"tab", typed("integer", "the number of an open tab to switch to"), "tab (a tab's number)"},
       {"close_tab", typed("boolean"), "close_tab (true)"},
+      {"page", typed("integer", "the number of a page of the PDF shown"), "page (a PDF's page number)"},
       {"ask", typed("string", "a question for the user"), "ask (a question for the user)"},
       {"handoff", typed("string", "what the user should do on the page before handing it back"),
        "handoff (what the user should do on the page)"},
@@ -154,6 +156,7 @@ const std::vector<std::vector<std::string_view>>& action_shapes() {
       {"upload", "file"},
       {"tab"},
       {"close_tab"},
+      {"page"},
       {"ask"},
       {"handoff"},
       {"wait"},
@@ -245,7 +248,11 @@ void write_run_context(std::ostringstream& out, const StepRequest& step) {
 // This step's page: what changes from one request to the next.
 std::string step_block(const StepRequest& step) {
   std::ostringstream out;
-  if (!step.current_url.empty()) out << "\n\nThe current page is " << step.current_url << ".";
+  if (!step.current_url.empty()) {
+    out << "\n\nThe current page is " << step.current_url;
+    if (!step.page_note.empty()) out << " (" << step.page_note << ")";
+    out << ".";
+  }
   const auto frames = static_cast<int>(step.images.size());
   if (step.earlier_frames > 0) {
     out << "\nThe images show the page at the last " << frames << " steps, oldest first; the last one is now.";

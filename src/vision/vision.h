@@ -336,6 +336,7 @@ struct StepRequest {
   std::vector<HistoryEntry> history;
   std::string current_url;
   std::string current_title;
+  std::string page_note;  // vimgpt's own words on what the page is ("a PDF: pages 1-20 of 37 shown"), not page data
   std::string hint_text;  // --observe hybrid or text: one line per label (label, role, name, href); empty: none
   std::string page_text;  // --observe text: the page's visible text (no image is sent)
   // The run's page-data fence (common/fence.h): hint_text, page_text and tab titles go between its lines. Empty: no

@@ -195,6 +195,7 @@ TEST_F(RecoveryTest, DownloadsAreSavedUnderTheSitesNameAndReported) {
   EXPECT_EQ(first[0].state, DownloadState::Completed);
   EXPECT_EQ(first[0].url, server_->url("/file"));
   EXPECT_EQ(first[0].bytes, 8);
+  EXPECT_TRUE(first[0].kept);
   EXPECT_EQ(fs::path(first[0].file), dir_ / "downloads" / "report.csv");
   EXPECT_EQ(read_file(first[0].file), "a,b\n1,2\n");
 
@@ -209,14 +210,21 @@ TEST_F(RecoveryTest, DownloadsAreSavedUnderTheSitesNameAndReported) {
   EXPECT_TRUE(tab_->take_downloads(0ms).empty());  // each download is reported once
 }
 
-TEST_F(RecoveryTest, DownloadsAreRefusedWithoutAFolder) {
+// Without a folder of the user's a download goes to a scratch folder of the tab's, for the agent to read (a PDF) and
+// delete: reported as not kept, and gone with the tab.
+TEST_F(RecoveryTest, DownloadsWithoutAFolderGoToTheTabsScratchFolderAndGoWithIt) {
   launch();
   ASSERT_OK(tab_->navigate(server_->url("/links")));
   click_download_link();
   auto downloads = tab_->take_downloads(10s);
   ASSERT_EQ(downloads.size(), 1U);
-  EXPECT_EQ(downloads[0].state, DownloadState::Canceled);
-  EXPECT_TRUE(downloads[0].file.empty());
+  EXPECT_EQ(downloads[0].state, DownloadState::Completed);
+  EXPECT_FALSE(downloads[0].kept);
+  EXPECT_EQ(read_file(downloads[0].file), "a,b\n1,2\n");
+  const fs::path scratch = fs::path(downloads[0].file).parent_path();
+  EXPECT_NE(scratch.filename().string().find("vimgpt-downloads-"), std::string::npos) << scratch;
+  tab_.reset();
+  EXPECT_FALSE(fs::exists(scratch)) << scratch;
 }
 
 TEST_F(RecoveryTest, APageThatNeverFinishesLoadingIsCappedAndStillUsable) {

@@ -380,6 +380,22 @@ TEST_F(AgentActions, TabsAreListedSwitchedAndClosed) {
   EXPECT_NE(steps[4]["result"].get<std::string>().find("only open tab"), std::string::npos) << steps[4]["result"];
 }
 
+// The label list writes a link on the page's own site as its path, and the model may navigate to a path it read there:
+// it goes to the page's own origin.
+TEST_F(AgentActions, APathFromTheLabelListIsNavigatedOnThePagesSite) {
+  script({reply(R"({"navigate": "/renamed?name=Plan"})"), reply(R"({"done": true})")});
+  const CliRun result = run("/deleted");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto requests = model_.requests();
+  ASSERT_EQ(requests.size(), 2U);
+  EXPECT_NE(requests[0].text.find("link \"Back to the draft\" -> /dialogs\n"), std::string::npos) << requests[0].text;
+  EXPECT_EQ(requests[0].text.find(site_->url("/dialogs")), std::string::npos) << requests[0].text;
+  const auto steps = read_steps(record());
+  ASSERT_EQ(steps.size(), 2U);
+  EXPECT_EQ(steps[0]["result"], "loaded " + site_->url("/renamed?name=Plan")) << steps[0];
+  EXPECT_EQ(steps[1]["url"], site_->url("/renamed?name=Plan"));
+}
+
 // A long run that opens tab after tab keeps --max-tabs of them: the oldest one not worked in is closed, and the
 // model is told (it would otherwise keep a renderer for each, and read them all in every prompt).
 TEST_F(AgentActions, TabsPastTheLimitCloseTheOldestAndSaySo) {

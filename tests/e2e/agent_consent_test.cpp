@@ -1,6 +1,8 @@
 // Cookie-consent dialogs (--consent): a banner built like OneTrust's is refused by autoconsent before the model's first
-// look, the site gets the refusal, and the model is told what was answered; with --consent off it is the model's.
+// look, the site gets the refusal, and the model is told what was answered; with --consent accept it is accepted where
+// autoconsent knows how (and left to the model where it does not); with --consent off it is the model's.
 #include <gtest/gtest.h>
+#include <httplib.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -26,7 +28,7 @@ class ConsentE2E : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(record_); }
 
-  test::CliRun visit_museum(std::vector<std::string> flags) {
+  test::CliRun visit_museum(std::vector<std::string> flags, const std::string& page = "/fx/consent.html") {
     std::vector<std::string> args = {"when is the museum open?",
                                      "--base-url",
                                      model_.url(),
@@ -35,14 +37,24 @@ class ConsentE2E : public ::testing::Test {
                                      "--observe",
                                      "hybrid",
                                      "--start-url",
-                                     site_.url("/fx/consent.html"),
+                                     site_.url(page),
                                      "--record",
                                      record_.string()};
     args.insert(args.end(), flags.begin(), flags.end());
     return test::run_vimgpt(args);
   }
 
-  test::SiteServer site_;
+  // A consent platform's dialog in a frame from its own site (localhost: another site, so a process of its own).
+  test::SiteServer site_{[](httplib::Server& s) {
+    s.Get("/framed", [](const httplib::Request& req, httplib::Response& res) {
+      const std::string host = req.get_header_value("Host");
+      res.set_content(
+          "<!doctype html><title>Framed</title><h1>Our museum</h1><iframe style='width:900px;"
+          "height:500px' src='http://localhost" +
+              host.substr(host.find(':')) + "/fx/consent-frame.html'></iframe>",
+          "text/html");
+    });
+  }};
   test::FakeModelServer model_{test::Expectations{"test-key", std::string(vision::kDefaultModel),
                                                   test::default_frame_width(), 1, test::Requirement::Any}};
   fs::path record_;
@@ -78,14 +90,58 @@ TEST_F(ConsentE2E, WithConsentOffTheBannerIsTheModelsToAnswer) {
   EXPECT_FALSE(test::has(requests[0].text, "cookie-consent dialog")) << requests[0].text;
 }
 
-TEST_F(ConsentE2E, AConsentModeVimgptHasNotIsAUsageErrorThatSaysWhatItHas) {
+TEST_F(ConsentE2E, WithConsentAcceptTheBannerBuiltLikeOneTrustsIsAccepted) {
   const auto run = visit_museum({"--consent", "accept"});
-  EXPECT_EQ(run.exit_code, 64);  // a usage error
-  EXPECT_TRUE(test::has(run.err, "--consent accept is not available yet")) << run.err;
-  EXPECT_EQ(model_.request_count(), 0U);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(site_.count("GET", "/consent/accept"), 1);
+  EXPECT_EQ(site_.count("GET", "/consent/reject"), 0);
+  const auto requests = model_.requests();
+  ASSERT_EQ(requests.size(), 1U);
+  EXPECT_TRUE(
+      test::has(requests[0].text,
+                "the page's cookie-consent dialog (Onetrust) was answered for you: consent given (--consent accept)"))
+      << requests[0].text;
+  EXPECT_FALSE(test::has(requests[0].text, "Accept all cookies")) << requests[0].text;
+}
+
+// Cookie Script's dialog: autoconsent's rules refuse it, but hold no step that accepts it. With accept it is left to
+// the model, never reported as accepted with nothing clicked.
+TEST_F(ConsentE2E, WithConsentAcceptAPlatformItCannotAcceptOnIsLeftToTheModel) {
+  const auto refused = visit_museum({}, "/fx/consent-script.html");
+  ASSERT_EQ(refused.exit_code, 0) << refused.err;
+  EXPECT_EQ(site_.count("GET", "/consent/reject"), 1);  // the platform is one autoconsent knows
+  ASSERT_EQ(model_.requests().size(), 1U);
+  EXPECT_TRUE(test::has(model_.requests()[0].text, "(cookie-script) was answered for you: consent refused"))
+      << model_.requests()[0].text;
+
+  const auto accepted = visit_museum({"--consent", "accept"}, "/fx/consent-script.html");
+  ASSERT_EQ(accepted.exit_code, 0) << accepted.err;
+  EXPECT_EQ(site_.count("GET", "/consent/accept"), 0);
+  EXPECT_EQ(site_.count("GET", "/consent/reject"), 1);  // still the first run's alone
+  const auto requests = model_.requests();
+  ASSERT_EQ(requests.size(), 2U);
+  EXPECT_FALSE(test::has(requests[1].text, "cookie-consent dialog")) << requests[1].text;
+  EXPECT_TRUE(test::has(requests[1].text, "Accept all")) << requests[1].text;  // the model sees the banner
+}
+
+TEST_F(ConsentE2E, ADialogInACrossOriginFrameIsAnsweredThereAndTold) {
+  const auto run = visit_museum({}, "/framed");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(site_.count("GET", "/consent/reject"), 1);
+  const auto requests = model_.requests();
+  ASSERT_EQ(requests.size(), 1U);
+  EXPECT_TRUE(test::has(requests[0].text,
+                        "the cookie-consent dialog in a frame from localhost (piano.io) was answered for you: consent "
+                        "refused (--consent reject)"))
+      << requests[0].text;
+  EXPECT_FALSE(test::has(requests[0].text, "Accept all cookies")) << requests[0].text;
+}
+
+TEST_F(ConsentE2E, AConsentModeVimgptHasNotIsAUsageErrorThatSaysWhatItHas) {
   const auto other = visit_museum({"--consent", "maybe"});
-  EXPECT_EQ(other.exit_code, 64);
-  EXPECT_TRUE(test::has(other.err, "--consent takes reject (the default) or off, not 'maybe'")) << other.err;
+  EXPECT_EQ(other.exit_code, 64);  // a usage error
+  EXPECT_TRUE(test::has(other.err, "--consent takes reject (the default), accept or off, not 'maybe'")) << other.err;
+  EXPECT_EQ(model_.request_count(), 0U);
 }
 
 }  // namespace

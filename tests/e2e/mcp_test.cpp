@@ -213,8 +213,8 @@ TEST_F(McpStdio, ADensePagesListIsCappedAndFindReachesEveryLabel) {
       << "only the label holding both words: " << result_text(found);
   EXPECT_NE(result_text(found).find("Text on the screen that holds them:"), std::string::npos) << result_text(found);
   auto by_target = mcp.call("find", {{"query", "/item/64"}});
-  EXPECT_NE(result_text(by_target).find("\"Item 64\" -> " + site_->url("/item/64")), std::string::npos)
-      << result_text(by_target);
+  // On the page's own site a link target is its path (link_target).
+  EXPECT_NE(result_text(by_target).find("\"Item 64\" -> /item/64\n"), std::string::npos) << result_text(by_target);
   auto nothing = mcp.call("find", {{"query", "zebra"}});
   EXPECT_NE(result_text(nothing).find("No label matches \"zebra\" (of 80)"), std::string::npos) << result_text(nothing);
   auto empty = mcp.call("find", {{"query", "  "}});

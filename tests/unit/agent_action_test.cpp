@@ -109,6 +109,9 @@ TEST(AgentActions, NavigateAddsHttpsAndRefusesOtherSchemes) {
   EXPECT_EQ(parse(R"({"navigate": "example.com/a?b=c"})").text, "https://example.com/a?b=c");
   EXPECT_EQ(parse(R"({"navigate": "localhost:8080/x"})").text, "https://localhost:8080/x");
   EXPECT_EQ(parse(R"({"navigate": "http://127.0.0.1:5/"})").text, "http://127.0.0.1:5/");
+  // A path, as the label lists write a link on the page's site: resolved against the page when acted on.
+  EXPECT_EQ(parse(R"({"navigate": "/item/64?x=1"})").text, "/item/64?x=1");
+  EXPECT_EQ(parse(R"({"navigate": "//cdn.example.com/a"})").text, "https://cdn.example.com/a");
   EXPECT_EQ(parse(R"({"navigate": "  HTTPS://Example.com  "})").text, "HTTPS://Example.com");
   for (const char* url : {"javascript:alert(1)", "file:///etc/passwd", "chrome://settings", "data:text/html,hi",
                           "about:blank", "view-source:https://a.com"}) {
@@ -139,6 +142,10 @@ TEST(AgentActions, ExtensionsParseAndValidate) {
   EXPECT_EQ(parse(R"({"tab": 2})").tab, 2);
   EXPECT_EQ(parse(R"({"tab": 3.0})").tab, 3);
   EXPECT_EQ(parse(R"({"close_tab": true})").kind, ActionKind::CloseTab);
+  const Action page = parse(R"({"page": 12})");
+  EXPECT_EQ(page.kind, ActionKind::Page);
+  EXPECT_EQ(page.page, 12);
+  EXPECT_EQ(to_json(page), Json::parse(R"({"page": 12})"));
   const Action ask = parse(R"({"ask": "  Which date do you want?  "})");
   EXPECT_EQ(ask.kind, ActionKind::Ask);
   EXPECT_EQ(ask.text, "Which date do you want?");
@@ -152,6 +159,8 @@ TEST(AgentActions, ExtensionsParseAndValidate) {
   EXPECT_EQ(refusal(Json::parse(R"({"tab": 0})")).kind, ErrorKind::InvalidArgument);
   EXPECT_EQ(refusal(Json::parse(R"({"tab": 1.5})")).kind, ErrorKind::InvalidArgument);
   EXPECT_EQ(refusal(Json::parse(R"({"tab": "2"})")).kind, ErrorKind::InvalidArgument);
+  EXPECT_NE(refusal(Json::parse(R"({"page": 0})")).message.find("a page of the PDF shown, from 1"), std::string::npos);
+  EXPECT_EQ(refusal(Json::parse(R"({"page": 2.5})")).kind, ErrorKind::InvalidArgument);
   EXPECT_NE(refusal(Json::parse(R"({"ask": "  "})")).message.find("question"), std::string::npos);
   EXPECT_NE(refusal(Json::parse(R"({"ask": null})")).message.find("question"), std::string::npos);
   EXPECT_NE(refusal(Json::parse(R"({"handoff": ""})")).message.find("Resume"), std::string::npos);

@@ -211,6 +211,21 @@ TEST(HintMap, TextListsLabelRoleNameHref) {
   EXPECT_NE(text.find("[D] textbox (search) \"Link 3\" placeholder \"Search\" empty\n"), std::string::npos) << text;
 }
 
+TEST(HintMap, LinkTargetsOnThePagesOwnOriginAreWrittenAsPaths) {
+  const std::string text = sample_map().to_text("http://127.0.0.1/list?page=2#top");
+  EXPECT_NE(text.find("[A] link \"Link 0\" -> /0\n"), std::string::npos) << text;
+  EXPECT_EQ(link_target("http://127.0.0.1/a/b?c=d#e", "http://127.0.0.1/x"), "/a/b?c=d#e");
+  EXPECT_EQ(link_target("http://127.0.0.1/list?page=2#reviews", "http://127.0.0.1/list?page=2#top"), "#reviews");
+  EXPECT_EQ(link_target("http://127.0.0.1", "http://127.0.0.1/x"), "/");
+  EXPECT_EQ(link_target("http://127.0.0.1?q=1", "http://127.0.0.1/x"), "/?q=1");
+  // Another origin (a port, a scheme, a host), or no page to be relative to: the whole address.
+  EXPECT_EQ(link_target("http://127.0.0.1:81/a", "http://127.0.0.1/x"), "http://127.0.0.1:81/a");
+  EXPECT_EQ(link_target("https://127.0.0.1/a", "http://127.0.0.1/x"), "https://127.0.0.1/a");
+  EXPECT_EQ(link_target("http://127.0.0.10/a", "http://127.0.0.1/x"), "http://127.0.0.10/a");
+  EXPECT_EQ(link_target("http://127.0.0.1/a", ""), "http://127.0.0.1/a");
+  EXPECT_EQ(link_target("mailto:a@b.c", "http://127.0.0.1/x"), "mailto:a@b.c");
+}
+
 TEST(HintMap, ParsesDrawModes) {
   EXPECT_EQ(*parse_draw_mode("overlay"), DrawMode::Overlay);
   EXPECT_EQ(*parse_draw_mode("image"), DrawMode::Image);

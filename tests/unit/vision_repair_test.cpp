@@ -102,6 +102,7 @@ TEST(ActionVocabulary, UnknownKeysListsOnlyKeysOutsideTheVocabulary) {
                                 {"file", "cv.pdf"},
                                 {"tab", 2},
                                 {"close_tab", true},
+                                {"page", 3},
                                 {"ask", "Which date?"},
                                 {"handoff", "Please log in"},
                                 {"type", "x"},
@@ -109,7 +110,7 @@ TEST(ActionVocabulary, UnknownKeysListsOnlyKeysOutsideTheVocabulary) {
                                 {"dialog", "accept"},
                                 {"dialog_text", "x"}})
                   .empty());
-  EXPECT_EQ(action_keys().size(), 28U);
+  EXPECT_EQ(action_keys().size(), 29U);
 }
 
 // A strict reply as earlier versions' flat schema had OpenAI send it: every key, the unused ones null.

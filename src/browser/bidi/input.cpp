@@ -257,6 +257,10 @@ Result<Json> BidiTab::evaluate_in_frame(const ChildFrame& frame, std::string_vie
   return s_->evaluate({{"context", frame.frame_id}, {"sandbox", kSandbox}}, expression);
 }
 
+Result<Json> BidiTab::evaluate_in_frame_page(const ChildFrame& frame, std::string_view expression) {
+  return s_->evaluate({{"context", frame.frame_id}}, expression);
+}
+
 Status BidiTab::preload(std::string_view name, const std::string& source, ScriptWorld world) {
   if (!s_->preloaded.insert(std::string(name)).second) return ok();
   // In the isolated world, run by an indirect eval, so the library's top-level declarations are the realm's globals,

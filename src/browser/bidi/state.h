@@ -203,7 +203,8 @@ struct BidiTab::State : TabCore {
       std::error_code unknown;
       const auto bytes = complete && !file.empty() ? std::filesystem::file_size(file, unknown) : 0;
       downloads.push_back({p.value("url", ""), file, unknown ? 0 : static_cast<std::int64_t>(bytes),
-                           complete ? DownloadState::Completed : DownloadState::Canceled});
+                           complete ? DownloadState::Completed : DownloadState::Canceled,
+                           !options.download_dir.empty()});
     } else if (method == "network.beforeRequestSent") {
       // Every held request is answered, a tab's the page opened and not yet followed too: one left held would hold
       // up its page's load event for good.
@@ -304,10 +305,14 @@ struct BidiTab::State : TabCore {
     if (options.navigation_filter) phases.push_back("beforeRequestSent");
     VIMGPT_TRY(Json added, call("network.addIntercept", {{"phases", phases}}));
     intercept = added.value("intercept", "");
-    Json behaviour = options.download_dir.empty()
-                         ? Json{{"type", "denied"}}
-                         : Json{{"type", "allowed"}, {"destinationFolder", options.download_dir}};
-    VIMGPT_TRY_VOID(call("browser.setDownloadBehavior", in_user_context({{"downloadBehavior", behaviour}})));
+    // Downloads into the tab's folder; a browser that refuses it (one on another machine, which has no such folder)
+    // refuses downloads instead, and a download is told as not saved.
+    VIMGPT_TRY(const std::string folder, download_folder());
+    if (!call("browser.setDownloadBehavior",
+              in_user_context({{"downloadBehavior", {{"type", "allowed"}, {"destinationFolder", folder}}}}))) {
+      VIMGPT_TRY_VOID(
+          call("browser.setDownloadBehavior", in_user_context({{"downloadBehavior", {{"type", "denied"}}}})));
+    }
     if (!options.user_agent.empty()) {
       VIMGPT_TRY_VOID(call("emulation.setUserAgentOverride", in_user_context({{"userAgent", options.user_agent}})));
     }

@@ -329,6 +329,10 @@ Result<Json> CdpTab::evaluate_in_frame(const ChildFrame& frame, std::string_view
   return run();
 }
 
+Result<Json> CdpTab::evaluate_in_frame_page(const ChildFrame& frame, std::string_view expression) {
+  return impl_->evaluate_with(frame.session_id, std::nullopt, expression);
+}
+
 Status CdpTab::press_key(Key key) {
   return press(key_press(key));
 }

@@ -245,6 +245,9 @@ void CdpTab::Impl::configure_session(const std::string& session) {
 void CdpTab::Impl::on_download(const wire::Event& event) {
   const std::string guid = event.params.value("guid", "");
   if (event.method == "Browser.downloadWillBegin") {
+    // On a browser other tabs share (a remote one, a context each), only what our own tabs' documents download.
+    const std::string frame = event.params.value("frameId", "");
+    if (!browser_context_id.empty() && std::find(pages.begin(), pages.end(), frame) == pages.end()) return;
     download_order.push_back(guid);
     downloads[guid] = Download{event.params.value("url", ""), event.params.value("suggestedFilename", ""), 0,
                                DownloadState::InProgress};
@@ -256,7 +259,9 @@ void CdpTab::Impl::on_download(const wire::Event& event) {
   download.bytes = event.params.value("receivedBytes", std::int64_t{0});
   download.state = download_state(event.params.value("state", "inProgress"));
   if (download.state == DownloadState::Completed) {
-    download.file = saved_download_path(options.download_dir, guid, download.file);
+    download.file = saved_download_path(options.download_dir.empty() ? scratch_downloads : options.download_dir, guid,
+                                        download.file);
+    download.kept = !options.download_dir.empty();
   } else if (download.state == DownloadState::Canceled) {
     download.file.clear();
   }
@@ -392,17 +397,9 @@ Status CdpTab::Impl::start_local() {
   }
   subscription = connection->subscribe([this](const wire::Event& e) { on_event(e); });
   VIMGPT_TRY_VOID(choose_user_agent());
-  if (!options.download_dir.empty()) {
-    std::error_code error;
-    std::filesystem::create_directories(options.download_dir, error);
-    if (error)
-      return fail(ErrorKind::Io, "cannot create the download folder " + options.download_dir + ": " + error.message());
-  }
-  VIMGPT_TRY_VOID(connection->call(
-      "Browser.setDownloadBehavior",
-      options.download_dir.empty()
-          ? Json{{"behavior", "deny"}, {"eventsEnabled", true}}
-          : Json{{"behavior", "allowAndName"}, {"downloadPath", options.download_dir}, {"eventsEnabled", true}}));
+  VIMGPT_TRY(const std::string folder, download_folder());
+  VIMGPT_TRY_VOID(connection->call("Browser.setDownloadBehavior",
+                                   {{"behavior", "allowAndName"}, {"downloadPath", folder}, {"eventsEnabled", true}}));
   // Chromium starts with one about:blank page (the URL we passed); work in it rather than open another.
   VIMGPT_TRY_VOID(connection->call("Target.setDiscoverTargets", {{"discover", true}}));
   std::string first_page;
@@ -486,6 +483,13 @@ Result<std::unique_ptr<Tab>> CdpTab::open_remote(const std::shared_ptr<wire::Con
   VIMGPT_TRY(Json created, connection->call("Target.createTarget",
                                             {{"url", "about:blank"}, {"browserContextId", impl->browser_context_id}}));
   impl->pages = {created.value("targetId", "")};
+  // Its downloads into the tab's folder; a browser on another machine, which has no such folder, cancels them (told as
+  // not saved), and one that refuses the command keeps its own behaviour.
+  VIMGPT_TRY(const std::string folder, impl->download_folder());
+  (void)connection->call("Browser.setDownloadBehavior", {{"behavior", "allowAndName"},
+                                                         {"browserContextId", impl->browser_context_id},
+                                                         {"downloadPath", folder},
+                                                         {"eventsEnabled", true}});
   VIMGPT_TRY_VOID(impl->choose_user_agent());
   auto tab = std::make_unique<CdpTab>(std::move(impl));
   tab->impl_->subscription =

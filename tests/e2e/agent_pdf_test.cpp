@@ -32,7 +32,8 @@ class PdfE2E : public ::testing::Test {
         res.set_content(
             "<!doctype html><title>Documents</title><a href='/report.pdf' style='font-size:30px'>Annual report</a> "
             "<a href='/manual.pdf' style='font-size:30px'>Manual</a> "
-            "<a href='/figures.csv' style='font-size:30px'>Figures</a>",
+            "<a href='/figures.csv' style='font-size:30px'>Figures</a> "
+            "<a href='/report.pdf' target='_blank' style='font-size:30px'>Report in a new tab</a>",
             "text/html");
       });
       s.Get("/report.pdf", [](const httplib::Request&, httplib::Response& res) {
@@ -134,6 +135,24 @@ TEST_F(PdfE2E, ALongPdfIsShownAWindowAtATimeAndNothingIsKeptWithoutADownloadFold
       << requests[3].text;
   EXPECT_NE(requests[3].text.find("Chapter 23 begins here"), std::string::npos);
   EXPECT_EQ(requests[3].text.find("Chapter 20 begins here"), std::string::npos);  // the window before is gone
+}
+
+// A link that opens the PDF in a new tab: the new tab saves it, and it is shown there.
+TEST_F(PdfE2E, APdfOpenedInANewTabIsShownThere) {
+  int step = 0;
+  model_.set_responder([&](const test::ReceivedRequest& request) {
+    if (++step == 1)
+      return ScriptedReply::text(R"({"click": ")" + test::label_in_prompt(request.text, "Report in a new tab") +
+                                 R"("})");
+    return ScriptedReply::text(R"({"done": "seen"})");
+  });
+  const auto result = run({});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto requests = model_.requests();
+  ASSERT_EQ(requests.size(), 2U);
+  EXPECT_NE(requests[1].text.find("opened the PDF " + site_->url("/report.pdf")), std::string::npos)
+      << requests[1].text;
+  EXPECT_NE(requests[1].text.find("Annual report 2026"), std::string::npos) << requests[1].text;
 }
 
 // Through the MCP server: a look at a PDF names the PDF, the pages shown and their text; the actions tool turns pages.

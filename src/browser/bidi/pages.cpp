@@ -55,6 +55,7 @@ Status BidiTab::close_page() {
     std::scoped_lock lock(s_->mutex);
     if (s_->pages.size() < 2) return only_tab_open();
     closing = s_->context;
+    s_->closing = closing;
   }
   VIMGPT_TRY_VOID(s_->call("browsingContext.close", {{"context", closing}}));
   std::string back;

@@ -108,7 +108,9 @@ struct BidiTab::State : TabCore {
   std::uint64_t started = 0;  // navigations started there
   std::uint64_t loaded = 0;   // and ended (load, failure, a download instead)
   std::vector<Download> downloads;
-  int downloads_going = 0;  // begun, not yet ended
+  int downloads_going = 0;                  // begun, not yet ended
+  std::set<std::string> download_contexts;  // the contexts they began in
+  std::string closing;                      // the tab close_page is closing
   // TabCore::crashed: the tab's content process died. Firefox shows its "tab crashed" page, a parent-process page no
   // script reaches, in the same context, and says so only by committing it there, sometimes after a script has been
   // refused; the next navigation there starts a content process again.
@@ -147,6 +149,12 @@ struct BidiTab::State : TabCore {
         (method == "network.fetchError" &&
          refused_documents.erase(p.value("request", Json::object()).value("request", "")) > 0);
     if (navigation_ended) opened_loading.erase(at);
+    // A download is reported by the tab it began in, one the page opened too (Firefox closes such a tab again).
+    if (method == "browsingContext.downloadWillBegin" &&
+        (ours(at) || std::find(opened.begin(), opened.end(), at) != opened.end())) {
+      ++downloads_going;
+      download_contexts.insert(at);
+    }
     if (method == "browsingContext.contextCreated") {
       const std::string created = p.value("context", "");
       if (!p.value("parent", Json()).is_null()) {
@@ -159,6 +167,16 @@ struct BidiTab::State : TabCore {
     } else if (method == "browsingContext.contextDestroyed") {
       frames.erase(at);
       std::erase(pages, at);
+      // A tab the page opened that the browser closed again (Firefox closes one whose navigation became a download):
+      // the work goes back to the tab before it. close_page moves the work itself.
+      std::erase(opened, at);
+      opened_loading.erase(at);
+      if (at == context && at != closing && !pages.empty()) {
+        std::erase(previous, at);
+        context = previous.empty() ? pages.back() : previous.back();
+        if (!previous.empty()) previous.pop_back();
+        ++generation;
+      }
     } else if (method == "browsingContext.navigationStarted" &&
                std::find(opened.begin(), opened.end(), at) != opened.end()) {
       opened_loading.insert(at);
@@ -169,7 +187,6 @@ struct BidiTab::State : TabCore {
     } else if (navigation_ended && at == context) {
       loaded = started;
       load_ended = bidi::Clock::now();
-      if (method == "browsingContext.downloadWillBegin") ++downloads_going;
       if (method == "network.fetchError")
         requests_in_flight.erase(p.value("request", Json::object()).value("request", ""));
     } else if (method == "browsingContext.navigationCommitted" && at == context) {
@@ -195,7 +212,8 @@ struct BidiTab::State : TabCore {
       Json answer = {{"context", at}, {"accept", dialog.accepted}};
       if (kind == DialogType::Prompt && dialog.accepted) answer["userText"] = dialog.text;
       connection->post("browsingContext.handleUserPrompt", std::move(answer));
-    } else if (method == "browsingContext.downloadEnd" && ours(at)) {
+    } else if (method == "browsingContext.downloadEnd" && (ours(at) || download_contexts.contains(at))) {
+      download_contexts.erase(at);
       if (downloads_going > 0) --downloads_going;
       const bool complete = p.value("status", "") == "complete";
       const std::string file = p.value("filepath", Json()).is_string() ? p["filepath"].get<std::string>() : "";

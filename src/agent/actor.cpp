@@ -9,6 +9,7 @@
 #include "agent/agent.h"
 #include "common/text.h"
 #include "common/totp.h"
+#include "common/url.h"
 #include "pdf/pdf.h"
 
 namespace vimgpt::agent {
@@ -22,13 +23,13 @@ ActResult failed(const Error& error) {
 // site) on the page's origin.
 Result<std::string> on_this_site(const std::string& target, const std::string& page) {
   if (!target.starts_with('/')) return target;
-  const auto scheme_end = page.find("://");
-  if (scheme_end == std::string::npos || !page.starts_with("http")) {
+  const std::string_view origin = url_origin(page);
+  if (origin.empty() || !page.starts_with("http")) {
     return fail(ErrorKind::InvalidArgument, "\"" + target + "\" is a path on the page's site, and this page (" +
                                                 (page.empty() ? "none yet" : page) +
                                                 ") has none: navigate to a whole URL");
   }
-  return page.substr(0, page.find_first_of("/?#", scheme_end + 3)) + target;
+  return std::string(origin) + target;
 }
 
 // Replaces <secret:NAME> with its value at the last moment, so values never reach the model or a record; a

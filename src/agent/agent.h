@@ -140,9 +140,6 @@ class NavigationPolicy {
   std::vector<std::string> block_;
 };
 
-// The host of an http(s) URL, lowercased; empty when there is none.
-std::string url_host(std::string_view url);
-
 // --confirm-risky: what makes an action worth a person's yes before it runs. An action is risky when it would take the
 // run off the task's sites (a navigation, or a click on a link, to a host that is none of `task_hosts` and none's
 // subdomain or parent), type a secret, or give the page a file; a list is as risky as its first risky action.

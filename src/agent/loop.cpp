@@ -5,6 +5,7 @@
 
 #include "agent/agent.h"
 #include "common/text.h"
+#include "common/url.h"
 
 namespace vimgpt::agent {
 namespace {

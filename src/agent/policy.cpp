@@ -6,6 +6,7 @@
 
 #include "agent/agent.h"
 #include "common/text.h"
+#include "common/url.h"
 
 namespace vimgpt::agent {
 namespace {
@@ -54,16 +55,6 @@ std::optional<Risk> leaving(const std::string& url, const std::vector<std::strin
 }
 
 }  // namespace
-
-std::string url_host(std::string_view url) {
-  const auto scheme_end = url.find("://");
-  if (scheme_end == std::string_view::npos) return "";
-  std::string_view rest = url.substr(scheme_end + 3);
-  rest = rest.substr(0, rest.find_first_of("/?#"));
-  if (const auto at = rest.rfind('@'); at != std::string_view::npos) rest.remove_prefix(at + 1);
-  if (!rest.empty() && rest.front() == '[') return ascii_lower(rest.substr(0, rest.find(']') + 1));  // IPv6
-  return ascii_lower(rest.substr(0, rest.find(':')));
-}
 
 std::optional<Risk> risk_of(const Action& action, const hints::HintMap& map,
                             const std::vector<std::string>& task_hosts) {

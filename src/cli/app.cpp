@@ -444,8 +444,9 @@ int main(int argc, char** argv) {
   auto* mcp = app.add_subcommand("mcp", "Serve the Model Context Protocol: other agents look and act through vimgpt");
   mcp->add_option("--http", mcp_flags.http, "Streamable HTTP on HOST:PORT (default: stdio); /mcp is the endpoint");
   mcp->add_option("--token", mcp_flags.token, "With --http: every request needs Authorization: Bearer TOKEN");
-  mcp->add_option("--observe-after", mcp_flags.observe_after,
-                  "After an acting tool: look (the page as look shows it, default) or never");
+  mcp->add_option(
+      "--observe-after", mcp_flags.observe_after,
+      "After an acting tool: changed (the page as look shows it when it changed, default), look (always) or never");
   mcp->add_option("--max-labels", mcp_flags.max_labels,
                   "Most labels look's text lists (default 50; the frame shows all, find searches them; 0: all)");
   mcp->add_flag("--shared-browser", mcp_flags.shared_browser,

@@ -118,9 +118,9 @@ int queue_status_command(const QueueFlags& flags);
 int batch_command(const Options& options, const BatchFlags& flags);
 
 struct McpFlags {
-  std::string http;                    // HOST:PORT; empty: stdio
-  std::string token;                   // bearer token for --http
-  std::string observe_after = "look";  // look | never
+  std::string http;                       // HOST:PORT; empty: stdio
+  std::string token;                      // bearer token for --http
+  std::string observe_after = "changed";  // changed | look | never
   int max_labels = static_cast<int>(mcp::kDefaultMaxLabels);
   bool shared_browser = false;  // --http: every session one browser (today's single-person behaviour)
   int max_sessions = 0;         // --http: sessions at once; 0: any

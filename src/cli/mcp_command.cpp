@@ -31,8 +31,8 @@ int mcp_command(const Options& o, const McpFlags& flags) {
   const Config config = Config::load();
   auto settings = run_settings(o, config, ModelUse::ScriptInstead);
   if (!settings) return usage(settings.error().message);
-  if (flags.observe_after != "look" && flags.observe_after != "never") {
-    return usage("--observe-after takes look or never, not '" + flags.observe_after + "'");
+  if (flags.observe_after != "changed" && flags.observe_after != "look" && flags.observe_after != "never") {
+    return usage("--observe-after takes changed, look or never, not '" + flags.observe_after + "'");
   }
   std::string host = "127.0.0.1";
   int port = 0;
@@ -101,7 +101,9 @@ int mcp_command(const Options& o, const McpFlags& flags) {
   };
   options.agent = agent_options(o, *settings);
   options.agent.record_dir = o.record;
-  options.observe_after = flags.observe_after == "never" ? mcp::ObserveAfter::Never : mcp::ObserveAfter::Look;
+  options.observe_after = flags.observe_after == "never"  ? mcp::ObserveAfter::Never
+                          : flags.observe_after == "look" ? mcp::ObserveAfter::Look
+                                                          : mcp::ObserveAfter::Changed;
   options.max_labels = static_cast<std::size_t>(flags.max_labels);
   // One server, one browser: stdio's single session, or every HTTP session with --shared-browser.
   auto shared_server = [&] {

@@ -10,6 +10,7 @@
 #include "cli/options.h"
 #include "common/text.h"
 #include "common/totp.h"
+#include "common/url.h"
 
 namespace vimgpt::cli {
 
@@ -126,7 +127,7 @@ Result<browser::CredentialsLookup> credentials_lookup(const Options& o) {
     by_host.insert_or_assign(std::move(site.first), std::move(site.second));
   }
   return browser::CredentialsLookup([by_host](const std::string& url) -> std::optional<browser::HttpCredentials> {
-    const auto found = by_host.find(agent::url_host(url));
+    const auto found = by_host.find(url_host(url));
     if (found == by_host.end()) return std::nullopt;
     return found->second;
   });

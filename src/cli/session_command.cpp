@@ -442,6 +442,8 @@ Result<json> tool_arguments(const Verb& verb, const VerbInput& input) {
       default: arguments[param.key] = value;
     }
   }
+  // The look verb writes the frame to a file each time: it is asked for the page even when it is the one last shown.
+  if (verb.tool == "look") arguments["again"] = true;
   return arguments;
 }
 

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/url.h"
+
 namespace vimgpt::consent {
 
 namespace detail {
@@ -63,13 +65,6 @@ std::string settle_script(milliseconds cap) {
 std::string platform(const nlohmann::json& entry) {
   const std::string cmp = entry.value("cmp", "");
   return cmp.empty() ? "" : " (" + cmp + ")";
-}
-
-std::string host_of(const std::string& url) {
-  const auto start = url.find("://");
-  if (start == std::string::npos) return url;
-  const auto end = url.find_first_of(":/?#", start + 3);
-  return url.substr(start + 3, end == std::string::npos ? std::string::npos : end - start - 3);
 }
 
 // One document's answers in words, `dialog` naming whose dialog it was.
@@ -130,7 +125,7 @@ std::vector<std::string> settle(browser::Tab& tab, milliseconds cap) {
     if (left <= 0) break;
     auto in_frame = tab.evaluate_in_frame_page(frame, settle_script(milliseconds{left}));
     if (in_frame && in_frame->is_array())
-      tell(*in_frame, "the cookie-consent dialog in a frame from " + host_of(frame.url), said);
+      tell(*in_frame, "the cookie-consent dialog in a frame from " + url_host(frame.url), said);
   }
   return said;
 }

@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "common/text.h"
+#include "common/url.h"
 #include "hints/hints.h"
 
 namespace vimgpt::hints {
@@ -141,20 +142,42 @@ browser::Json HintMap::to_json() const {
 }
 
 namespace {
-// "https://example.com:8080" of "https://example.com:8080/a?b#c"; empty for an address without "://".
-std::string_view origin_of(std::string_view url) {
-  const auto scheme_end = url.find("://");
-  if (scheme_end == std::string_view::npos) return {};
-  return url.substr(0, url.find_first_of("/?#", scheme_end + 3));
-}
+
 std::string_view without_fragment(std::string_view url) {
   return url.substr(0, url.find('#'));
 }
+
+// Whether a link's text already says where it goes on its own site ("Help" -> /help, "Living room" -> /c/living,
+// "Item 64" -> /item/64): every word of the path is in the text. One-letter folder names are not words a text would
+// hold. A target the text does not say, or on another site, is written.
+bool text_says_target(std::string_view text, std::string_view target) {
+  if (!target.starts_with('/')) return false;
+  std::string lower_text;
+  for (const char c : text) lower_text += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::size_t words = 0;
+  std::string word;
+  const auto word_in_text = [&] {
+    const bool counts = word.size() > 1 || (word.size() == 1 && std::isdigit(static_cast<unsigned char>(word[0])));
+    const bool found = !counts || lower_text.find(word) != std::string::npos;
+    words += counts ? 1 : 0;
+    word.clear();
+    return found;
+  };
+  for (const char c : target) {
+    if (std::isalnum(static_cast<unsigned char>(c)) != 0) {
+      word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else if (!word_in_text()) {
+      return false;
+    }
+  }
+  return word_in_text() && words > 0;
+}
+
 }  // namespace
 
 std::string link_target(std::string_view href, std::string_view page_url) {
-  const std::string_view origin = origin_of(page_url);
-  if (origin.empty() || origin_of(href) != origin) return std::string(href);
+  const std::string_view origin = url_origin(page_url);
+  if (origin.empty() || url_origin(href) != origin) return std::string(href);
   const auto fragment = href.find('#');
   if (fragment != std::string_view::npos && without_fragment(href) == without_fragment(page_url))
     return std::string(href.substr(fragment));
@@ -164,14 +187,19 @@ std::string link_target(std::string_view href, std::string_view page_url) {
 
 std::string to_text(const Hint& hint, std::string_view page_url) {
   std::string out = "[" + hint.label + "] " + hint.role;
-  if (hint.value != FieldValue::NotAField && !hint.input_type.empty() && hint.input_type != hint.tag)
+  // A text field's type is said when the role does not say it (a textbox of type "text" is the usual one).
+  const bool type_said = hint.input_type == hint.tag || (hint.input_type == "text" && hint.role == "textbox");
+  if (hint.value != FieldValue::NotAField && !hint.input_type.empty() && !type_said)
     out += " (" + hint.input_type + ")";
   if (!hint.text.empty()) out += " \"" + hint.text + "\"";
   if (hint.value != FieldValue::NotAField) {
     if (!hint.placeholder.empty() && hint.placeholder != hint.text) out += " placeholder \"" + hint.placeholder + "\"";
     if (hint.value == FieldValue::Empty) out += " empty";
   }
-  if (!hint.href.empty()) out += " -> " + link_target(hint.href, page_url);
+  if (!hint.href.empty()) {
+    const std::string target = link_target(hint.href, page_url);
+    if (!text_says_target(hint.text, target)) out += " -> " + target;
+  }
   if (!hint.frame_url.empty()) out += " (in frame " + hint.frame_url + ")";
   return out;
 }

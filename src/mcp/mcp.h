@@ -52,8 +52,10 @@ Json rpc_error(const Json& id, RpcError code, std::string message);
 // list under ~2,000 tokens (docs/benchmarks.md, "MCP: capped observations").
 inline constexpr std::size_t kDefaultMaxLabels = 50;
 
-// After an acting tool: the page as `look` shows it, or only what the action did.
-enum class ObserveAfter { Look, Never };
+// After an acting tool, besides what the action did: Changed, the page as `look` shows it when it is not the one the
+// client was last shown (else a line that says so); Look, the page every time; Never, nothing more. A call's own
+// `look` argument overrides it.
+enum class ObserveAfter { Changed, Look, Never };
 
 struct ServerOptions {
   // Starts the browser (a local Chromium or a tab in a remote one) on the first tool call; the tab is kept
@@ -64,7 +66,7 @@ struct ServerOptions {
   std::function<Result<std::unique_ptr<agent::Planner>>(const Json& answer_schema)> make_planner;
   // Acting and capturing as the agent does: settle cap, secrets (<secret:NAME>), the upload folder, budgets.
   agent::AgentOptions agent;
-  ObserveAfter observe_after = ObserveAfter::Look;
+  ObserveAfter observe_after = ObserveAfter::Changed;
   // The text block of look (and of every acting tool) lists at most this many labels and says how many it left
   // out; the frame still shows them all, and find searches them. 0: no cap.
   std::size_t max_labels = kDefaultMaxLabels;

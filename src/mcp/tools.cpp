@@ -1,5 +1,6 @@
 // The tools: each acting tool is an agent::Action carried out by the agent's own Actor, so a click through MCP
-// means what a click in a run means; each returns the page after it, as `look` does.
+// means what a click in a run means; each says what the action did, and shows the page after it as `look` does
+// when it is not the page the client was last shown (--observe-after, or the call's `look` argument).
 #include "mcp/tools.h"
 
 #include <sstream>
@@ -32,14 +33,33 @@ const Json kLabelOrPoint = {
     {"anyOf", Json::array({{{"type", "string"}}, {{"type", "array"}, {"items", {{"type", "number"}}}}})},
     {"description", "a yellow label, or [x, y] in pixels of the last look's image"}};
 
+// The `look` argument every acting tool takes.
+const Json kLookArgument = {
+    {"type", "boolean"},
+    {"description",
+     "true: show the page after the action as look does, even unchanged; false: only say what the action did (the "
+     "fastest answer). Default: the page only when it changed"}};
+
+Json tools_with_look_argument(Json tools) {
+  for (auto& each : tools) {
+    const bool acting = !each["annotations"]["readOnlyHint"].get<bool>() && each["name"] != "browse";
+    if (acting) each["inputSchema"]["properties"]["look"] = kLookArgument;
+  }
+  return tools;
+}
+
 Json tool_list() {
-  return Json::array({
+  return tools_with_look_argument(Json::array({
       tool("open", "Open a page", "Load a URL (https:// is added when missing) and show the page as look does.",
            schema({{"url", {{"type", "string"}}}}, {"url"}), false, false),
       tool("look", "Look at the page",
            "The page as vimgpt sees it: a screenshot on which every clickable element carries a yellow letter label, "
-           "and the labels as text (label, role, name, link target). Labels change with the page: use the latest.",
-           schema(Json::object()), true, false),
+           "and the labels as text (label, role, name, link target where the name does not say it). Labels change "
+           "with the page: use the latest. Acting tools show the page when it changed, so a look after one is only "
+           "needed when it said the page did not change; then look answers in a line (again: true shows it anyway).",
+           schema(
+               {{"again", {{"type", "boolean"}, {"description", "show the page even when it is the one last shown"}}}}),
+           true, false),
       tool("click", "Click a label", "Click the element a label names, with a real (trusted) mouse click.",
            schema({{"label", kLabel}}, {"label"}), false, true),
       tool("type", "Type text",
@@ -111,7 +131,7 @@ Json tool_list() {
                       "structuredContent.answer"}}}},
                   {"objective"}),
            false, true),
-  });
+  }));
 }
 
 // At most this many labels and text lines answer a find.
@@ -138,6 +158,17 @@ std::string label_list(const hints::HintMap& map, std::size_t max_labels, std::s
          " more labels on the frame, not listed here (at most " + std::to_string(max_labels) +
          " are): find WORDS names the ones you need\n";
 }
+
+// What the client was shown of a page: its address, its labels and what they hold, and its picture. The picture
+// counts, so text that changed without a label changing (an answer revealed, a counter) is shown.
+std::size_t page_identity(const std::string& url, const hints::Capture& seen) {
+  const auto& frame = seen.labelled.bytes;
+  return std::hash<std::string>()(url + '\n' + seen.map.to_text() + '\n' + seen.map.state() + '\n' +
+                                  std::string(frame.begin(), frame.end()));
+}
+
+// What an acting tool or look answers when the page is the one last shown (page_identity), in few tokens.
+constexpr const char* kUnchanged = "Unchanged since the page was last shown: its labels still hold.";
 
 Json text_block(std::string text) {
   return {{"type", "text"}, {"text", std::move(text)}};
@@ -181,7 +212,7 @@ Tools::~Tools() {
 void Tools::end() {
   finish_recording();
   actor_.reset();
-  seen_.reset();
+  forget_seen();
   watch_.reset();
   tab_.reset();  // on the thread that launched it
 }
@@ -240,7 +271,7 @@ std::optional<std::string> Tools::person_turn() {
   auto paused = watch_->checkpoint(std::nullopt);
   if (!paused) return "the call was cancelled while a person had the page in the live view";
   if (!*paused) return std::nullopt;
-  seen_.reset();  // the labels the client saw may name other elements now
+  forget_seen();  // the labels the client saw may name other elements now
   return "not done: a person paused the session in the live view meanwhile, and " + agent::describe(**paused) +
          ". Call look, then act on what it shows";
 }
@@ -254,7 +285,7 @@ Result<browser::Tab*> Tools::tab() {
   if (tab_ && tab_->alive()) return tab_.get();
   if (!options_.open_tab) return fail(ErrorKind::Unsupported, "this server has no browser to open");
   actor_.reset();
-  seen_.reset();
+  forget_seen();
   watch_.reset();
   VIMGPT_TRY(tab_, options_.open_tab());
   (void)consent::install(*tab_, acting_.consent);  // a build without autoconsent said so when the server started
@@ -263,7 +294,12 @@ Result<browser::Tab*> Tools::tab() {
   return tab_.get();
 }
 
-Json Tools::look(const std::string& prefix, bool failed) {
+void Tools::forget_seen() {
+  seen_.reset();
+  shown_.reset();
+}
+
+Json Tools::look(const std::string& prefix, bool failed, bool only_if_changed) {
   auto open = tab();
   if (!open) return error_result(prefix + open.error().message);
   std::string answered;  // the consent dialogs autoconsent answered: vimgpt's words, outside the page's fence
@@ -272,6 +308,11 @@ Json Tools::look(const std::string& prefix, bool failed) {
   if (!captured) return error_result(prefix + "could not look at the page: " + captured.error().message);
   seen_ = std::move(*captured);
   auto page = (*open)->page_info().value_or(browser::PageInfo{});
+  const std::size_t identity = page_identity(page.url, *seen_);
+  if (only_if_changed && shown_ == identity) {
+    return {{"content", Json::array({text_block(prefix + answered + kUnchanged)})}, {"isError", failed}};
+  }
+  shown_ = identity;
   const agent::Actor::ShownPdf* pdf = actor_->shown_pdf();
   if (pdf != nullptr) {  // answered as the loop's prompt says it: the PDF's own address, its pages, and its text
     page.url = pdf->url;
@@ -286,9 +327,8 @@ Json Tools::look(const std::string& prefix, bool failed) {
   if (const std::size_t open_tabs = (*open)->page_count(); open_tabs > 1) {
     seen += "Tabs: " + std::to_string(open_tabs) + " open (see tabs)\n";
   }
-  seen += seen_->map.empty()
-              ? "No labels: nothing on this screen can be clicked.\n"
-              : "Labels (label, role, name, link target):\n" + label_list(seen_->map, options_.max_labels, page.url);
+  seen += seen_->map.empty() ? "No labels: nothing on this screen can be clicked.\n"
+                             : "Labels:\n" + label_list(seen_->map, options_.max_labels, page.url);
   std::string text = prefix + answered + fence_.wrap(seen);
   const auto& frame = seen_->labelled;
   return {
@@ -298,7 +338,7 @@ Json Tools::look(const std::string& prefix, bool failed) {
       {"isError", failed}};
 }
 
-Json Tools::act(const agent::Action& action) {
+Json Tools::act(const agent::Action& action, std::optional<bool> observe) {
   auto open = tab();
   if (!open) return error_result(open.error().message);
   if (auto instead = person_turn()) return error_result(*instead);
@@ -311,10 +351,10 @@ Json Tools::act(const agent::Action& action) {
   actor_->keep_tabs_within_limit(acted);
   std::string said = (acted.ok ? "" : "failed: ") + acted.message;
   if (!seen_ && !acted.ok && !action.label.empty()) said += " (call look first to see the labels)";
-  if (options_.observe_after == ObserveAfter::Never) {
+  if (!observe.value_or(options_.observe_after != ObserveAfter::Never)) {
     return {{"content", Json::array({text_block(said)})}, {"isError", !acted.ok}};
   }
-  return look(said + "\n\n", !acted.ok);
+  return look(said + "\n\n", !acted.ok, !observe && options_.observe_after == ObserveAfter::Changed);
 }
 
 Json Tools::find(const std::string& query) {
@@ -388,7 +428,7 @@ Json Tools::browse(const BrowseTask& task, const Json& progress, const Notify& n
               {"total", step.max_steps},
               {"message", "step " + std::to_string(step.step) + ": " + step.action.dump() + " -> " + step.result}}}});
   });
-  seen_.reset();  // the page moved on under the run
+  forget_seen();  // the page moved on under the run
   std::string text = "outcome: " + std::string(agent::to_string(result.outcome)) +
                      "\nanswer: " + agent::answer_text(result.answer) + "\nsteps: " + std::to_string(result.steps);
   if (!result.question.empty()) text += "\nquestion: " + result.question;
@@ -414,7 +454,13 @@ std::variant<Json, BadArguments> Tools::call(const std::string& name, const Json
     if (given) action.label = *given;
     return given.has_value();
   };
-  if (name == "look") return look();
+  const auto observe = argument<bool>(arguments, "look", false, bad);
+  if (!bad.message.empty()) return bad;
+  if (name == "look") {
+    const auto again = argument<bool>(arguments, "again", false, bad);
+    if (!bad.message.empty()) return bad;
+    return look({}, false, !again.value_or(false));
+  }
   if (name == "tabs") return tabs();
   if (name == "find") {
     auto query = argument<std::string>(arguments, "query", true, bad);
@@ -510,7 +556,7 @@ std::variant<Json, BadArguments> Tools::call(const std::string& name, const Json
   } else {
     return BadArguments{"unknown tool \"" + name + "\"; tools/list names them"};
   }
-  return act(action);
+  return act(action, observe);
 }
 
 }  // namespace vimgpt::mcp

@@ -42,8 +42,12 @@ class Tools {
 
  private:
   Result<browser::Tab*> tab();
-  Json look(const std::string& prefix = {}, bool failed = false);
-  Json act(const agent::Action& action);
+  // The page as the client sees it; with `only_if_changed`, a line that says so instead when it is the page the
+  // client was last shown (its address, labels, what they hold and its picture alike).
+  Json look(const std::string& prefix = {}, bool failed = false, bool only_if_changed = false);
+  // `observe`: the call's own `look` argument, or nothing for --observe-after's choice.
+  Json act(const agent::Action& action, std::optional<bool> observe);
+  void forget_seen();  // the page moved on where the client did not see it
   Json browse(const BrowseTask& task, const Json& progress, const Notify& notify);
   Json tabs();
   Json find(const std::string& query);
@@ -55,6 +59,7 @@ class Tools {
   std::unique_ptr<agent::Overseer> watch_;  // the live view's tile (options_.watch), while the tab is open
   std::unique_ptr<agent::Actor> actor_;
   std::optional<hints::Capture> seen_;  // the labels the client saw last
+  std::optional<std::size_t> shown_;    // what the client was last shown whole: a hash of page_identity
   // What a page wrote (its address, title, labels and words) comes between this session's fence lines.
   DataFence fence_ = DataFence::drawn();
   // --record: each acting call a step of DIR/session (browse runs go to DIR/browse-N), taken on `page` (as it

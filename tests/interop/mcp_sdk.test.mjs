@@ -52,7 +52,11 @@ async function lookAndClick(client) {
 
   const opened = await client.callTool({name: 'open', arguments: {url: `${siteUrl}/item.html`}});
   assert.equal(opened.isError, false, textOf(opened));
-  const look = await client.callTool({name: 'look', arguments: {}});
+  // open showed the page: a look at the same page answers in a line; again: true shows it anyway.
+  const same = await client.callTool({name: 'look', arguments: {}});
+  assert.equal(same.content.some((block) => block.type === 'image'), false);
+  assert.match(textOf(same), /Unchanged since the page was last shown/);
+  const look = await client.callTool({name: 'look', arguments: {again: true}});
   const image = look.content.find((block) => block.type === 'image');
   assert.equal(image.mimeType, 'image/jpeg');
   const jpeg = Buffer.from(image.data, 'base64');

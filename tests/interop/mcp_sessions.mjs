@@ -77,7 +77,7 @@ try {
                      .finally(() => { browseEnded = true; });
   assert.equal(await (await fetch(`${site}/asked`)).text(), 'yes', 'A\'s browse asked the model');
   for (let i = 0; i < 3; ++i) {
-    const look = await b.client.callTool({name: 'look', arguments: {}});
+    const look = await b.client.callTool({name: 'look', arguments: {again: true}});
     assert.equal(titleOf(look), 'Not signed in');
     assert.equal(browseEnded, false, 'B was answered while A\'s browse ran');
   }
@@ -93,7 +93,7 @@ try {
   await a.transport.terminateSession();
   await a.client.close();
   assert.equal(browsersOf(server.pid), 1, 'DELETE is answered once A\'s browser is closed');
-  const still = await b.client.callTool({name: 'look', arguments: {}});
+  const still = await b.client.callTool({name: 'look', arguments: {again: true}});
   assert.equal(titleOf(still), 'Not signed in');
   assert.match(textOf(still), new RegExp(`URL: ${site}/account`));
   const c = await connect('agent-c');

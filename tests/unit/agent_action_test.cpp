@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "agent/agent.h"
+#include "common/url.h"
 #include "support/assertions.h"
 
 namespace vimgpt::agent {
@@ -374,6 +375,10 @@ TEST(AgentPolicy, HostsAndPatterns) {
   EXPECT_EQ(url_host("https://User@WWW.Example.com:8443/a?b#c"), "www.example.com");
   EXPECT_EQ(url_host("http://127.0.0.1:9/"), "127.0.0.1");
   EXPECT_EQ(url_host("http://[::1]:80/x"), "[::1]");
+  EXPECT_EQ(url_host("about:blank"), "");
+  EXPECT_EQ(url_origin("https://a.example:8443/x?y#z"), "https://a.example:8443");
+  EXPECT_EQ(url_origin("http://127.0.0.1?q=1"), "http://127.0.0.1");
+  EXPECT_EQ(url_origin("data:text/html,x"), "");
   auto policy = NavigationPolicy::create({"*.example.com", "127.0.0.1"}, {"ads.example.com"});
   ASSERT_OK(policy);
   EXPECT_FALSE(policy->refusal("https://example.com/"));

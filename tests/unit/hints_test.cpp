@@ -211,9 +211,40 @@ TEST(HintMap, TextListsLabelRoleNameHref) {
   EXPECT_NE(text.find("[D] textbox (search) \"Link 3\" placeholder \"Search\" empty\n"), std::string::npos) << text;
 }
 
+// A target is written where the text does not say it: every word of the path in the text (one-letter folders aside)
+// says it; a word missing, the site's root, a fragment or another site does not. A textbox of type text is not
+// told "(text)".
+TEST(HintMap, LinkTargetsAreLeftOutWhereTheTextSaysThem) {
+  const auto line = [](std::string text, std::string href, std::string role = "link") {
+    Hint hint;
+    hint.label = "A";
+    hint.tag = role == "link" ? "a" : "input";
+    hint.role = role;
+    hint.text = std::move(text);
+    hint.href = std::move(href);
+    if (role != "link") {
+      hint.input_type = "text";
+      hint.value = FieldValue::Filled;
+    }
+    return to_text(hint, "http://127.0.0.1/shop");
+  };
+  EXPECT_EQ(line("Help", "http://127.0.0.1/help"), "[A] link \"Help\"");
+  EXPECT_EQ(line("Living room", "http://127.0.0.1/c/living"), "[A] link \"Living room\"");
+  EXPECT_EQ(line("Item 64", "http://127.0.0.1/item/64"), "[A] link \"Item 64\"");
+  EXPECT_EQ(line("ABOUT us", "http://127.0.0.1/about-us/"), "[A] link \"ABOUT us\"");
+  EXPECT_EQ(line("Sign in", "http://127.0.0.1/account"), "[A] link \"Sign in\" -> /account");
+  EXPECT_EQ(line("Item 64", "http://127.0.0.1/item/65"), "[A] link \"Item 64\" -> /item/65");
+  EXPECT_EQ(line("Walnut lamp", "http://127.0.0.1/product/1"), "[A] link \"Walnut lamp\" -> /product/1");
+  EXPECT_EQ(line("Home", "http://127.0.0.1/"), "[A] link \"Home\" -> /");
+  EXPECT_EQ(line("Help", "http://127.0.0.1/shop#help"), "[A] link \"Help\" -> #help");
+  EXPECT_EQ(line("Help", "https://help.example/help"), "[A] link \"Help\" -> https://help.example/help");
+  EXPECT_EQ(line("", "http://127.0.0.1/help"), "[A] link -> /help");
+  EXPECT_EQ(line("Name", "", "textbox"), "[A] textbox \"Name\"");
+}
+
 TEST(HintMap, LinkTargetsOnThePagesOwnOriginAreWrittenAsPaths) {
   const std::string text = sample_map().to_text("http://127.0.0.1/list?page=2#top");
-  EXPECT_NE(text.find("[A] link \"Link 0\" -> /0\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("[A] link \"Link 0\"\n"), std::string::npos) << text;  // the text says where: "0"
   EXPECT_EQ(link_target("http://127.0.0.1/a/b?c=d#e", "http://127.0.0.1/x"), "/a/b?c=d#e");
   EXPECT_EQ(link_target("http://127.0.0.1/list?page=2#reviews", "http://127.0.0.1/list?page=2#top"), "#reviews");
   EXPECT_EQ(link_target("http://127.0.0.1", "http://127.0.0.1/x"), "/");

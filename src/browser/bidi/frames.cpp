@@ -6,6 +6,7 @@
 #include <random>
 
 #include "browser/bidi/state.h"
+#include "common/url.h"
 
 namespace vimgpt::browser {
 
@@ -24,9 +25,8 @@ constexpr std::string_view kFrameOwners =
 std::string origin_of(std::string_view url, const std::string& parent_origin) {
   if (url.starts_with("about:")) return parent_origin;
   if (url.starts_with("blob:")) url.remove_prefix(5);
-  const auto scheme = url.find("://");
-  if (scheme == std::string_view::npos) return std::string(url);
-  return std::string(url.substr(0, url.find_first_of("/?#", scheme + 3)));
+  const std::string_view origin = url_origin(url);
+  return std::string(origin.empty() ? url : origin);
 }
 
 // The child contexts under `node` (a browsingContext.getTree entry) whose documents the parent's realm cannot read.

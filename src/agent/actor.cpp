@@ -501,6 +501,9 @@ ActResult Actor::typed_result(const hints::KeysTarget& target, const hints::Typi
 // Downloads the last action started, once they end (or the settle cap passes). A PDF is shown in the tab; another
 // file saved only because the browser needs a folder (no --download-dir or --record) is deleted at once.
 void Actor::report_downloads(ActResult& acted) {
+  // A link to a file is a navigation until the response says it is a download: while a request is still in flight,
+  // its download may not have begun, and would be told a step late.
+  if (!tab_.network_state().idle) tab_.wait_network_quiet();
   for (const auto& download : tab_.take_downloads(options_.settle_cap)) {
     if (download.state == browser::DownloadState::Completed && pdf::is_pdf(download.file)) {
       acted.message += "; " + open_pdf(download);

@@ -1,9 +1,7 @@
-// PDFs made on the spot for the tests: a page per string (a line per "\n" in it), its text in Helvetica (one of the
-// fonts every PDF reader has), the cross-reference table counted as a real writer counts it, so poppler reads it
-// without repairing it.
+// PDFs made on the spot for the tests: a page per string, its text in Helvetica (one of the fonts every PDF reader
+// has), the cross-reference table counted as a real writer counts it, so poppler reads it without repairing it.
 #pragma once
 
-#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -35,13 +33,7 @@ inline std::string make_pdf(const std::vector<std::string>& pages, const std::st
   for (std::size_t i = 0; i < pages.size(); ++i) {
     object("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents " +
            std::to_string(6 + 2 * i) + " 0 R >>");
-    std::string content = "BT /F1 24 Tf 72 700 Td";  // a line per "\n", 30 points apart
-    for (std::size_t start = 0; start <= pages[i].size();) {
-      const std::size_t end = std::min(pages[i].find('\n', start), pages[i].size());
-      content += " (" + escaped(pages[i].substr(start, end - start)) + ") Tj 0 -30 Td";
-      start = end + 1;
-    }
-    content += " ET";
+    const std::string content = "BT /F1 24 Tf 72 700 Td (" + escaped(pages[i]) + ") Tj ET";
     object("<< /Length " + std::to_string(content.size()) + " >>\nstream\n" + content + "\nendstream");
   }
   const std::size_t xref = pdf.size();

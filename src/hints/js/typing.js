@@ -14,8 +14,12 @@ function typedValue(el) {
 // Before typing: what has the focus (focusedField's answer), its input type and a path to it (for asking the
 // page's world whether anything listens for keys there), and a watch on the document from here on. A date-like
 // field gets the keys that type P.text into it (datePlan) and is focused again at its first segment, wherever the
-// click put the caret.
+// click put the caret. It starts a task later: input the browser has queued (Firefox hands a click to the page
+// asynchronously, from its parent process) runs first, so a calendar the click opens is not taken for the keys' work.
 function typingStart(P) {
+  return new Promise((resolve) => setTimeout(resolve, 0)).then(() => startWatchingTyping(P));
+}
+function startWatchingTyping(P) {
   if (state.typing) state.typing.observer.disconnect();
   state.typing = null;
   const out = focusedField();

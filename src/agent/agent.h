@@ -343,6 +343,9 @@ struct Confirmation {
   Json action;  // Run: the action to carry out (as proposed, or as the person edited it)
 };
 using ConfirmAction = std::function<Confirmation(const StepRecord& step, const Json& action, const std::string& risk)>;
+// A person's answer to a confirmation, wherever it was asked: yes (or nothing), no, quit, or the action as a JSON
+// object to run instead; nullopt when it is none of these.
+std::optional<Confirmation> read_confirmation(std::string_view answer, const Json& proposed);
 
 // {"ask": QUESTION}: the person's answer, or nothing when nobody can answer (the run then ends with
 // Outcome::NeedsInput and the question).

@@ -1,9 +1,9 @@
 // The step loop: capture (hints drawn) → plan → act → settle → record → repeat, within the budgets.
-#include <deque>
 #include <functional>
 #include <vector>
 
 #include "agent/agent.h"
+#include "agent/progress_watch.h"
 #include "common/text.h"
 #include "common/url.h"
 
@@ -17,83 +17,6 @@ constexpr milliseconds kConsentCap{5000};  // the longest a capture waits for au
 milliseconds since(Clock::time_point start) {
   return std::chrono::duration_cast<milliseconds>(Clock::now() - start);
 }
-
-// Loop detection over the last steps: each step's action and a digest of the page it was taken on (the address, the
-// labels with what they name, and the state the labels do not show: scroll positions, field values, checked and
-// open states). On one page the labels name the same elements, so the same action on the same digest is the same
-// act. It sees an act come back, back to back or not (A-B-A-B between two pages), and actions that stopped changing
-// the page (a scroll at the bottom, clicks on what does nothing); it tells the model in plain words the first time,
-// and ends the run when it goes on.
-class ProgressWatch {
- public:
-  struct Verdict {
-    std::string warning;  // for the model, after what the action did
-    std::string stuck;    // not empty: the run ends before the action
-  };
-
-  Verdict note(const Action& action, const std::string& url, const hints::HintMap& map) {
-    const std::size_t page = std::hash<std::string>()(url + "#" + map.to_text() + "#" + map.state());
-    const std::string act = to_json(action).dump();
-    ++step_;
-    // What the last action did: the page it left behind is this one. Waiting for a slow page is not an action
-    // that failed to change it.
-    if (!window_.empty() && window_.back().page == page) {
-      if (!window_.back().waited) ++unchanged_;
-    } else {
-      unchanged_ = 0;
-    }
-    std::vector<int> earlier;  // the steps that took this action on this page
-    for (const Seen& seen : window_)
-      if (seen.page == page && seen.act == act) earlier.push_back(seen.step);
-    window_.push_back({act, page, step_, action.kind == ActionKind::Wait});
-    if (window_.size() > kWindow) window_.pop_front();
-
-    Verdict verdict;
-    const auto where = [&] {
-      const bool in_a_row = earlier.back() == step_ - 1 && earlier.front() == step_ - static_cast<int>(earlier.size());
-      if (in_a_row) return std::string("in a row on this unchanged page");
-      return "on this same page in the last " + std::to_string(step_ - earlier.front() + 1) + " steps (steps " +
-             list(earlier) + " and now): the run is going round in a loop";
-    };
-    if (earlier.size() + 1 >= kRepeatsToStop) {
-      verdict.stuck = describe(action) + " taken " + std::to_string(earlier.size() + 1) + " times " + where();
-    } else if (unchanged_ >= kUnchangedToStop) {
-      verdict.stuck = "the last " + std::to_string(unchanged_) + " actions changed nothing on the page";
-    } else if (earlier.size() + 1 == kRepeatsToWarn) {
-      verdict.warning = "Warning: this is the third time this action was taken " + where() +
-                        ". It is not working: try something different, or the run will end";
-    } else if (unchanged_ == kUnchangedToWarn) {
-      verdict.warning = "Warning: the last " + std::to_string(unchanged_) +
-                        " actions changed nothing on the page (its address, its elements, what they hold and where "
-                        "it is scrolled are as they were). Try something different, or the run will end";
-    }
-    return verdict;
-  }
-
- private:
-  static constexpr std::size_t kWindow = 12;
-  static constexpr std::size_t kRepeatsToWarn = 3;
-  static constexpr std::size_t kRepeatsToStop = 4;
-  static constexpr int kUnchangedToWarn = 4;
-  static constexpr int kUnchangedToStop = 6;
-
-  struct Seen {
-    std::string act;
-    std::size_t page = 0;
-    int step = 0;
-    bool waited = false;
-  };
-
-  static std::string list(const std::vector<int>& steps) {
-    std::string text;
-    for (int step : steps) text += (text.empty() ? "" : ", ") + std::to_string(step);
-    return text;
-  }
-
-  std::deque<Seen> window_;
-  int step_ = 0;       // actions noted
-  int unchanged_ = 0;  // actions in a row after which the page was as before
-};
 
 }  // namespace
 
@@ -216,6 +139,24 @@ struct Agent::Impl {
       history.push_back({Json(), describe(**paused), (*paused)->url, "", ""});
     }
     return std::nullopt;
+  }
+
+  // --confirm and --confirm-risky: asked in the live view when one watches the run (its answer box, the page the
+  // person's meanwhile), else where options.confirm asks (the terminal). An answer that is none of those it reads
+  // is asked again. An error when the wait ended the run.
+  Result<Confirmation> confirm(StepRecord& record, const Json& proposed, const std::string& risk) {
+    if (options.overseer == nullptr) return options.confirm(record, proposed, risk);
+    const std::string question = "Step " + std::to_string(record.step) + " proposes " + proposed.dump() +
+                                 (risk.empty() ? std::string() : ": ask first, " + risk) +
+                                 ". Answer yes to let it run, no to skip it (the model is told), quit to end the "
+                                 "run, or the action to run instead as JSON.";
+    std::string asked = question;
+    while (true) {
+      VIMGPT_TRY(Takeover takeover, options.overseer->hand_over(ActionKind::Ask, asked, deadline()));
+      note_takeover(record, takeover);
+      if (auto answer = read_confirmation(takeover.answer, proposed)) return *answer;
+      asked = "\"" + takeover.answer + "\" is not an answer to this. " + question;
+    }
   }
 
   // A step that ends the run: recorded as failed with `why`, then the run's end.
@@ -487,7 +428,9 @@ struct Agent::Impl {
         action && options.confirm_only_risky ? risk_of(*action, capture->map, task_hosts) : std::optional<Risk>();
     if (action && action->kind != ActionKind::Done && action->kind != ActionKind::Ask &&
         action->kind != ActionKind::Handoff && options.confirm && (!options.confirm_only_risky || risk)) {
-      const Confirmation answer = options.confirm(record, planned->action, risk ? risk->why : std::string());
+      auto confirmed = confirm(record, planned->action, risk ? risk->why : std::string());
+      if (!confirmed) return end_of_wait(confirmed.error(), number - 1);
+      const Confirmation& answer = *confirmed;
       if (answer.verdict == Verdict::Run && risk && !risk->host.empty()) task_hosts.push_back(risk->host);
       if (answer.verdict == Verdict::Quit) {
         return end_at(record, *capture, on_step, "the person ended the run at the confirmation prompt",

@@ -135,4 +135,14 @@ std::string NavigationPolicy::allowed_text() const {
   return text;
 }
 
+std::optional<Confirmation> read_confirmation(std::string_view answer, const Json& proposed) {
+  const std::string said = ascii_lower(trim(answer));
+  if (said.empty() || said == "y" || said == "yes") return Confirmation{Verdict::Run, proposed};
+  if (said == "n" || said == "no") return Confirmation{Verdict::Skip, {}};
+  if (said == "q" || said == "quit") return Confirmation{Verdict::Quit, {}};
+  auto edited = Json::parse(trim(answer), nullptr, false);
+  if (edited.is_object()) return Confirmation{Verdict::Run, std::move(edited)};
+  return std::nullopt;
+}
+
 }  // namespace vimgpt::agent

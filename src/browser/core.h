@@ -58,6 +58,14 @@ inline constexpr std::array<ModifierKey, 4> kModifiers{{
     {kAlt, "Alt", "AltLeft", 18},
     {kMeta, "Meta", "MetaLeft", 91},
 }};
+// A member of a browser's message, or an empty object when there is none: what a browser sends is read without
+// trusting its shape (nlohmann's const operator[] on a missing key is undefined behaviour, an abort in a debug build).
+inline const Json& member(const Json& object, const char* key) {
+  static const Json kNone = Json::object();
+  if (!object.is_object()) return kNone;
+  const auto found = object.find(key);
+  return found != object.end() ? *found : kNone;
+}
 // switch_page to a number no tab has, and close_page on the only tab, in the same words on every engine.
 Failure no_such_tab(int number, std::size_t open);
 Failure only_tab_open();

@@ -79,10 +79,8 @@ agent::Confirmation confirm_on_terminal(const agent::StepRecord& step, const nlo
               << "\n  run it? [y]es, [n]o, [e]dit, [q]uit: " << std::flush;
     std::string line;
     if (!std::getline(std::cin, line)) return {agent::Verdict::Quit, {}};
+    if (auto confirmation = agent::read_confirmation(line, action)) return *confirmation;
     const std::string answer = ascii_lower(trim(line));
-    if (answer.empty() || answer == "y" || answer == "yes") return {agent::Verdict::Run, action};
-    if (answer == "n" || answer == "no") return {agent::Verdict::Skip, {}};
-    if (answer == "q" || answer == "quit") return {agent::Verdict::Quit, {}};
     if (answer == "e" || answer == "edit") {
       std::cerr << "  action JSON (e.g. {\"click\": \"AB\"}): " << std::flush;
       if (!std::getline(std::cin, line)) return {agent::Verdict::Quit, {}};

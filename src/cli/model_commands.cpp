@@ -28,9 +28,9 @@ std::string status_text(const vision::ModelSpec& spec) {
 
 // What vimgpt sends it to reason least: the effort, and the room kept for reasoning when it still reasons.
 std::string effort_text(const vision::ModelSpec& spec) {
-  if (spec.api == vision::ModelApi::Responses) return "(Responses API only)";
   if (spec.status == vision::ModelStatus::Retired) return "-";
   const std::string reserve = " +" + std::to_string(spec.reasoning_reserve);
+  if (spec.efforts.empty() && spec.reasoning_reserve > 0) return "its own" + reserve;
   if (spec.provider == vision::Provider::Anthropic) {
     const std::string effort = spec.effort.empty() ? "no effort" : spec.effort;
     return effort + (spec.thinking == vision::Thinking::Always ? ", thinks" + reserve : ", no thinking");
@@ -174,7 +174,7 @@ int models_command(const std::string& model, bool json) {
   std::printf("%-*s %-10s %-44s %-21s %-14s %s\n", name_width, "model", "provider", "status", "reasoning sent",
               "structured", "USD/M tokens: in / cached / cache write / out");
   for (const auto& spec : catalogue) {
-    const bool usable = spec.status != vision::ModelStatus::Retired && spec.api != vision::ModelApi::Responses;
+    const bool usable = spec.status != vision::ModelStatus::Retired;
     std::printf("%-*s %-10s %-44s %-21s %-14s %s\n", name_width, spec.id.c_str(),
                 std::string(vision::to_string(spec.provider)).c_str(), status_text(spec).c_str(),
                 effort_text(spec).c_str(), usable ? std::string(vision::to_string(spec.structured)).c_str() : "-",

@@ -118,6 +118,7 @@ struct Client::Impl {
                                          bool structured, const StepRequest* step = nullptr) const {
     detail::ChatRequest request;
     request.provider = rules.provider;
+    request.api = rules.api;
     request.base_url = options.base_url;
     request.api_key = options.api_key;
     request.model = std::move(model);
@@ -232,9 +233,7 @@ struct Client::Impl {
         return fail(detail::provider_failure(*response, http_request,
                                              "model " + request.model + " at " + options.base_url, rules.provider));
       }
-      const bool structured = request.structured != StructuredMethod::None;
-      auto reply = rules.provider == Provider::Anthropic ? detail::parse_anthropic_response(*response, structured)
-                                                         : detail::parse_openai_response(*response, structured);
+      auto reply = detail::parse_reply(request, *response);
       if (!reply) return reply;
       decision.usage += usage_of(request.model, *reply);
       const bool starved =

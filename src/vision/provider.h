@@ -19,6 +19,7 @@ std::string_view models_json();
 // what the person asked for (--effort, --temperature) where the model takes it.
 struct RequestRules {
   Provider provider = Provider::OpenAI;  // resolved: OpenAI, Anthropic, Gemini or Compatible
+  ModelApi api = ModelApi::Chat;         // the wire: Chat Completions, Messages, or OpenAI's Responses
   const ModelSpec* spec = nullptr;       // nullptr: not in the catalogue
   std::string token_field = "max_tokens";
   int reasoning_reserve = 0;  // added to max_tokens: reasoning counts against the same cap
@@ -41,8 +42,8 @@ inline std::string_view outermost_braces(std::string_view text) {
   return text.substr(open, close - open + 1);
 }
 
-// InvalidArgument for what cannot work (a Responses-only model, an effort the model does not take, a model retired
-// on its provider's own API). `notices` gets what the person should know (one line each).
+// InvalidArgument for what cannot work (an effort the model does not take, a model retired on its provider's own
+// API). `notices` gets what the person should know (one line each).
 Result<RequestRules> resolve_rules(const ClientOptions& options, Provider provider, std::vector<std::string>& notices);
 
 // One message of a conversation: its role, its text and, when it carries one, an image (an index into the
@@ -56,7 +57,8 @@ struct Turn {
 
 struct ChatRequest {
   Provider provider = Provider::OpenAI;
-  std::string base_url;  // without a trailing slash
+  ModelApi api = ModelApi::Chat;  // Responses: OpenAI's /responses instead of /chat/completions
+  std::string base_url;           // without a trailing slash
   std::string api_key;
   std::string model;
   std::string system;
@@ -109,9 +111,19 @@ Result<ChatReply> parse_openai_response(const http::HttpResponse& response, bool
 http::HttpRequest build_anthropic_request(const ChatRequest& request);
 Result<ChatReply> parse_anthropic_response(const http::HttpResponse& response, bool structured);
 
-// Gemini and compatible servers speak OpenAI's Chat Completions.
+http::HttpRequest build_responses_request(const ChatRequest& request);
+Result<ChatReply> parse_responses_response(const http::HttpResponse& response, bool structured);
+
+// Gemini and compatible servers speak OpenAI's Chat Completions; OpenAI's Responses-only models its Responses API.
 inline http::HttpRequest build_request(const ChatRequest& request) {
-  return request.provider == Provider::Anthropic ? build_anthropic_request(request) : build_openai_request(request);
+  if (request.provider == Provider::Anthropic) return build_anthropic_request(request);
+  return request.api == ModelApi::Responses ? build_responses_request(request) : build_openai_request(request);
+}
+inline Result<ChatReply> parse_reply(const ChatRequest& request, const http::HttpResponse& response) {
+  const bool structured = request.structured != StructuredMethod::None;
+  if (request.provider == Provider::Anthropic) return parse_anthropic_response(response, structured);
+  return request.api == ModelApi::Responses ? parse_responses_response(response, structured)
+                                            : parse_openai_response(response, structured);
 }
 
 // The fields every request shares: URL, timeouts, body, JSON content type.

@@ -119,13 +119,6 @@ Result<RequestRules> resolve_rules(const ClientOptions& options, Provider provid
     return rules;
   }
 
-  if (spec->api == ModelApi::Responses) {
-    return fail(ErrorKind::InvalidArgument,
-                "model " + spec->id +
-                    " is served only by OpenAI's Responses API; vimgpt speaks Chat Completions (as every compatible "
-                    "server does). Choose a Chat Completions model, e.g. " +
-                    std::string(kDefaultModel) + " (vimgpt models lists them).");
-  }
   const std::string instead = spec->replacement.empty() ? "" : " Use " + spec->replacement + " instead.";
   if (spec->status == ModelStatus::Retired) {
     const std::string when = spec->shutdown.empty() ? "" : " on " + spec->shutdown;
@@ -142,6 +135,7 @@ Result<RequestRules> resolve_rules(const ClientOptions& options, Provider provid
                       instead);
   }
 
+  rules.api = spec->api;
   rules.token_field = spec->token_limit;
   VIMGPT_TRY(rules.effort, effort_of(options, spec));
   rules.structured = spec->structured;
@@ -153,7 +147,9 @@ Result<RequestRules> resolve_rules(const ClientOptions& options, Provider provid
     const bool thinks = spec->thinking != Thinking::Off && rules.thinking.empty();
     rules.reasoning_reserve = thinks ? reserve_for(rules.effort, spec->reasoning_reserve) : 0;
   } else {
-    const bool reasons = !spec->efforts.empty() && rules.effort != "none";
+    // A model that reasons at a level of its own (the Responses-only pro models take no effort vimgpt knows of)
+    // keeps its room all the same.
+    const bool reasons = spec->efforts.empty() ? spec->reasoning_reserve > 0 : rules.effort != "none";
     rules.reasoning_reserve = reasons ? reserve_for(rules.effort, spec->reasoning_reserve) : 0;
   }
   if (options.temperature && !temperature_accepted(*spec, rules.effort)) {

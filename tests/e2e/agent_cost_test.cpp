@@ -202,6 +202,38 @@ TEST_F(CostE2E, AGeminiRunSpeaksGooglesEndpointAndIsPricedFromTheCatalogue) {
               1e-9);
 }
 
+// A model OpenAI serves only through its Responses API (played by the fake, with OpenAI's rules for the model): the
+// run speaks /v1/responses, reads the reply and its usage, and is priced at the catalogue's price ($30/M in, $180/M
+// out) within a cost budget that pays for two steps of it.
+TEST_F(CostE2E, AResponsesOnlyModelRunsOnTheResponsesApiAndIsPricedFromTheCatalogue) {
+  auto count = std::make_shared<int>(0);
+  model_.set_responder([count](const test::ReceivedRequest&) {
+    return ScriptedReply::text(++*count == 1 ? R"({"scroll": "down"})"
+                                             : R"({"done": "Open daily from nine to five."})");
+  });
+  model_.expect(test::Expectations{"test-key", "gpt-5.5-pro", 0, 0, test::Requirement::Any, test::Service::OpenAI});
+  auto arguments = args({"--provider", "openai", "--max-cost", "5", "--json"});
+  *(std::find(arguments.begin(), arguments.end(), "--model") + 1) = "gpt-5.5-pro";
+  const auto run = run_vimgpt(arguments);
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("nine to five"), std::string::npos) << run.out;
+  EXPECT_EQ(model_.problems(), std::vector<std::string>{});
+  const auto requests = model_.requests();
+  ASSERT_EQ(requests.size(), 2U);
+  for (const auto& request : requests) {
+    EXPECT_EQ(request.path, "/v1/responses");
+    EXPECT_EQ(request.body.value("max_output_tokens", 0), 300 + 8192);
+    EXPECT_EQ(request.images.size(), 1U);
+  }
+  const auto json = run_json();
+  EXPECT_EQ(json["outcome"], "done");
+  const auto& usage = json["usage"];
+  EXPECT_GT(usage["reasoning_tokens"].get<double>(), 0) << "its reasoning is counted";
+  EXPECT_NEAR(usage["cost_usd"].get<double>(),
+              (usage["prompt_tokens"].get<double>() * 30.0 + usage["completion_tokens"].get<double>() * 180.0) / 1e6,
+              1e-9);
+}
+
 TEST_F(CostE2E, MaxTokensTotalStopsBeforeTheRequestThatCouldPassIt) {
   scroll_back_and_forth(model_);
   const auto run = run_vimgpt(args({"--max-tokens-total", "8000", "--json"}));

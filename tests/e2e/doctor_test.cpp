@@ -113,9 +113,10 @@ TEST(Doctor, AFamilyThatReadsMarksIsShownNumberedMarksAndTheirList) {
 
 TEST(Doctor, WhatAModelCannotTakeIsAUsageErrorBeforeAnyRequest) {
   FakeModelServer model;
-  auto run = run_vimgpt({"doctor", "--model", "gpt-5-pro", "--api-key", "k"});
+  auto run = run_vimgpt({"doctor", "--model", "gpt-5.5-pro", "--effort", "low", "--api-key", "k"});
   EXPECT_EQ(run.exit_code, 64);
-  EXPECT_NE(run.err.find("Responses API"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("model gpt-5.5-pro takes no reasoning effort: leave out --effort low"), std::string::npos)
+      << run.err;
   run = run_vimgpt({"doctor", "--model", "gpt-6.2-sol", "--effort", "none", "--api-key", "k"});
   EXPECT_EQ(run.exit_code, 64);
   EXPECT_NE(run.err.find("takes --effort low, medium, high, xhigh"), std::string::npos) << run.err;

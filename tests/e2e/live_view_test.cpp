@@ -81,6 +81,25 @@ bool has_text(const test::ReceivedRequest& request, const std::string& text) {
   return request.text.find(text) != std::string::npos;
 }
 
+// The next message telling of a run waiting for the person (`kind`: "ask" or "handoff") with `saying` in its message:
+// a "run" message, or the "hello" a page gets when it opens.
+std::optional<nlohmann::json> waiting_tile(test::LiveClient& watcher, const std::string& kind,
+                                           const std::string& saying = {}) {
+  std::optional<nlohmann::json> tile;
+  watcher.wait_json([&](const nlohmann::json& message) {
+    const auto tiles = message.value("type", "") == "hello" ? message["runs"]
+                       : message.value("type", "") == "run" ? nlohmann::json::array({message["run"]})
+                                                            : nlohmann::json::array();
+    for (const auto& one : tiles) {
+      if (one.value("state", "") == "waiting" && one.value("waiting_for", "") == kind &&
+          one.value("message", "").find(saying) != std::string::npos)
+        tile = one;
+    }
+    return tile.has_value();
+  });
+  return tile;
+}
+
 class LiveView : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -212,20 +231,7 @@ TEST_F(LiveView, AHandoffAndAQuestionWaitForThePerson) {
     test::LiveClient watcher(port, kToken, "http://127.0.0.1:" + std::to_string(port));
     ASSERT_TRUE(watcher.connected()) << watcher.refused_status();
     gates_.open(1);
-    // The run's tile as a message tells it: on "run", or in the "hello" a page gets when it opens.
-    const auto waiting = [&watcher](const std::string& kind) -> std::optional<nlohmann::json> {
-      std::optional<nlohmann::json> tile;
-      watcher.wait_json([&](const nlohmann::json& message) {
-        const auto tiles = message.value("type", "") == "hello" ? message["runs"]
-                           : message.value("type", "") == "run" ? nlohmann::json::array({message["run"]})
-                                                                : nlohmann::json::array();
-        for (const auto& one : tiles) {
-          if (one.value("state", "") == "waiting" && one.value("waiting_for", "") == kind) tile = one;
-        }
-        return tile.has_value();
-      });
-      return tile;
-    };
+    const auto waiting = [&watcher](const std::string& kind) { return waiting_tile(watcher, kind); };
     const auto asked = waiting("ask");
     ASSERT_TRUE(asked) << "the question never reached the live view";
     EXPECT_EQ((*asked)["message"], "Which colour?");
@@ -279,6 +285,53 @@ TEST_F(LiveView, AHandoffAndAQuestionWaitForThePerson) {
   ASSERT_EQ(steps.size(), 3U);
   EXPECT_TRUE(steps[1].contains("takeover"));
   EXPECT_EQ(steps[1]["takeover"]["title"], "Welcome");
+}
+
+// --confirm-risky with a live view: the question is asked in its answer box (the terminal, whose input is closed, would
+// end the run). An answer it cannot read is asked again; "no" skips the action and the model is told; "yes" lets it
+// run, and its site joins the task's.
+TEST_F(LiveView, ARiskyActionIsAskedInTheLiveViewAndRunsOnlyOnAYes) {
+  const std::string elsewhere = "http://localhost:" + std::to_string(site_.port()) + "/live/login";
+  int step = 0;
+  model_.set_responder([&](const test::ReceivedRequest& request) {
+    if (++step == 1) {
+      auto reply = ScriptedReply::text(R"({"navigate": ")" + elsewhere + R"("})");
+      reply.hold = [this] { gates_.pass(1); };
+      return reply;
+    }
+    if (step == 2) return ScriptedReply::text(R"({"navigate": ")" + elsewhere + R"("})");
+    return ScriptedReply::text(has_text(request, "The current page is " + elsewhere) ? R"({"done": "there"})"
+                                                                                     : R"({"done": "not there"})");
+  });
+  const int port = test::free_loopback_port();
+  auto arguments = args("open the sign-in page", port);
+  arguments.emplace_back("--confirm-risky");
+  const auto run = test::run_vimgpt(arguments, [&](pid_t) {
+    ASSERT_TRUE(gates_.wait_arrived(1)) << "the run never asked the model";
+    test::LiveClient watcher(port, kToken, "http://127.0.0.1:" + std::to_string(port));
+    ASSERT_TRUE(watcher.connected()) << watcher.refused_status();
+    gates_.open(1);
+    const auto asked = waiting_tile(watcher, "ask", "Step 1 proposes {\"navigate\":");
+    ASSERT_TRUE(asked) << "the confirmation never reached the live view";
+    EXPECT_NE((*asked)["message"].get<std::string>().find("ask first, it leaves the task's sites for localhost"),
+              std::string::npos)
+        << (*asked)["message"];
+    const int run_id = (*asked)["id"];
+    watcher.send({{"do", "resume"}, {"run", run_id}, {"answer", "maybe"}});
+    ASSERT_TRUE(waiting_tile(watcher, "ask", "\"maybe\" is not an answer to this. Step 1 proposes"));
+    watcher.send({{"do", "resume"}, {"run", run_id}, {"answer", "no"}});
+    ASSERT_TRUE(waiting_tile(watcher, "ask", "Step 2 proposes")) << "the second proposal was not asked";
+    watcher.send({{"do", "resume"}, {"run", run_id}, {"answer", "yes"}});
+  });
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out, "there\n");
+  const auto requests = model_.requests();
+  ASSERT_EQ(requests.size(), 3U);
+  EXPECT_TRUE(has_text(requests[1], "the person declined this action")) << requests[1].text;
+  const auto steps = test::read_steps(record_);
+  ASSERT_EQ(steps.size(), 3U);
+  EXPECT_EQ(steps[1]["result"], "loaded " + elsewhere) << steps[1];
+  EXPECT_EQ(site_.requests().back().path, "/live/login");
 }
 
 TEST_F(LiveView, WithoutALiveViewABatchHandoffEndsNeedsInputAndTheOthersGoOn) {

@@ -118,6 +118,37 @@ void read_openai(const json& body, ReceivedRequest& received, bool decode) {
   if (received.structured) received.schema = format["json_schema"]["schema"];
 }
 
+// OpenAI's Responses API: instructions, then input items whose content is a string or input_text / input_image parts;
+// structured output is text.format.
+void read_responses(const json& body, ReceivedRequest& received, bool decode) {
+  if (body.value("instructions", json()).is_string())
+    append_text(received.text, body["instructions"].get<std::string>());
+  const json& input = body.value("input", json());
+  if (input.is_string()) append_text(received.text, input.get<std::string>());
+  for (const auto& item : input.is_array() ? input : json::array()) {
+    const auto& content = item.value("content", json());
+    if (content.is_string()) append_text(received.text, content.get<std::string>());
+    if (!content.is_array()) continue;
+    for (const auto& part : content) {
+      const std::string type = part.value("type", "");
+      if (type == "input_text") append_text(received.text, part.value("text", ""));
+      if (type != "input_image" || !part.value("image_url", json()).is_string()) continue;
+      const std::string url = part["image_url"].get<std::string>();
+      auto decoded = decode_data_url(url);
+      if (!decoded) {
+        received.problems.push_back("input_image is not a base64 data URL: " + url.substr(0, 40));
+        continue;
+      }
+      received.images.push_back(inspect_image(decoded->first, decoded->second, part.value("detail", ""), decode));
+      received.images.back().base64_bytes = url.size() - url.find(',') - 1;
+    }
+  }
+  const json format = body.value("text", json::object()).value("format", json());
+  received.structured =
+      format.is_object() && format.value("type", "") == "json_schema" && format.value("schema", json()).is_object();
+  if (received.structured) received.schema = format["schema"];
+}
+
 void read_anthropic(const json& body, ReceivedRequest& received, bool decode) {
   const auto& system = body.value("system", json());
   if (system.is_string()) append_text(received.text, system.get<std::string>());
@@ -203,6 +234,8 @@ std::vector<Block> prompt_blocks(const ReceivedRequest& received) {
   const auto marked = [](const json& block) { return block.is_object() && block.contains("cache_control"); };
   if (body.contains("tools")) text_block(body["tools"].dump(), false);
   if (body.contains("response_format")) text_block(body["response_format"].dump(), false);
+  if (body.contains("text")) text_block(body["text"].dump(), false);
+  if (body.value("instructions", json()).is_string()) text_block(body["instructions"].get<std::string>(), false);
   if (body.contains("output_config")) text_block(body["output_config"].dump(), false);
   const auto& system = body.value("system", json());
   if (system.is_string()) text_block(system.get<std::string>(), false);
@@ -210,18 +243,20 @@ std::vector<Block> prompt_blocks(const ReceivedRequest& received) {
     for (const auto& block : system) text_block(block.value("text", ""), marked(block));
   }
   std::size_t image = 0;
-  for (const auto& message : body.value("messages", json::array())) {
+  const json& messages = body.contains("input") ? body["input"] : body.value("messages", json::array());
+  for (const auto& message : messages.is_array() ? messages : json::array()) {
     const auto& content = message.value("content", json());
     if (content.is_string()) text_block(content.get<std::string>(), false);
     if (!content.is_array()) continue;
     for (const auto& part : content) {
       const std::string type = part.value("type", "");
-      if (type == "text") {
+      if (type == "text" || type == "input_text") {
         text_block(part.value("text", ""), marked(part));
-      } else if ((type == "image" || type == "image_url") && image < received.images.size()) {
+      } else if ((type == "image" || type == "image_url" || type == "input_image") && image < received.images.size()) {
         // The image's own bytes, as sent: its data URL or base64 text.
-        const std::string data =
-            type == "image" ? part["source"].value("data", "") : part["image_url"].value("url", "");
+        const std::string data = type == "image"       ? part["source"].value("data", "")
+                                 : type == "image_url" ? part["image_url"].value("url", "")
+                                                       : part.value("image_url", "");
         blocks.push_back({std::hash<std::string>{}(data), image_tokens(received.images[image++]), marked(part)});
       }
     }
@@ -258,8 +293,9 @@ Spend spend_of(ApiFlavor flavor, Service service, const ReceivedRequest& receive
                                                 : 0;
   spend.completion = spend.reasoning + reply.completion_tokens;
   const json& body = received.body;
-  const json cap =
-      body.contains("max_completion_tokens") ? body["max_completion_tokens"] : body.value("max_tokens", json());
+  const json cap = body.contains("max_output_tokens")       ? body["max_output_tokens"]
+                   : body.contains("max_completion_tokens") ? body["max_completion_tokens"]
+                                                            : body.value("max_tokens", json());
   if (cap.is_number_integer() && spend.completion > cap.get<int>()) {
     spend.cut_off = true;
     spend.completion = cap.get<int>();
@@ -270,6 +306,13 @@ Spend spend_of(ApiFlavor flavor, Service service, const ReceivedRequest& receive
 
 json usage_json(ApiFlavor flavor, const ScriptedReply& reply, const ReceivedRequest::Cache& cache, const Spend& spend) {
   const int prompt = cache.asked ? cache.prompt_tokens : reply.prompt_tokens;
+  if (flavor == ApiFlavor::OpenAIResponses) {
+    return {{"input_tokens", prompt},
+            {"input_tokens_details", {{"cached_tokens", cache.read}, {"cache_write_tokens", cache.written}}},
+            {"output_tokens", spend.completion},
+            {"output_tokens_details", {{"reasoning_tokens", spend.reasoning}}},
+            {"total_tokens", prompt + spend.completion}};
+  }
   if (flavor == ApiFlavor::OpenAI) {
     json usage = {{"prompt_tokens", prompt},
                   {"completion_tokens", spend.completion},
@@ -295,6 +338,31 @@ std::string success_body(ApiFlavor flavor, Service service, const ReceivedReques
   const Spend spend = spend_of(flavor, service, received, reply);
   const std::string finish = spend.cut_off ? "length" : reply.finish_reason;
   const std::string text = spend.cut_off ? "" : content;
+  if (flavor == ApiFlavor::OpenAIResponses) {
+    json output = json::array();
+    if (spend.reasoning > 0) output.push_back({{"type", "reasoning"}, {"id", "rs_fake"}, {"summary", json::array()}});
+    const bool incomplete = finish == "length";
+    if (reply.fault != Fault::NoChoices && !spend.cut_off) {
+      json part = reply.fault == Fault::Refusal
+                      ? json{{"type", "refusal"}, {"refusal", content}}
+                      : json{{"type", "output_text"}, {"text", text}, {"annotations", json::array()}};
+      output.push_back({{"type", "message"},
+                        {"id", "msg_fake"},
+                        {"role", "assistant"},
+                        {"status", incomplete ? "incomplete" : "completed"},
+                        {"content", json::array({part})}});
+    }
+    return json{{"id", "resp_fake"},
+                {"object", "response"},
+                {"created_at", 0},
+                {"model", received.model},
+                {"status", incomplete ? "incomplete" : "completed"},
+                {"incomplete_details", incomplete ? json{{"reason", "max_output_tokens"}} : json()},
+                {"error", nullptr},
+                {"output", output},
+                {"usage", usage_json(flavor, reply, received.cache, spend)}}
+        .dump();
+  }
   if (flavor == ApiFlavor::OpenAI) {
     json choices = json::array();
     if (reply.fault != Fault::NoChoices) {
@@ -338,7 +406,7 @@ std::string success_body(ApiFlavor flavor, Service service, const ReceivedReques
 }
 
 std::string error_body(ApiFlavor flavor, Service service, int status, const std::string& message) {
-  if (flavor == ApiFlavor::OpenAI && service == Service::Gemini) {
+  if (flavor != ApiFlavor::Anthropic && service == Service::Gemini) {
     const std::string google_status = status == 400   ? "INVALID_ARGUMENT"
                                       : status == 403 ? "PERMISSION_DENIED"
                                       : status == 404 ? "NOT_FOUND"
@@ -347,7 +415,7 @@ std::string error_body(ApiFlavor flavor, Service service, int status, const std:
                                                       : "INTERNAL";
     return gemini_error(status, google_status, message).body.dump();
   }
-  if (flavor == ApiFlavor::OpenAI) {
+  if (flavor != ApiFlavor::Anthropic) {
     return json{{"error", {{"message", message}, {"type", "invalid_request_error"}, {"code", status}}}}.dump();
   }
   return json{{"type", "error"}, {"error", {{"type", "invalid_request_error"}, {"message", message}}}}.dump();
@@ -447,6 +515,9 @@ FakeModelServer::FakeModelServer(Expectations expectations)
                 [this](const httplib::Request& request, httplib::Response& response) {
                   handle(ApiFlavor::OpenAI, request, response);
                 });
+  server_->Post("/v1/responses", [this](const httplib::Request& request, httplib::Response& response) {
+    handle(ApiFlavor::OpenAIResponses, request, response);
+  });
   server_->Post("/v1/messages", [this](const httplib::Request& request, httplib::Response& response) {
     handle(ApiFlavor::Anthropic, request, response);
   });
@@ -537,7 +608,7 @@ void FakeModelServer::check(ReceivedRequest& received) const {
   }
   // (Google answers a wrong key itself: gemini_refusal.)
   if (!want.api_key.empty() && !google) {
-    if (received.flavor == ApiFlavor::OpenAI && received.header("authorization") != "Bearer " + want.api_key) {
+    if (received.flavor != ApiFlavor::Anthropic && received.header("authorization") != "Bearer " + want.api_key) {
       received.problems.emplace_back("missing or wrong Authorization: Bearer header");
     }
     if (received.flavor == ApiFlavor::Anthropic && received.header("x-api-key") != want.api_key) {
@@ -605,6 +676,8 @@ void FakeModelServer::handle(ApiFlavor flavor, const httplib::Request& request, 
     }
     if (flavor == ApiFlavor::OpenAI) {
       read_openai(received.body, received, decode);
+    } else if (flavor == ApiFlavor::OpenAIResponses) {
+      read_responses(received.body, received, decode);
     } else {
       read_anthropic(received.body, received, decode);
     }
@@ -621,6 +694,8 @@ void FakeModelServer::handle(ApiFlavor flavor, const httplib::Request& request, 
       images.push_back({image.base64_bytes, image.width, image.height, image.detail});
     if (flavor == ApiFlavor::Anthropic) {
       refusal = anthropic_refusal(received.body, images);
+    } else if (flavor == ApiFlavor::OpenAIResponses) {
+      refusal = responses_refusal(received.body, expectations_.service, images);
     } else if (expectations_.service == Service::Gemini) {
       refusal = gemini_refusal(received.body, received.header("authorization"), expectations_.api_key,
                                received.raw_body.size(), images.size());
@@ -708,7 +783,7 @@ void FakeModelServer::simulate_cache(ReceivedRequest& received) {
   for (const auto& block : blocks) tokens.push_back((tokens.empty() ? 0 : tokens.back()) + block.tokens);
   ReceivedRequest::Cache& cache = received.cache;
   cache.prompt_tokens = tokens.empty() ? 0 : tokens.back();
-  if (received.flavor == ApiFlavor::OpenAI) {
+  if (received.flavor != ApiFlavor::Anthropic) {
     const auto key = received.body.find("prompt_cache_key");
     if (key == received.body.end() || !key->is_string()) return;
     cache.asked = true;

@@ -1,11 +1,11 @@
-// A fake model provider on 127.0.0.1 speaking both OpenAI Chat Completions (POST /v1/chat/completions) and
-// Anthropic Messages (POST /v1/messages). It checks every request it receives (credentials, model, that each
-// image decodes and its declared MIME type matches its bytes, image width, structured-output schema), refuses
-// what the real service refuses (provider_contract.h: the parameters a model does not take, schemas outside
-// strict mode's rules, empty blocks, oversized images; each refusal is also a problem), spends reasoning tokens
-// from the cap as reasoning models do, and replies from a script, including faults: error statuses with
-// Retry-After, slow replies, connections cut mid-reply, replies without choices, oversized replies, a 400 that
-// rejects response_format, a refusal. A structured reply is sent in the form the request's schema asks for.
+// A fake model provider on 127.0.0.1 speaking OpenAI Chat Completions (POST /v1/chat/completions), OpenAI's
+// Responses API (POST /v1/responses) and Anthropic Messages (POST /v1/messages). It checks every request it receives
+// (credentials, model, that each image decodes and its declared MIME type matches its bytes, image width,
+// structured-output schema), refuses what the real service refuses (provider_contract.h: the parameters a model does
+// not take, schemas outside strict mode's rules, empty blocks, oversized images; each refusal is also a problem),
+// spends reasoning tokens from the cap as reasoning models do, and replies from a script, including faults: error
+// statuses with Retry-After, slow replies, connections cut mid-reply, replies without choices, oversized replies, a 400
+// that rejects response_format, a refusal. A structured reply is sent in the form the request's schema asks for.
 //
 //   Expectations want;
 //   want.api_key = "sk-test";
@@ -42,7 +42,7 @@ struct Response;
 
 namespace vimgpt::test {
 
-enum class ApiFlavor { OpenAI, Anthropic };
+enum class ApiFlavor { OpenAI, OpenAIResponses, Anthropic };
 
 enum class Requirement { Any, Required, Forbidden };
 

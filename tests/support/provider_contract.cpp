@@ -145,7 +145,8 @@ std::optional<std::string> strict_schema_problem(const json& schema, const std::
 }
 
 std::string effective_effort(const json& body, const Entry& entry) {
-  const auto& sent = body.value("reasoning_effort", json());
+  const auto& sent =
+      body.contains("reasoning") ? body["reasoning"].value("effort", json()) : body.value("reasoning_effort", json());
   return sent.is_string() ? sent.get<std::string>() : entry.default_effort;
 }
 
@@ -219,6 +220,44 @@ bool thinking_on(const json& body, const Entry* entry) {
   return entry != nullptr && entry->model.thinking != "off";  // on by default on every model that thinks unasked
 }
 
+// What the model itself refuses on either OpenAI wire: an effort it does not take, a temperature while it reasons,
+// a strict schema outside Structured Outputs' subset. `effort` is the effort sent (null: none) and `schema_spec` the
+// format's {name, strict, schema} (null: none), under their names on this wire.
+std::optional<Refusal> model_refusal(const json& body, const Entry& entry, const json& effort,
+                                     const std::string& effort_param, const json& schema_spec,
+                                     const std::string& schema_param) {
+  if (!effort.is_null()) {
+    const std::string sent = effort.is_string() ? effort.get<std::string>() : "";
+    if (entry.model.efforts.empty()) {
+      return openai_error(400, "Unsupported parameter: '" + effort_param + "' is not supported with this model.",
+                          effort_param, "unsupported_parameter");
+    }
+    if (!has(entry.model.efforts, sent)) {
+      return openai_error(400,
+                          "Unsupported value: '" + effort_param + "' does not support '" + sent + "' with this model.",
+                          effort_param, "unsupported_value");
+    }
+  }
+  if (body.contains("temperature") && body["temperature"] != 1) {
+    const std::string rule = entry.model.temperature;
+    if (rule == "no" || (rule == "without_reasoning" && effective_effort(body, entry) != "none")) {
+      return openai_error(400,
+                          "Unsupported value: 'temperature' does not support " + body["temperature"].dump() +
+                              " with this model. Only the default (1) value is supported.",
+                          "temperature", "unsupported_value");
+    }
+  }
+  if (schema_spec.is_object() && schema_spec.value("strict", false)) {
+    int properties = 0;
+    if (auto problem = strict_schema_problem(schema_spec.value("schema", json()), "", 0, properties)) {
+      return openai_error(
+          400, "Invalid schema for " + schema_param + " '" + schema_spec.value("name", "") + "': " + *problem,
+          schema_param, "invalid_json_schema");
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<CatalogueModel> catalogue_model(std::string_view name) {
@@ -259,39 +298,88 @@ std::optional<Refusal> openai_refusal(const json& body, Service service, const s
                         "'max_completion_tokens' instead.",
                         "max_tokens", "unsupported_parameter");
   }
-  if (body.contains("reasoning_effort")) {
-    const std::string effort = body["reasoning_effort"].is_string() ? body["reasoning_effort"].get<std::string>() : "";
-    if (!reasons) {
-      return openai_error(400, "Unrecognized request argument supplied: reasoning_effort", "reasoning_effort",
-                          "unsupported_parameter");
-    }
-    if (!has(entry->model.efforts, effort)) {
-      return openai_error(400,
-                          "Unsupported value: 'reasoning_effort' does not support '" + effort + "' with this model.",
-                          "reasoning_effort", "unsupported_value");
-    }
-  }
-  if (body.contains("temperature") && body["temperature"] != 1) {
-    const std::string rule = entry->model.temperature;
-    if (rule == "no" || (rule == "without_reasoning" && effective_effort(body, *entry) != "none")) {
-      return openai_error(400,
-                          "Unsupported value: 'temperature' does not support " + body["temperature"].dump() +
-                              " with this model. Only the default (1) value is supported.",
-                          "temperature", "unsupported_value");
-    }
-  }
   const auto& format = body.value("response_format", json());
-  if (format.is_object() && format.value("type", "") == "json_schema") {
-    const auto& spec = format.value("json_schema", json::object());
-    if (spec.value("strict", false)) {
-      int properties = 0;
-      if (auto problem = strict_schema_problem(spec.value("schema", json()), "", 0, properties)) {
-        return openai_error(400, "Invalid schema for response_format '" + spec.value("name", "") + "': " + *problem,
-                            "response_format", "invalid_json_schema");
+  return model_refusal(body, *entry, body.value("reasoning_effort", json()), "reasoning_effort",
+                       format.is_object() && format.value("type", "") == "json_schema"
+                           ? format.value("json_schema", json::object())
+                           : json(),
+                       "response_format");
+}
+
+// ---- OpenAI's Responses API ---------------------------------------------------------------------------------
+// The request as the official SDK types it (openai-python src/openai/types/responses at e43b422): what Chat
+// Completions calls messages, max_tokens / max_completion_tokens, reasoning_effort and response_format are input,
+// max_output_tokens, reasoning.effort and text.format here; its content parts are input_text and input_image (a
+// Chat Completions text or image_url part is not one), and input_image's detail is required. The errors' wording is
+// the fake's (OpenAI's own for this endpoint was not read): their status and param are what a client reads. But for
+// this one, quoted as Azure relays OpenAI's reply in vectorize-io/hindsight issue #58 (2025-12-19): "Invalid
+// 'max_output_tokens': integer below minimum value. Expected a value >= 16, but got 10 instead."
+constexpr int kMinimumOutputTokens = 16;
+
+std::optional<Refusal> responses_refusal(const json& body, Service service, const std::vector<ImageFacts>& images) {
+  for (const auto& [chat, here] :
+       std::array<std::pair<std::string, std::string>, 5>{{{"messages", "input"},
+                                                           {"max_tokens", "max_output_tokens"},
+                                                           {"max_completion_tokens", "max_output_tokens"},
+                                                           {"reasoning_effort", "reasoning.effort"},
+                                                           {"response_format", "text.format"}}}) {
+    if (body.contains(chat)) {
+      return openai_error(
+          400,
+          "Unsupported parameter: '" + chat + "'. In the Responses API, this parameter has moved to '" + here + "'.",
+          chat, "unsupported_parameter");
+    }
+  }
+  if (!body.contains("input"))
+    return openai_error(400, "Missing required parameter: 'input'.", "input", "missing_required_parameter");
+  const json& input = body["input"];
+  for (std::size_t i = 0; input.is_array() && i < input.size(); ++i) {
+    const json& content = input[i].value("content", json());
+    for (std::size_t j = 0; content.is_array() && j < content.size(); ++j) {
+      const json& part = content[j];
+      const std::string where = "input[" + std::to_string(i) + "].content[" + std::to_string(j) + "]";
+      const std::string type = part.value("type", "");
+      if (type != "input_text" && type != "input_image" && type != "input_file") {
+        return openai_error(
+            400, "Invalid value: '" + type + "'. Supported values are: 'input_text', 'input_image', and 'input_file'.",
+            where + ".type", "invalid_value");
+      }
+      if (type != "input_image") continue;
+      if (!part.contains("detail")) {
+        return openai_error(400, "Missing required parameter: '" + where + ".detail'.", where + ".detail",
+                            "missing_required_parameter");
+      }
+      if (!part.value("image_url", json()).is_string()) {
+        return openai_error(400, "Invalid type for '" + where + ".image_url': expected a string.", where + ".image_url",
+                            "invalid_type");
       }
     }
   }
-  return std::nullopt;
+  for (const auto& image : images) {
+    if (image.detail != "low" && image.detail != "high" && image.detail != "auto" && image.detail != "original") {
+      return openai_error(
+          400, "Invalid value: '" + image.detail + "'. Supported values are: 'low', 'high', 'auto', and 'original'.",
+          "input.content.detail", "invalid_value");
+    }
+  }
+  const json& cap = body.value("max_output_tokens", json());
+  if (cap.is_number_integer() && cap.get<int>() < kMinimumOutputTokens) {
+    return openai_error(400,
+                        "Invalid 'max_output_tokens': integer below minimum value. Expected a value >= " +
+                            std::to_string(kMinimumOutputTokens) + ", but got " + cap.dump() + " instead.",
+                        "max_output_tokens", "integer_below_min_value");
+  }
+  if (service == Service::Compatible) return std::nullopt;
+  const std::string model = body.value("model", "");
+  const Entry* entry = entry_for(model);
+  if (entry == nullptr || entry->model.status == "retired" || entry->model.provider != "openai") {
+    return openai_error(404, "The model `" + model + "` does not exist or you do not have access to it.", "",
+                        "model_not_found");
+  }
+  const auto& format = body.value("text", json::object()).value("format", json());
+  return model_refusal(
+      body, *entry, body.value("reasoning", json::object()).value("effort", json()), "reasoning.effort",
+      format.is_object() && format.value("type", "") == "json_schema" ? format : json(), "text.format");
 }
 
 // ---- Google's OpenAI-compatible endpoint -------------------------------------------------------------------
@@ -469,7 +557,8 @@ int reasoning_spend(const json& body, bool anthropic) {
     if (effort == "xhigh") return 8000;
     return effort == "max" ? 16000 : 4000;
   }
-  if (entry->model.efforts.empty()) return 0;
+  // A model that reasons at a level of its own (the Responses-only pro models) spends at its default.
+  if (entry->model.efforts.empty() && entry->default_effort.empty()) return 0;
   const std::string effort = effective_effort(body, *entry);
   // gpt-5-nano spent 448 reasoning tokens on a one-line prompt at its default (llmbus notes, 2026-07-17): the
   // fake's sizes are of that order at low and grow with the effort.

@@ -53,6 +53,10 @@ struct ImageFacts {
 // too), or nullopt.
 std::optional<Refusal> openai_refusal(const nlohmann::json& body, Service service,
                                       const std::vector<ImageFacts>& images);
+// The first rule of OpenAI's Responses API (POST /v1/responses) the request breaks (for `service` OpenAI: the model's
+// own rules too), or nullopt.
+std::optional<Refusal> responses_refusal(const nlohmann::json& body, Service service,
+                                         const std::vector<ImageFacts>& images);
 // Google's error as its OpenAI-compatible endpoint sends it: a list of one {"error": {"code", "message", "status"}}.
 Refusal gemini_error(int status, std::string google_status, std::string message, std::string reason = {});
 // The first rule of Google's OpenAI-compatible endpoint the request breaks (`authorization` is the header sent,

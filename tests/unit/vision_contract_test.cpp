@@ -67,7 +67,7 @@ struct Served {
 };
 
 bool usable(const ModelSpec& spec) {
-  return spec.status != ModelStatus::Retired && spec.api != ModelApi::Responses;
+  return spec.status != ModelStatus::Retired;
 }
 
 std::vector<std::string> usable_models() {
@@ -99,7 +99,9 @@ TEST(Catalogue, EveryEntryIsSourcedAndEveryReplacementIsAModelToUse) {
       EXPECT_EQ(spec.token_limit, "max_tokens") << spec.id;
     }
     if (usable(spec) && spec.provider == vimgpt::vision::Provider::OpenAI) {
-      EXPECT_EQ(spec.token_limit, "max_completion_tokens") << spec.id;  // what api.openai.com takes of every model
+      // What api.openai.com takes of every model, on each of its two APIs.
+      EXPECT_EQ(spec.token_limit, spec.api == ModelApi::Responses ? "max_output_tokens" : "max_completion_tokens")
+          << spec.id;
     }
     if (spec.provider == vimgpt::vision::Provider::Gemini) {
       // Google's structured output ignores anyOf, which the action schema needs (models.json "gem-schema").
@@ -154,6 +156,11 @@ TEST_P(EveryModel, ItsServiceAcceptsTheRequestAndItsReplyBecomesTheAction) {
     EXPECT_TRUE(body["output_config"].contains("format")) << spec.id;
     EXPECT_FALSE(body.contains("tool_choice")) << spec.id;
     EXPECT_EQ(body["output_config"].value("effort", ""), spec.effort) << spec.id;
+  } else if (spec.api == ModelApi::Responses) {
+    EXPECT_EQ(p.server.requests()[0].path, "/v1/responses") << spec.id;
+    EXPECT_EQ(body.value("max_output_tokens", 0), 300 + spec.reasoning_reserve) << spec.id;
+    EXPECT_FALSE(body.contains("reasoning")) << spec.id << ": it reasons at a level of its own";
+    EXPECT_EQ(body["store"], false) << spec.id;
   } else if (spec.provider == vimgpt::vision::Provider::Gemini) {
     EXPECT_EQ(p.server.requests()[0].path, "/v1beta/openai/chat/completions") << spec.id;
     EXPECT_EQ(body.value("max_tokens", 0), 300 + spec.reasoning_reserve) << spec.id;
@@ -261,13 +268,9 @@ TEST(Requests, EffortIsCheckedAgainstWhatTheModelTakes) {
   EXPECT_NE(prepared->body.find(R"("max_completion_tokens":16684)"), std::string::npos);  // reasons now: 4096 x 4
 }
 
-TEST(Requests, ResponsesOnlyAndRetiredModelsAreRefusedBeforeAnyRequestWithWhatToUse) {
+TEST(Requests, RetiredModelsAreRefusedBeforeAnyRequestWithWhatToUse) {
   ClientOptions options;
   options.api_key = kKey;
-  options.model = "gpt-5-pro";
-  const auto responses = Client::create(options);
-  ASSERT_FALSE(responses);
-  EXPECT_NE(responses.error().message.find("Responses API"), std::string::npos) << responses.error().message;
   options.model = "claude-3-5-sonnet-20241022";
   const auto retired = Client::create(options);
   ASSERT_FALSE(retired);
@@ -301,6 +304,98 @@ TEST(Requests, AnUnknownModelGetsSafeDefaultsAndOneNoticeNamingThePriceFlags) {
   auto unknown = Client::create(options);
   ASSERT_TRUE(unknown);
   EXPECT_NE((*unknown)->prepare(step())->body.find(R"("max_completion_tokens":4396)"), std::string::npos);
+}
+
+// ---- OpenAI's Responses API ---------------------------------------------------------------------------------
+
+// A Responses-only model is asked on /v1/responses in that API's shape: the system prompt as instructions, the text
+// blocks as input_text and the frame as input_image with its detail, one cap for reasoning and reply, nothing kept on
+// OpenAI's side; its usage (cache reads and writes, reasoning) is read and priced as on Chat Completions.
+TEST(Responses, AResponsesOnlyModelIsAskedInThatApisShapeAndItsUsageIsReadAndPriced) {
+  Served p("gpt-5.5-pro");
+  p.options.prompt_cache = PromptCache::On;
+  p.options.cache_key = "run-1";
+  p.options.detail = Detail::Low;
+  p.server.set_default_reply(R"({"click": "A"})");
+  auto client = p.client();
+  StepRequest request = step();
+  request.history.push_back({Json{{"scroll", "down"}}, std::string(3000, 'x'), "https://museum.test/", "", ""});
+  auto first = client->decide(request);
+  ASSERT_TRUE(first) << first.error().describe();
+  auto second = client->decide(request);
+  ASSERT_TRUE(second) << second.error().describe();
+  EXPECT_EQ(p.server.problems(), std::vector<std::string>{});
+  ASSERT_EQ(p.server.request_count(), 2U);
+  const auto received = p.server.requests();
+  const Json& body = received[0].body;
+  EXPECT_EQ(received[0].path, "/v1/responses");
+  EXPECT_NE(body.value("instructions", "").find("browser"), std::string::npos) << body.value("instructions", "");
+  ASSERT_EQ(body["input"].size(), 1U);
+  const Json& content = body["input"][0]["content"];
+  EXPECT_EQ(content.front()["type"], "input_text");
+  EXPECT_EQ(content.back()["type"], "input_image");
+  EXPECT_EQ(content.back()["detail"], "low");
+  ASSERT_EQ(received[0].images.size(), 1U);
+  EXPECT_EQ(received[0].images[0].width, 768);
+  EXPECT_EQ(body["max_output_tokens"], 300 + 8192);
+  EXPECT_EQ(body["store"], false);
+  EXPECT_EQ(body["prompt_cache_key"], "run-1");
+  EXPECT_EQ(first->action, (Json{{"click", "A"}}));
+  // The second step read the first one's prefix from the cache; the fake reasons at the model's default (high).
+  const auto cache = received[1].cache;
+  ASSERT_GT(cache.read, 1024);
+  EXPECT_EQ(second->usage.cached_tokens, cache.read);
+  EXPECT_EQ(second->usage.cache_write_tokens, cache.written);
+  EXPECT_EQ(second->usage.prompt_tokens, cache.prompt_tokens);
+  EXPECT_EQ(second->usage.reasoning_tokens, 7000);
+  EXPECT_EQ(second->usage.completion_tokens, 7012);
+  // gpt-5.5-pro: $30 in, $3 cached, $30 a cache write, $180 out.
+  EXPECT_NEAR(second->usage.cost_usd,
+              ((cache.prompt_tokens - cache.read - cache.written) * 30.0 + cache.read * 3.0 + cache.written * 30.0 +
+               7012 * 180.0) /
+                  1e6,
+              1e-12);
+}
+
+// An incomplete response (the cap spent reasoning) is asked again with more room; a refusal, a content filter and a
+// failed response are errors that say so.
+TEST(Responses, IncompleteRefusedAndFailedResponsesAreToldApart) {
+  Served p("gpt-5.5-pro");
+  auto client = p.client();
+  ScriptedReply long_thought = ScriptedReply::text(R"({"click": "B"})");
+  long_thought.reasoning_tokens = 9000;  // more than 300 + 8192: cut off with no answer
+  p.server.push(long_thought);
+  p.server.push(long_thought);
+  auto widened = client->decide(step());
+  ASSERT_TRUE(widened) << widened.error().describe();
+  EXPECT_EQ(widened->action, (Json{{"click", "B"}}));
+  EXPECT_EQ(p.server.requests()[1].body["max_output_tokens"], 2 * (300 + 8192));
+  EXPECT_EQ(widened->usage.requests, 2);
+
+  p.server.push(ScriptedReply::refusal("I can't help with that."));
+  auto refused = client->decide(step());
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().kind, ErrorKind::Refused);
+  EXPECT_NE(refused.error().message.find("I can't help with that."), std::string::npos) << refused.error().message;
+
+  ScriptedReply filtered;
+  filtered.raw_body = R"({"id": "resp_1", "object": "response", "status": "incomplete", "output": [],
+                          "incomplete_details": {"reason": "content_filter"}})";
+  p.server.push(filtered);
+  auto stopped = client->decide(step());
+  ASSERT_FALSE(stopped);
+  EXPECT_EQ(stopped.error().kind, ErrorKind::Refused);
+  EXPECT_NE(stopped.error().message.find("content filter"), std::string::npos) << stopped.error().message;
+
+  ScriptedReply failed;
+  failed.raw_body = R"({"id": "resp_2", "object": "response", "status": "failed", "output": [],
+                        "error": {"code": "server_error", "message": "The model failed to finish."}})";
+  p.server.push(failed);
+  auto broken = client->decide(step());
+  ASSERT_FALSE(broken);
+  EXPECT_NE(broken.error().message.find("The model failed to finish."), std::string::npos) << broken.error().message;
+
+  EXPECT_EQ(p.server.problems(), std::vector<std::string>{});
 }
 
 // ---- Errors told apart -------------------------------------------------------------------------------------
@@ -611,6 +706,70 @@ TEST(FakeContracts, OpenAIsRulesAreEnforced) {
   const Json ok = post(server, "/v1/chat/completions",
                        openai_body("gpt-6.1-terra", {{"reasoning_effort", "none"}, {"temperature", 0.2}}), status);
   EXPECT_EQ(status, 200) << ok.dump();
+  EXPECT_EQ(server.problems().size(), std::size(cases));
+}
+
+Json responses_body(const std::string& model, Json extra = Json::object()) {
+  Json body = {
+      {"model", model},
+      {"input",
+       Json::array({{{"role", "user"}, {"content", Json::array({{{"type", "input_text"}, {"text", "hi"}}})}}})},
+      {"max_output_tokens", 300}};
+  body.update(extra);
+  return body;
+}
+
+TEST(FakeContracts, TheResponsesApisRulesAreEnforced) {
+  test::Expectations want;
+  want.service = Service::OpenAI;
+  FakeModelServer server(want);
+  server.set_default_reply(R"({"done": true})");
+  const Json chat_part = Json::array(
+      {{{"role", "user"}, {"content", Json::array({{{"type", "image_url"}, {"image_url", {{"url", "x"}}}}})}}});
+  const std::string image = "data:image/jpeg;base64," + http::base64_encode(frame().bytes);
+  const Json no_detail =
+      Json::array({{{"role", "user"}, {"content", Json::array({{{"type", "input_image"}, {"image_url", image}}})}}});
+  const struct {
+    Json body;
+    int status;
+    std::string param;
+  } cases[] = {
+      {responses_body("gpt-5.5-pro", {{"messages", Json::array()}}), 400, "messages"},
+      {responses_body("gpt-5.5-pro", {{"max_completion_tokens", 300}}), 400, "max_completion_tokens"},
+      {responses_body("gpt-6.1-terra", {{"reasoning_effort", "low"}}), 400, "reasoning_effort"},
+      {responses_body("gpt-6.1-terra", {{"response_format", {{"type", "json_object"}}}}), 400, "response_format"},
+      {responses_body("gpt-5.5-pro", {{"input", chat_part}}), 400, "input[0].content[0].type"},
+      {responses_body("gpt-5.5-pro", {{"input", no_detail}}), 400, "input[0].content[0].detail"},
+      {responses_body("gpt-5.5-pro", {{"max_output_tokens", 10}}), 400, "max_output_tokens"},
+      {responses_body("gpt-5.5-pro", {{"reasoning", {{"effort", "low"}}}}), 400, "reasoning.effort"},
+      {responses_body("gpt-6.2-sol", {{"reasoning", {{"effort", "none"}}}}), 400, "reasoning.effort"},
+      {responses_body("gpt-5.5-pro", {{"temperature", 0.2}}), 400, "temperature"},
+      {responses_body("gpt-6.1-terra", {{"text",
+                                         {{"format",
+                                           {{"type", "json_schema"},
+                                            {"name", "x"},
+                                            {"strict", true},
+                                            {"schema",
+                                             {{"type", "object"},
+                                              {"properties", {{"a", {{"type", "string"}}}}},
+                                              {"additionalProperties", false}}}}}}}}),
+       400, "text.format"},  // "a" not required
+      {responses_body("o4-mini"), 404, ""},
+  };
+  int status = 0;
+  for (const auto& c : cases) {
+    const Json reply = post(server, "/v1/responses", c.body, status);
+    EXPECT_EQ(status, c.status) << c.body.dump();
+    if (!c.param.empty()) {
+      EXPECT_EQ(reply["error"]["param"], c.param) << reply.dump();
+    }
+  }
+  // What the rules allow is answered in the API's shape, its reasoning counted.
+  const Json ok = post(server, "/v1/responses", responses_body("gpt-5.5-pro", {{"max_output_tokens", 8492}}), status);
+  EXPECT_EQ(status, 200) << ok.dump();
+  ASSERT_EQ(ok["status"], "completed") << ok.dump();
+  EXPECT_EQ(ok["output"].back()["content"][0]["text"], R"({"done": true})");
+  EXPECT_GT(ok["usage"]["output_tokens_details"]["reasoning_tokens"].get<int>(), 0);
   EXPECT_EQ(server.problems().size(), std::size(cases));
 }
 

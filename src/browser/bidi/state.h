@@ -36,7 +36,7 @@ inline bool is_error_page(std::string_view document_uri) {
 // Firefox fetches after load, headless too (no navigation, no initiator type: nothing in the page asked for it).
 inline bool browsers_own(const Json& request_event) {
   return request_event.value("navigation", Json()).is_null() &&
-         request_event["request"].value("initiatorType", Json()).is_null() &&
+         member(request_event, "request").value("initiatorType", Json()).is_null() &&
          request_event.value("initiator", Json::object()).value("type", "") == "other";
 }
 
@@ -226,21 +226,21 @@ struct BidiTab::State : TabCore {
     } else if (method == "network.beforeRequestSent") {
       // Every held request is answered, a tab's the page opened and not yet followed too: one left held would hold
       // up its page's load event for good.
-      const std::string id = p["request"].value("request", "");
+      const std::string id = member(p, "request").value("request", "");
       if (p.value("isBlocked", false)) decide(p, id);
       if (!ours(at) || bidi::browsers_own(p)) return;
       requests_in_flight[id] = at;
       network_changed = bidi::Clock::now();
     } else if ((method == "network.responseCompleted" || method == "network.fetchError") &&
-               requests_in_flight.erase(p["request"].value("request", "")) > 0) {
+               requests_in_flight.erase(member(p, "request").value("request", "")) > 0) {
       network_changed = bidi::Clock::now();
     } else if (method == "network.authRequired" && p.value("isBlocked", false)) {
       // Held by the authRequired intercept (start): every one is answered, as decide() answers every held request.
-      const Json& challenges = p["response"].value("authChallenges", Json::array());
+      const Json& challenges = member(p, "response").value("authChallenges", Json::array());
       const auto credentials =
-          answer_auth(p["request"].value("request", ""), p["request"].value("url", ""),
+          answer_auth(member(p, "request").value("request", ""), member(p, "request").value("url", ""),
                       challenges.empty() ? std::string() : challenges[0].value("realm", std::string()));
-      Json answer = {{"request", p["request"].value("request", "")},
+      Json answer = {{"request", member(p, "request").value("request", "")},
                      {"action", credentials ? "provideCredentials" : "cancel"}};
       if (credentials) {
         answer["credentials"] = {
@@ -257,7 +257,7 @@ struct BidiTab::State : TabCore {
 
   // A request held by the document filter (only documents: a frame's or the page's own): let go or failed at once.
   void decide(const Json& p, const std::string& id) {
-    const auto& request = p["request"];
+    const auto& request = member(p, "request");
     const std::string destination = request.value("destination", "");
     const std::string url = request.value("url", "");
     const bool document = destination == "document" || destination == "iframe";

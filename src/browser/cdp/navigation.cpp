@@ -48,11 +48,11 @@ Status CdpTab::Impl::wait_for_navigation(std::string loader_id, milliseconds loa
   if (loader_id.empty()) {
     auto navigated = page_events->wait(
         [&](const wire::Event& e) {
-          return e.method == "Page.frameNavigated" && !e.params["frame"].contains("parentId");
+          return e.method == "Page.frameNavigated" && !member(e.params, "frame").contains("parentId");
         },
         load_cap);
     if (!navigated) return navigated.error().kind == ErrorKind::Timeout ? ok() : navigated.failure();
-    loader_id = navigated->params["frame"].value("loaderId", "");
+    loader_id = member(navigated->params, "frame").value("loaderId", "");
   }
   auto loaded =
       page_events->wait([&](const wire::Event& e) { return is_lifecycle(e, "load", loader_id); }, remaining(deadline));

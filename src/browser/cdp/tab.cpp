@@ -102,7 +102,7 @@ void CdpTab::Impl::on_event(const wire::Event& event) {
     connection->post("Page.handleJavaScriptDialog", std::move(answer), session_id);
   } else if (method == "Fetch.requestPaused" && is_own_session(event.session_id)) {
     // Only document requests are paused (see configure_session); decide and let the browser go on at once.
-    const std::string url = event.params["request"].value("url", "");
+    const std::string url = member(event.params, "request").value("url", "");
     const std::string request = event.params.value("requestId", "");
     const auto refusal = options.navigation_filter ? options.navigation_filter(url) : std::nullopt;
     if (refusal) {
@@ -114,12 +114,13 @@ void CdpTab::Impl::on_event(const wire::Event& event) {
     }
   } else if (method == "Fetch.authRequired" && is_own_session(event.session_id)) {
     // Only with options.http_credentials (handleAuthRequests). A proxy's challenge is the browser's to answer.
-    const Json& challenge = event.params["authChallenge"];
+    const Json& challenge = member(event.params, "authChallenge");
     const std::string request = event.params.value("requestId", "");
     std::optional<HttpCredentials> credentials;
     const bool server = challenge.value("source", "Server") == "Server";
     if (server)
-      credentials = answer_auth(request, event.params["request"].value("url", ""), challenge.value("realm", ""));
+      credentials =
+          answer_auth(request, member(event.params, "request").value("url", ""), challenge.value("realm", ""));
     const Json response = credentials ? Json{{"response", "ProvideCredentials"},
                                              {"username", credentials->username},
                                              {"password", credentials->password}}
@@ -128,7 +129,7 @@ void CdpTab::Impl::on_event(const wire::Event& event) {
                      event.session_id);
   } else if (method == "Network.responseReceived" && !options.http_credentials && is_own_session(event.session_id)) {
     // Without credentials nothing holds the request: a document the site refused for want of them is noted here.
-    const Json& response = event.params["response"];
+    const Json& response = member(event.params, "response");
     if (event.params.value("type", "") == "Document" && response.value("status", 0) == 401) {
       if (auto realm = realm_of(response.value("headers", Json::object()))) {
         auth_challenges.push_back({response.value("url", ""), std::move(*realm), AuthAnswer::NotGiven});
@@ -151,7 +152,7 @@ void CdpTab::Impl::on_event(const wire::Event& event) {
     }
     network_moved();
   } else if (method == "Page.frameNavigated" && event.session_id == session_id) {
-    const auto& frame = event.params["frame"];
+    const auto& frame = member(event.params, "frame");
     if (!frame.contains("parentId")) {
       main_frame_id = frame.value("id", main_frame_id);
       known_url = address_of(frame);
@@ -168,7 +169,7 @@ void CdpTab::Impl::on_event(const wire::Event& event) {
              event.params.value("frameId", "") == main_frame_id) {
     known_url = event.params.value("url", known_url);
   } else if (method == "Target.targetCreated") {
-    const auto& info = event.params["targetInfo"];
+    const auto& info = member(event.params, "targetInfo");
     // A tab still attaching has no target yet, and pages other tabs create have no opener either: only a
     // page this tab opened, in this tab's context, is followed.
     const bool same_context = browser_context_id.empty() || info.value("browserContextId", "") == browser_context_id;
@@ -194,7 +195,7 @@ void CdpTab::Impl::on_event(const wire::Event& event) {
     // A frame that went away mid-load will not report its requests finished.
     forget_requests([&](const Request& r) { return r.session == child; });
   } else if (method == "Target.targetInfoChanged") {
-    const auto& info = event.params["targetInfo"];
+    const auto& info = member(event.params, "targetInfo");
     for (auto& frame : child_frames) {
       if (frame.frame_id == info.value("targetId", "")) frame.url = info.value("url", frame.url);
     }
@@ -210,7 +211,7 @@ bool CdpTab::Impl::is_own_session(const std::string& session) const {
 // an out-of-process frame gets the document filter and auto-attach for the frames inside it before its
 // first request; then it, and any worker, runs. Called with the mutex held.
 void CdpTab::Impl::on_attached(const wire::Event& event) {
-  const auto& info = event.params["targetInfo"];
+  const auto& info = member(event.params, "targetInfo");
   const std::string child = event.params.value("sessionId", "");
   if (info.value("type", "") == "iframe") {
     const std::string frame = info.value("targetId", "");

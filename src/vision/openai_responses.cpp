@@ -1,0 +1,141 @@
+// OpenAI's Responses API (POST /v1/responses): the only wire of the models OpenAI serves nowhere else (gpt-5.5-pro,
+// o3-pro, computer-use-preview: models.json "oai-responses-only"). The request and reply shapes are the official
+// SDK's (openai-python src/openai/types/responses at e43b422, read 2026-12-06): response_create_params.py (input,
+// instructions, max_output_tokens, reasoning.effort, text.format, prompt_cache_key, store),
+// response_input_image_param.py (input_image: image_url a data URL, detail required), response.py (status,
+// incomplete_details.reason max_output_tokens | content_filter, output items), response_output_message.py (output_text,
+// refusal) and response_usage.py (input_tokens with input_tokens_details.cached_tokens and cache_write_tokens,
+// output_tokens with output_tokens_details.reasoning_tokens). Errors are OpenAI's as on Chat Completions.
+#include "vision/provider.h"
+
+namespace vimgpt::vision::detail {
+namespace {
+
+bool blank(std::string_view text) {
+  return text.find_first_not_of(" \t\r\n") == std::string_view::npos;
+}
+
+Json input_image(const ChatRequest& request, std::size_t index) {
+  return {{"type", "input_image"}, {"image_url", image_placeholder(index)}, {"detail", to_string(request.detail)}};
+}
+
+// The conversation as input items: vimgpt's one user message (its text blocks, then the frames), or an open
+// family's turns.
+Json input_items(const ChatRequest& request) {
+  Json input = Json::array();
+  if (request.turns.empty()) {
+    Json content = Json::array();
+    for (const auto& block : request.blocks) {
+      if (!blank(block)) content.push_back({{"type", "input_text"}, {"text", block}});
+    }
+    const std::size_t image_count = request.images != nullptr ? request.images->size() : 0;
+    for (std::size_t i = 0; i < image_count; ++i) content.push_back(input_image(request, i));
+    input.push_back({{"role", "user"}, {"content", std::move(content)}});
+    return input;
+  }
+  for (const auto& turn : request.turns) {
+    if (turn.role != "user" || turn.image < 0) {
+      input.push_back({{"role", turn.role}, {"content", turn.text}});
+      continue;
+    }
+    Json content = Json::array();
+    if (!turn.lead.empty()) content.push_back({{"type", "input_text"}, {"text", turn.lead}});
+    content.push_back(input_image(request, static_cast<std::size_t>(turn.image)));
+    if (!blank(turn.text)) content.push_back({{"type", "input_text"}, {"text", turn.text}});
+    input.push_back({{"role", "user"}, {"content", std::move(content)}});
+  }
+  return input;
+}
+
+std::int64_t count(const Json& object, const char* name) {
+  const auto& value = object.is_object() ? object.value(name, Json()) : Json();
+  return value.is_number_integer() ? value.get<std::int64_t>() : std::int64_t{0};
+}
+
+}  // namespace
+
+http::HttpRequest build_responses_request(const ChatRequest& request) {
+  // store: false. Every step sends its whole prompt, so nothing is gained by OpenAI keeping the response (which it
+  // does by default, for previous_response_id); pages and frames are the person's, kept only where they say.
+  Json body = {{"model", request.model}, {"input", input_items(request)}, {"store", false}};
+  if (request.turns.empty() && !blank(request.system)) body["instructions"] = request.system;
+  // Responses has one cap, visible output and reasoning together.
+  body["max_output_tokens"] = request.max_tokens;
+  if (!request.effort.empty()) body["reasoning"] = {{"effort", request.effort}};
+  if (request.temperature) body["temperature"] = *request.temperature;
+  if (!request.cache_key.empty()) body["prompt_cache_key"] = request.cache_key;
+  if (request.extra_fields.is_object()) body.update(request.extra_fields);
+  if (request.structured == StructuredMethod::JsonSchema) {
+    body["text"] = {{"format",
+                     {{"type", "json_schema"},
+                      {"name", "browser_action"},
+                      {"strict", true},
+                      {"schema", action_schema(request.answer_schema)}}}};
+  }
+  std::string text = body.dump(-1, ' ', false, Json::error_handler_t::replace);
+  insert_images(text, request, true);
+  http::HttpRequest result = http_request(request, "/responses", std::move(text));
+  if (!request.api_key.empty()) result.headers.set("Authorization", "Bearer " + request.api_key);
+  return result;
+}
+
+Result<ChatReply> parse_responses_response(const http::HttpResponse& response, bool structured) {
+  Json body = Json::parse(response.body, nullptr, false);
+  if (body.is_discarded() || !body.is_object()) {
+    return fail(ErrorKind::Http, "the server's reply is not a JSON object (HTTP " + std::to_string(response.status) +
+                                     "): does the base URL serve OpenAI's Responses API (/responses)?");
+  }
+  ChatReply reply;
+  reply.structured = structured;
+  if (const auto& usage = body.value("usage", Json()); usage.is_object()) {
+    reply.prompt_tokens = count(usage, "input_tokens");  // cached ones included, as on Chat Completions
+    reply.completion_tokens = count(usage, "output_tokens");
+    const Json details = usage.value("input_tokens_details", Json());
+    reply.cached_tokens = count(details, "cached_tokens");
+    reply.cache_write_tokens = count(details, "cache_write_tokens");
+    reply.reasoning_tokens = count(usage.value("output_tokens_details", Json()), "reasoning_tokens");
+  }
+  const std::string status = body.value("status", Json()).is_string() ? body["status"].get<std::string>() : "";
+  if (status == "failed") {
+    const Json& error = body.value("error", Json());
+    const std::string why = error.is_object() ? error.value("message", "") : "";
+    return fail(ErrorKind::Http, "the model's response failed" + (why.empty() ? std::string() : ": " + why));
+  }
+  if (status != "completed" && status != "incomplete") {
+    return fail(ErrorKind::Http, "the model's response ended " +
+                                     (status.empty() ? std::string("without a status") : "with status " + status) +
+                                     " (HTTP " + std::to_string(response.status) + ")");
+  }
+  const Json& incomplete = body.value("incomplete_details", Json());
+  const std::string reason = incomplete.is_object() && incomplete.value("reason", Json()).is_string()
+                                 ? incomplete["reason"].get<std::string>()
+                                 : "";
+  if (status == "incomplete" && reason == "content_filter") {
+    return fail(ErrorKind::Refused, "the provider's content filter stopped the model's reply");
+  }
+  // "length" as on Chat Completions: a reply that reasoning starved is asked again with more room (client.cpp).
+  reply.finish_reason = status == "incomplete" ? "length" : "stop";
+  const Json& output = body.value("output", Json());
+  if (!output.is_array()) {
+    return fail(ErrorKind::Http, "the model's reply has no output (HTTP " + std::to_string(response.status) + ")");
+  }
+  for (const auto& item : output) {
+    if (!item.is_object()) continue;
+    const std::string type = item.value("type", "");
+    if (type == "reasoning") {
+      for (const auto& part : item.value("summary", Json::array())) {
+        if (part.is_object()) reply.reasoning += part.value("text", "");
+      }
+    } else if (type == "message") {
+      for (const auto& part : item.value("content", Json::array())) {
+        if (!part.is_object()) continue;
+        const std::string kind = part.value("type", "");
+        if (kind == "refusal") return fail(ErrorKind::Refused, "the model refused: " + part.value("refusal", ""));
+        if (kind == "output_text") reply.text += part.value("text", "");
+      }
+    }
+  }
+  return reply;
+}
+
+}  // namespace vimgpt::vision::detail

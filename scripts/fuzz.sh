@@ -24,7 +24,7 @@ else
   SECONDS_EACH=${1:-600}
   shift || true
 fi
-TARGETS=("${@:-reply dialect cdp_reader bidi_events mcp_reader live_input config}")
+TARGETS=("${@:-reply dialect cdp_reader cdp_events bidi_events mcp_reader live_input config}")
 read -r -a TARGETS <<<"${TARGETS[*]}"
 
 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \

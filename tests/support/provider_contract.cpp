@@ -220,6 +220,18 @@ bool thinking_on(const json& body, const Entry* entry) {
   return entry != nullptr && entry->model.thinking != "off";  // on by default on every model that thinks unasked
 }
 
+// OpenAI's own API refuses a model it does not serve (unknown, retired, another provider's) as it does: a 404. Else
+// `entry` is the model's.
+std::optional<Refusal> unknown_openai_model(const json& body, const Entry*& entry) {
+  const std::string model = body.value("model", "");
+  entry = entry_for(model);
+  if (entry == nullptr || entry->model.status == "retired" || entry->model.provider != "openai") {
+    return openai_error(404, "The model `" + model + "` does not exist or you do not have access to it.", "",
+                        "model_not_found");
+  }
+  return std::nullopt;
+}
+
 // What the model itself refuses on either OpenAI wire: an effort it does not take, a temperature while it reasons,
 // a strict schema outside Structured Outputs' subset. `effort` is the effort sent (null: none) and `schema_spec` the
 // format's {name, strict, schema} (null: none), under their names on this wire.
@@ -281,12 +293,8 @@ std::optional<Refusal> openai_refusal(const json& body, Service service, const s
     }
   }
   if (service == Service::Compatible) return std::nullopt;
-  const std::string model = body.value("model", "");
-  const Entry* entry = entry_for(model);
-  if (entry == nullptr || entry->model.status == "retired" || entry->model.provider != "openai") {
-    return openai_error(404, "The model `" + model + "` does not exist or you do not have access to it.", "",
-                        "model_not_found");
-  }
+  const Entry* entry = nullptr;
+  if (auto unknown = unknown_openai_model(body, entry)) return unknown;
   if (entry->model.api == "responses") {
     return openai_error(400, "This model is only supported in v1/responses and not in v1/chat/completions.", "model",
                         "");
@@ -370,12 +378,8 @@ std::optional<Refusal> responses_refusal(const json& body, Service service, cons
                         "max_output_tokens", "integer_below_min_value");
   }
   if (service == Service::Compatible) return std::nullopt;
-  const std::string model = body.value("model", "");
-  const Entry* entry = entry_for(model);
-  if (entry == nullptr || entry->model.status == "retired" || entry->model.provider != "openai") {
-    return openai_error(404, "The model `" + model + "` does not exist or you do not have access to it.", "",
-                        "model_not_found");
-  }
+  const Entry* entry = nullptr;
+  if (auto unknown = unknown_openai_model(body, entry)) return unknown;
   const auto& format = body.value("text", json::object()).value("format", json());
   return model_refusal(
       body, *entry, body.value("reasoning", json::object()).value("effort", json()), "reasoning.effort",

@@ -666,17 +666,30 @@ Json anthropic_body(const std::string& model, Json extra = Json::object()) {
   return body;
 }
 
+// A request the fake must refuse: the status, and the field the error names (empty: none).
+struct RefusalCase {
+  Json body;
+  int status;
+  std::string param;
+};
+
+void expect_refused(FakeModelServer& server, const std::string& path, const std::vector<RefusalCase>& cases) {
+  int status = 0;
+  for (const auto& c : cases) {
+    const Json reply = post(server, path, c.body, status);
+    EXPECT_EQ(status, c.status) << c.body.dump();
+    if (!c.param.empty()) {
+      EXPECT_EQ(reply["error"]["param"], c.param) << reply.dump();
+    }
+  }
+}
+
 TEST(FakeContracts, OpenAIsRulesAreEnforced) {
   test::Expectations want;
   want.service = Service::OpenAI;
   FakeModelServer server(want);
   server.set_default_reply(R"({"done": true})");
-  int status = 0;
-  const struct {
-    Json body;
-    int status;
-    std::string param;
-  } cases[] = {
+  const std::vector<RefusalCase> cases = {
       {openai_body("gpt-6.1-terra", {{"max_tokens", 300}}), 400, "max_tokens"},
       {openai_body("gpt-6.2-sol", {{"reasoning_effort", "none"}}), 400, "reasoning_effort"},
       {openai_body("gpt-6.2-sol", {{"temperature", 0.2}}), 400, "temperature"},
@@ -695,18 +708,13 @@ TEST(FakeContracts, OpenAIsRulesAreEnforced) {
                                            {"additionalProperties", false}}}}}}}}),
        400, "response_format"},  // "a" not required
   };
-  for (const auto& c : cases) {
-    const Json reply = post(server, "/v1/chat/completions", c.body, status);
-    EXPECT_EQ(status, c.status) << c.body.dump();
-    if (!c.param.empty()) {
-      EXPECT_EQ(reply["error"]["param"], c.param) << reply.dump();
-    }
-  }
+  expect_refused(server, "/v1/chat/completions", cases);
   // What the rules allow is answered, with its reasoning counted.
+  int status = 0;
   const Json ok = post(server, "/v1/chat/completions",
                        openai_body("gpt-6.1-terra", {{"reasoning_effort", "none"}, {"temperature", 0.2}}), status);
   EXPECT_EQ(status, 200) << ok.dump();
-  EXPECT_EQ(server.problems().size(), std::size(cases));
+  EXPECT_EQ(server.problems().size(), cases.size());
 }
 
 Json responses_body(const std::string& model, Json extra = Json::object()) {
@@ -729,11 +737,7 @@ TEST(FakeContracts, TheResponsesApisRulesAreEnforced) {
   const std::string image = "data:image/jpeg;base64," + http::base64_encode(frame().bytes);
   const Json no_detail =
       Json::array({{{"role", "user"}, {"content", Json::array({{{"type", "input_image"}, {"image_url", image}}})}}});
-  const struct {
-    Json body;
-    int status;
-    std::string param;
-  } cases[] = {
+  const std::vector<RefusalCase> cases = {
       {responses_body("gpt-5.5-pro", {{"messages", Json::array()}}), 400, "messages"},
       {responses_body("gpt-5.5-pro", {{"max_completion_tokens", 300}}), 400, "max_completion_tokens"},
       {responses_body("gpt-6.1-terra", {{"reasoning_effort", "low"}}), 400, "reasoning_effort"},
@@ -756,21 +760,15 @@ TEST(FakeContracts, TheResponsesApisRulesAreEnforced) {
        400, "text.format"},  // "a" not required
       {responses_body("o4-mini"), 404, ""},
   };
-  int status = 0;
-  for (const auto& c : cases) {
-    const Json reply = post(server, "/v1/responses", c.body, status);
-    EXPECT_EQ(status, c.status) << c.body.dump();
-    if (!c.param.empty()) {
-      EXPECT_EQ(reply["error"]["param"], c.param) << reply.dump();
-    }
-  }
+  expect_refused(server, "/v1/responses", cases);
   // What the rules allow is answered in the API's shape, its reasoning counted.
+  int status = 0;
   const Json ok = post(server, "/v1/responses", responses_body("gpt-5.5-pro", {{"max_output_tokens", 8492}}), status);
   EXPECT_EQ(status, 200) << ok.dump();
   ASSERT_EQ(ok["status"], "completed") << ok.dump();
   EXPECT_EQ(ok["output"].back()["content"][0]["text"], R"({"done": true})");
   EXPECT_GT(ok["usage"]["output_tokens_details"]["reasoning_tokens"].get<int>(), 0);
-  EXPECT_EQ(server.problems().size(), std::size(cases));
+  EXPECT_EQ(server.problems().size(), cases.size());
 }
 
 TEST(FakeContracts, AnthropicsRulesAreEnforced) {

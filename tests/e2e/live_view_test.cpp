@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <filesystem>
 #include <fstream>
@@ -331,7 +332,9 @@ TEST_F(LiveView, ARiskyActionIsAskedInTheLiveViewAndRunsOnlyOnAYes) {
   const auto steps = test::read_steps(record_);
   ASSERT_EQ(steps.size(), 3U);
   EXPECT_EQ(steps[1]["result"], "loaded " + elsewhere) << steps[1];
-  EXPECT_EQ(site_.requests().back().path, "/live/login");
+  const auto loaded = site_.requests();
+  EXPECT_TRUE(
+      std::any_of(loaded.begin(), loaded.end(), [](const auto& request) { return request.path == "/live/login"; }));
 }
 
 TEST_F(LiveView, WithoutALiveViewABatchHandoffEndsNeedsInputAndTheOthersGoOn) {

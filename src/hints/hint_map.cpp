@@ -152,8 +152,7 @@ std::string_view without_fragment(std::string_view url) {
 // hold. A target the text does not say, or on another site, is written.
 bool text_says_target(std::string_view text, std::string_view target) {
   if (!target.starts_with('/')) return false;
-  std::string lower_text;
-  for (const char c : text) lower_text += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string lower_text = ascii_lower(text);
   std::size_t words = 0;
   std::string word;
   const auto word_in_text = [&] {

@@ -9,10 +9,6 @@
 namespace vimgpt::vision::detail {
 namespace {
 
-bool blank(std::string_view text) {
-  return text.find_first_not_of(" \t\r\n") == std::string_view::npos;
-}
-
 // The SDKs' base URL has no /v1 (https://api.anthropic.com, ANTHROPIC_BASE_URL); vimgpt's earlier form had it.
 std::string messages_path(std::string_view base_url) {
   return base_url.ends_with("/v1") ? "/messages" : "/v1/messages";
@@ -76,15 +72,11 @@ Result<ChatReply> parse_anthropic_response(const http::HttpResponse& response, b
   if (const auto& usage = body.value("usage", Json()); usage.is_object()) {
     // input_tokens counts only what follows the last cache breakpoint; the cached and written tokens come
     // beside it: https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching#tracking-cache-performance
-    const auto count = [](const Json& object, const char* name) {
-      const auto& value = object.is_object() ? object.value(name, Json()) : Json();
-      return value.is_number_integer() ? value.get<std::int64_t>() : std::int64_t{0};
-    };
-    reply.cached_tokens = count(usage, "cache_read_input_tokens");
-    reply.cache_write_tokens = count(usage, "cache_creation_input_tokens");
-    reply.prompt_tokens = count(usage, "input_tokens") + reply.cached_tokens + reply.cache_write_tokens;
-    reply.completion_tokens = count(usage, "output_tokens");
-    reply.reasoning_tokens = count(usage.value("output_tokens_details", Json()), "thinking_tokens");
+    reply.cached_tokens = token_count(usage, "cache_read_input_tokens");
+    reply.cache_write_tokens = token_count(usage, "cache_creation_input_tokens");
+    reply.prompt_tokens = token_count(usage, "input_tokens") + reply.cached_tokens + reply.cache_write_tokens;
+    reply.completion_tokens = token_count(usage, "output_tokens");
+    reply.reasoning_tokens = token_count(usage.value("output_tokens_details", Json()), "thinking_tokens");
   }
   const std::string stop = body.value("stop_reason", "");
   if (stop == "refusal") {

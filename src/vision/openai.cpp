@@ -6,10 +6,6 @@
 namespace vimgpt::vision::detail {
 namespace {
 
-bool blank(std::string_view text) {
-  return text.find_first_not_of(" \t\r\n") == std::string_view::npos;
-}
-
 // An open family's turns: a user turn's image first, then its words, as Fara's and Qwen's harnesses send them (or
 // between words, as Holo's does); every earlier turn's image is one of the recent screenshots the family keeps.
 Json conversation(const ChatRequest& request) {
@@ -119,18 +115,14 @@ Result<ChatReply> parse_openai_response(const http::HttpResponse& response, bool
   ChatReply reply;
   reply.structured = structured;
   if (const auto& usage = body.value("usage", Json()); usage.is_object()) {
-    const auto count = [](const Json& object, const char* name) {
-      const auto& value = object.is_object() ? object.value(name, Json()) : Json();
-      return value.is_number_integer() ? value.get<std::int64_t>() : std::int64_t{0};
-    };
-    reply.prompt_tokens = count(usage, "prompt_tokens");
-    reply.completion_tokens = count(usage, "completion_tokens");
+    reply.prompt_tokens = token_count(usage, "prompt_tokens");
+    reply.completion_tokens = token_count(usage, "completion_tokens");
     // https://platform.openai.com/docs/guides/prompt-caching : part of prompt_tokens, not beside them; cache
     // writes (billed from GPT-5.6 on) likewise.
     const Json details = usage.value("prompt_tokens_details", Json());
-    reply.cached_tokens = count(details, "cached_tokens");
-    reply.cache_write_tokens = count(details, "cache_write_tokens");
-    reply.reasoning_tokens = count(usage.value("completion_tokens_details", Json()), "reasoning_tokens");
+    reply.cached_tokens = token_count(details, "cached_tokens");
+    reply.cache_write_tokens = token_count(details, "cache_write_tokens");
+    reply.reasoning_tokens = token_count(usage.value("completion_tokens_details", Json()), "reasoning_tokens");
   }
   const auto& choices = body.value("choices", Json());
   if (!choices.is_array() || choices.empty() || !choices[0].is_object()) {

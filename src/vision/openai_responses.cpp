@@ -11,10 +11,6 @@
 namespace vimgpt::vision::detail {
 namespace {
 
-bool blank(std::string_view text) {
-  return text.find_first_not_of(" \t\r\n") == std::string_view::npos;
-}
-
 Json input_image(const ChatRequest& request, std::size_t index) {
   return {{"type", "input_image"}, {"image_url", image_placeholder(index)}, {"detail", to_string(request.detail)}};
 }
@@ -45,11 +41,6 @@ Json input_items(const ChatRequest& request) {
     input.push_back({{"role", "user"}, {"content", std::move(content)}});
   }
   return input;
-}
-
-std::int64_t count(const Json& object, const char* name) {
-  const auto& value = object.is_object() ? object.value(name, Json()) : Json();
-  return value.is_number_integer() ? value.get<std::int64_t>() : std::int64_t{0};
 }
 
 }  // namespace
@@ -88,12 +79,12 @@ Result<ChatReply> parse_responses_response(const http::HttpResponse& response, b
   ChatReply reply;
   reply.structured = structured;
   if (const auto& usage = body.value("usage", Json()); usage.is_object()) {
-    reply.prompt_tokens = count(usage, "input_tokens");  // cached ones included, as on Chat Completions
-    reply.completion_tokens = count(usage, "output_tokens");
+    reply.prompt_tokens = token_count(usage, "input_tokens");  // cached ones included, as on Chat Completions
+    reply.completion_tokens = token_count(usage, "output_tokens");
     const Json details = usage.value("input_tokens_details", Json());
-    reply.cached_tokens = count(details, "cached_tokens");
-    reply.cache_write_tokens = count(details, "cache_write_tokens");
-    reply.reasoning_tokens = count(usage.value("output_tokens_details", Json()), "reasoning_tokens");
+    reply.cached_tokens = token_count(details, "cached_tokens");
+    reply.cache_write_tokens = token_count(details, "cache_write_tokens");
+    reply.reasoning_tokens = token_count(usage.value("output_tokens_details", Json()), "reasoning_tokens");
   }
   const std::string status = body.value("status", Json()).is_string() ? body["status"].get<std::string>() : "";
   if (status == "failed") {

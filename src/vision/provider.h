@@ -42,6 +42,17 @@ inline std::string_view outermost_braces(std::string_view text) {
   return text.substr(open, close - open + 1);
 }
 
+// Whether a text block has nothing but spaces and line ends: the providers refuse such blocks, so none is sent.
+inline bool blank(std::string_view text) {
+  return text.find_first_not_of(" \t\r\n") == std::string_view::npos;
+}
+
+// A token count in a provider's usage object; 0 when it is missing or not a whole number.
+inline std::int64_t token_count(const Json& object, const char* name) {
+  const auto& value = object.is_object() ? object.value(name, Json()) : Json();
+  return value.is_number_integer() ? value.get<std::int64_t>() : std::int64_t{0};
+}
+
 // InvalidArgument for what cannot work (an effort the model does not take, a model retired on its provider's own
 // API). `notices` gets what the person should know (one line each).
 Result<RequestRules> resolve_rules(const ClientOptions& options, Provider provider, std::vector<std::string>& notices);

@@ -43,6 +43,29 @@ void collect_cross_origin(const Json& node, const std::string& parent_origin, st
   }
 }
 
+// How many of the page's fetch and XMLHttpRequest calls are still waiting for their response, and a wait for none to
+// be: window[name](capMs) is false when none is, else resolves true once none is or the cap passes.
+// Firefox tells a request from its parent process, a little after the page made it: a fetch a load handler starts
+// can reach us after the network looked quiet (the browser suite's late-content test on a cold Firefox). The page
+// itself knows at once. A fetch ends for the count when its response (or failure) comes, by when the request's own
+// network event has reached us, so the network is waited for again after it.
+std::string request_counter(const std::string& name) {
+  return " { let pending = 0; const waiters = [];"
+         " const ended = () => { if (--pending === 0) waiters.splice(0).forEach((resolve) => resolve(true)); };"
+         " const fetch = window.fetch;"
+         " if (fetch) window.fetch = { fetch(...args) { ++pending; let answer;"
+         " try { answer = fetch.apply(this, args); } catch (e) { ended(); throw e; }"
+         " answer.then(ended, ended); return answer; } }.fetch;"
+         " const send = XMLHttpRequest.prototype.send;"
+         " XMLHttpRequest.prototype.send = { send(...args) { ++pending;"
+         " add.call(this, 'loadend', ended, { once: true });"
+         " try { return send.apply(this, args); } catch (e) { ended(); throw e; } } }.send;"
+         " Object.defineProperty(window, " +
+         Json(name).dump() +
+         ", { value: (cap) => pending > 0 && new Promise((resolve) => {"
+         " waiters.push(resolve); setTimeout(() => resolve(true), cap); }) }); }";
+}
+
 // Which page-realm listeners an element has: EventTarget's add/removeEventListener wrapped before any page script
 // runs, the listeners kept per element and type in the preload's closure, read through a window property under a
 // name drawn for each browser (non-enumerable, not writable). Property handlers (onclick = ...) are read directly.
@@ -62,10 +85,19 @@ std::string listener_recorder(const std::string& key) {
          " Object.defineProperty(window, " +
          Json(key).dump() +
          ", { value: (target) => { const types = kept.get(target); return types ?"
-         " [...types].filter(([, set]) => set.size > 0).map(([type]) => type) : []; } }); }";
+         " [...types].filter(([, set]) => set.size > 0).map(([type]) => type) : []; } });" +
+         request_counter(key + "Requests") + " }";
 }
 
 }  // namespace
+
+bool BidiTab::State::wait_page_requests(milliseconds cap) {
+  if (listener_key.empty() || cap <= milliseconds{0}) return false;
+  const std::string wait = "((wait) => wait ? wait(" + std::to_string(cap.count()) + ") : false)(window[" +
+                           Json(listener_key + "Requests").dump() + "])";
+  const auto waited = evaluate({{"context", current()}}, wait, cap + bidi::kReplySlack);
+  return waited && waited->is_boolean() && waited->get<bool>();
+}
 
 void BidiTab::State::install_listener_recorder() {
   if (listener_key.empty()) {

@@ -7,8 +7,9 @@ using bidi::Clock;
 using bidi::kBidiTimeout;
 using bidi::kSandbox;
 
+using bidi::kReplySlack;
+
 namespace {
-constexpr milliseconds kDomQuietReplySlack{2000};
 
 // The document a context shows, as its sandbox sees it: the realm (a document the back-forward cache shows again gets
 // a new one), whether it has loaded, and its address.
@@ -138,7 +139,7 @@ Status BidiTab::settle(milliseconds cap, milliseconds quiet, SettleWait wait) {
     // Its reply is awaited a little past `cap` and no more: a document a navigation put in the back-forward cache
     // (Firefox does so when the next page is its error page) is frozen, timers and all, and never answers.
     auto still = s_->evaluate({{"context", s_->current()}, {"sandbox", kSandbox}}, dom_quiet_script(first, cap),
-                              cap + kDomQuietReplySlack);
+                              cap + kReplySlack);
     if (!s_->navigating()) {
       // A page still changing when the cap came (an animation) has nothing left to verify.
       if (still && *still == true && first < quiet) {

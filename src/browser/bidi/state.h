@@ -21,9 +21,12 @@ using Clock = std::chrono::steady_clock;
 constexpr milliseconds kBidiTimeout{15000};
 constexpr const char* kSandbox = "vimgpt";  // the isolated world's realm, as CDP's world is named
 // BiDi's network events come from Firefox's parent process, a little after the page acted: a request a load handler
-// starts can reach us later than the 50 ms network-quiet window Chromium needs after its load event (the browser
-// suite's late-content test failed with it on Firefox). After a load the network is quiet no sooner than this.
+// starts can reach us later than the 50 ms network-quiet window Chromium needs after its load event. After a load the
+// network is quiet no sooner than this; the page's own fetch and XHR calls are asked for besides (wait_page_requests).
 constexpr milliseconds kLoadHandlersWindow{200};
+// How much longer than its own cap a script that waits in the page is awaited: a document the back-forward cache
+// froze (Firefox puts one there when the next page is its error page) never answers.
+constexpr milliseconds kReplySlack{2000};
 
 // Firefox's error pages (a load that failed or was refused, a certificate refused, a site blocked) are about:
 // documents shown under the address that failed.
@@ -83,7 +86,7 @@ struct BidiTab::State : TabCore {
   launch::LaunchOptions launch;
   std::uint64_t subscription = 0;
   std::set<std::string> preloaded;  // names given to preload()
-  std::string listener_key;         // the page-realm property the listener recorder answers on (bidi_frames.cpp)
+  std::string listener_key;         // the page-realm property the listener recorder answers on (bidi/frames.cpp)
   // On a connection the tab shares (Tab::open): the user context it works in, and its document intercept, both
   // removed when it closes. Empty for a Firefox the tab launched, whose default user context it uses.
   std::string user_context;
@@ -149,9 +152,12 @@ struct BidiTab::State : TabCore {
         (method == "network.fetchError" &&
          refused_documents.erase(p.value("request", Json::object()).value("request", "")) > 0);
     if (navigation_ended) opened_loading.erase(at);
-    // A download is reported by the tab it began in, one the page opened too (Firefox closes such a tab again).
-    if (method == "browsingContext.downloadWillBegin" &&
-        (ours(at) || std::find(opened.begin(), opened.end(), at) != opened.end())) {
+    // A download is reported by the tab it began in, one the page opened too (Firefox closes such a tab again, and
+    // tells the download as the opener's, which is no longer the one worked in by then).
+    const auto listed = [&](const std::vector<std::string>& tabs) {
+      return std::find(tabs.begin(), tabs.end(), at) != tabs.end();
+    };
+    if (method == "browsingContext.downloadWillBegin" && (ours(at) || listed(pages) || listed(opened))) {
       ++downloads_going;
       download_contexts.insert(at);
     }
@@ -176,6 +182,8 @@ struct BidiTab::State : TabCore {
         context = previous.empty() ? pages.back() : previous.back();
         if (!previous.empty()) previous.pop_back();
         ++generation;
+        loaded = started;  // the load waited for in the closed tab will not come
+        load_ended = bidi::Clock::now();
       }
     } else if (method == "browsingContext.navigationStarted" &&
                std::find(opened.begin(), opened.end(), at) != opened.end()) {
@@ -403,10 +411,17 @@ struct BidiTab::State : TabCore {
   }
 
   // Until no request has been in flight for the network-quiet window (LeaveOpen: until none is in flight, the window
-  // left to the caller), at most `cap`.
+  // left to the caller), at most `cap`. Closing it, the page is asked for fetch and XHR calls whose requests have not
+  // reached us yet; if it had some, they are waited for, and the network again.
   void wait_network_quiet(milliseconds cap, SettleWait wait = SettleWait::Close) {
-    std::unique_lock lock(mutex);
     const auto deadline = bidi::Clock::now() + cap;
+    wait_network_events_quiet(deadline, wait);
+    const auto left = [&] { return std::chrono::ceil<milliseconds>(deadline - bidi::Clock::now()); };
+    if (wait == SettleWait::Close && connection->alive() && wait_page_requests(left()))
+      wait_network_events_quiet(deadline, wait);
+  }
+  void wait_network_events_quiet(bidi::Clock::time_point deadline, SettleWait wait) {
+    std::unique_lock lock(mutex);
     while (bidi::Clock::now() < deadline && connection->alive()) {
       const bool idle = std::none_of(requests_in_flight.begin(), requests_in_flight.end(),
                                      [&](const auto& r) { return ours(r.second); });
@@ -415,6 +430,8 @@ struct BidiTab::State : TabCore {
       changed.wait_until(lock, idle ? std::min(quiet_at, deadline) : deadline);
     }
   }
+  // bidi/frames.cpp: until the page's fetch and XHR calls have their responses, at most `cap`; whether it had any.
+  bool wait_page_requests(milliseconds cap);
 
   // The screencast's loop (BidiScreencast), on its own thread until the sink is taken away.
   void stream_frames();

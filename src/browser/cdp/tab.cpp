@@ -246,9 +246,13 @@ void CdpTab::Impl::configure_session(const std::string& session) {
 void CdpTab::Impl::on_download(const wire::Event& event) {
   const std::string guid = event.params.value("guid", "");
   if (event.method == "Browser.downloadWillBegin") {
-    // On a browser other tabs share (a remote one, a context each), only what our own tabs' documents download.
+    // On a browser other tabs share (a remote one, a context each), only what our own tabs' documents download,
+    // counting a tab we opened but have not followed yet: a link's new tab may download before we attach to it.
     const std::string frame = event.params.value("frameId", "");
-    if (!browser_context_id.empty() && std::find(pages.begin(), pages.end(), frame) == pages.end()) return;
+    const auto ours = [&](const std::vector<std::string>& targets) {
+      return std::find(targets.begin(), targets.end(), frame) != targets.end();
+    };
+    if (!browser_context_id.empty() && !ours(pages) && !ours(opened_targets)) return;
     download_order.push_back(guid);
     downloads[guid] = Download{event.params.value("url", ""), event.params.value("suggestedFilename", ""), 0,
                                DownloadState::InProgress};
@@ -463,12 +467,13 @@ std::vector<Download> CdpTab::take_downloads(milliseconds cap) {
     return true;
   });
   std::vector<Download> taken;
-  for (const auto& guid : impl_->download_order) {
-    taken.push_back(impl_->downloads[guid]);
-    // One still going stays known, so it gets its proper name when it completes.
-    if (taken.back().state != DownloadState::InProgress) impl_->downloads.erase(guid);
-  }
-  impl_->download_order.clear();
+  for (const auto& guid : impl_->download_order) taken.push_back(impl_->downloads[guid]);
+  // One still going stays, to be told again (and, once complete, opened or named) at the next step.
+  std::erase_if(impl_->download_order, [&](const std::string& guid) {
+    if (impl_->downloads[guid].state == DownloadState::InProgress) return false;
+    impl_->downloads.erase(guid);
+    return true;
+  });
   return taken;
 }
 

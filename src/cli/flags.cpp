@@ -72,6 +72,9 @@ void add_model_flags(CLI::App& app, Options& o) {
       "How the model speaks, for one the catalogue does not know: a family (qwen2.5-vl, qwen3-vl, fara, "
       "fara-1.5, ui-tars-1.5, gui-owl-1.5, glm-v, holo3, molmoweb), a dialect (computer_use, ui_tars, glm_marks, "
       "holo_json, molmoweb_json), or vimgpt");
+  app.add_option("--mode", o.mode,
+                 "How the model acts: labels (vimgpt's yellow labels, the default) or computer-use (the provider's "
+                 "own computer tool on the unlabelled page: Anthropic's, for claude-* models)");
   app.add_option("--img-res", o.img_res,
                  "Width of the image sent to the model: a preset (" + vision::image_preset_names() + "; default " +
                      std::string(vision::kDefaultImagePreset) + ") or pixels");

@@ -64,6 +64,9 @@ nlohmann::json to_json(const vision::ModelSpec& spec) {
                      {"output", spec.price->output_per_million}};
   }
   if (!spec.note.empty()) json["note"] = spec.note;
+  if (spec.computer_tool) {
+    json["computer_tool"] = {{"type", spec.computer_tool->type}, {"beta", spec.computer_tool->beta}};
+  }
   if (spec.dialect) {
     const vision::Dialect& dialect = *spec.dialect;
     json["dialect"] = {{"family", dialect.family},
@@ -110,12 +113,12 @@ constexpr vision::TargetBox kBlueSquare{434, 156, 200, 200};
 // A 768x512 frame with a red and a blue square, each labelled as a page's element would be: the objective
 // names one by its colour, so only a model that sees the picture and reads the labels answers right. Labelled as
 // the model reads labels: Vimium's letters (S, D), or numbered marks (0, 1) with their list (`marks`, the hint
-// lines a run would send beside them).
+// lines a run would send beside them); for a provider's computer tool, which names points, none.
 struct DoctorFrame {
   EncodedImage frame;
   std::string marks;
 };
-Result<DoctorFrame> doctor_frame(bool numbered) {
+Result<DoctorFrame> doctor_frame(bool numbered, bool unlabelled) {
   Pixels pixels;
   pixels.width = 768;
   pixels.height = 512;
@@ -132,6 +135,7 @@ Result<DoctorFrame> doctor_frame(bool numbered) {
   square(static_cast<int>(kBlueSquare.left), {30, 60, 220});
   VIMGPT_TRY(std::string png, encode_png(pixels));
   VIMGPT_TRY(EncodedImage plain, inspect_image(std::move(png)));
+  if (unlabelled) return DoctorFrame{std::move(plain), std::string()};
   std::vector<hints::Hint> labelled(2);
   labelled[0].label = numbered ? "0" : "S";
   labelled[0].rect = {134, 156, 200, 200};
@@ -196,7 +200,7 @@ int doctor_command(const Options& options) {
   }
   const vision::Dialect* dialect = dialect_of(options);
   const bool numbered = dialect != nullptr && dialect->reads_marks();
-  auto frame = doctor_frame(numbered);
+  auto frame = doctor_frame(numbered, client->mode == vision::InteractionMode::ComputerUse);
   if (!frame) {
     std::cerr << "vimgpt doctor: " << frame.error().message << "\n";
     return 1;

@@ -102,6 +102,7 @@ Result<browser::TabOptions> tab_options(const Options& o) {
 }
 
 const vision::Dialect* dialect_of(const Options& o) {
+  if (o.mode == "computer-use") return nullptr;  // the provider's tool, not an open family's dialect
   if (!o.dialect.empty()) return o.dialect == "vimgpt" ? nullptr : vision::find_dialect(o.dialect);
   const vision::ModelSpec* spec = o.model.empty() ? nullptr : vision::find_model(o.model);
   return spec != nullptr && spec->dialect ? &*spec->dialect : nullptr;
@@ -133,6 +134,8 @@ Result<hints::CaptureOptions> capture_options(const Options& o) {
   }
   // A family trained on numbered marks (GLM-V's web mode) is shown them.
   if (dialect != nullptr && dialect->reads_marks()) capture.find.labels = hints::LabelStyle::Numbers;
+  // A provider's computer tool names points on the page as it shows itself.
+  if (o.mode == "computer-use") capture.mode = hints::DrawMode::Unlabelled;
   capture.screenshot.scale = static_cast<double>(*width) / viewport.width;
   return capture;
 }
@@ -217,6 +220,9 @@ Result<vision::ClientOptions> client_options(const Options& o, const Config& con
   if (!structured) return usage_error("--structured takes auto, on or off, not '" + o.structured + "'");
   client.structured = *structured;
   client.dialect = o.dialect;
+  auto mode = vision::parse_interaction_mode(o.mode);
+  if (!mode) return usage_error(mode.error().message);
+  client.mode = *mode;
   client.repair_model = o.repair_model;
   client.formalize_model = o.formalize_model;
   auto format = parse_image_format(o.image_format);
@@ -326,6 +332,9 @@ Result<RunSettings> run_settings(const Options& o, const Config& config, ModelUs
     return usage_error("--observe text sends no frames: drop --frames");
   }
   settings.planner.frames = o.frames;
+  if (o.mode == "computer-use" && o.frames == 1 && settings.planner.observe == agent::Observe::Vision) {
+    settings.planner.frames = vision::kComputerToolScreenshots;
+  }
   // An open family sees its authors' number of recent screenshots, unless --frames says otherwise, and a family
   // that reads marks the list of the marked elements beside them, as its authors' harness sends it.
   if (const vision::Dialect* dialect = dialect_of(o); dialect != nullptr) {

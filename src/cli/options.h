@@ -78,7 +78,8 @@ struct Options {
   double temperature = -1;
   std::string detail = "auto";
   std::string structured = "auto";
-  std::string dialect;  // --dialect: how a model the catalogue does not know speaks (a family or a dialect)
+  std::string dialect;          // --dialect: how a model the catalogue does not know speaks (a family or a dialect)
+  std::string mode = "labels";  // --mode: labels, or computer-use (the provider's own computer tool)
   std::string img_res = std::string(vision::kDefaultImagePreset);
   std::string image_format = "jpeg";
   int jpeg_quality = 85;

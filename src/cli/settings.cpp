@@ -52,6 +52,7 @@ const std::vector<Key>& keys() {
       {"temperature", &Options::temperature},
       {"detail", &Options::detail},
       {"structured", &Options::structured},
+      {"mode", &Options::mode},
       {"img-res", &Options::img_res},
       {"image-format", &Options::image_format},
       {"jpeg-quality", &Options::jpeg_quality},

@@ -101,7 +101,7 @@ Result<Pass> capture_once(browser::Tab& tab, const CaptureOptions& options, cons
   if (!shot) return shot.failure();
   if (!moved_on) return moved_on.failure();
   pass.moved_on = *moved_on;
-  if (overlay) {
+  if (overlay || options.mode == DrawMode::Unlabelled) {
     out.labelled = std::move(*shot);
   } else {
     phase = Clock::now();

@@ -28,6 +28,7 @@ std::string_view to_string(DrawMode mode) {
     case DrawMode::Overlay: return "overlay";
     case DrawMode::Image: return "image";
     case DrawMode::BothFrames: return "both-frames";
+    case DrawMode::Unlabelled: return "unlabelled";
   }
   return "overlay";
 }

@@ -176,6 +176,9 @@ enum class DrawMode {
   Overlay,     // markers drawn in the page (top layer, closed shadow root), removed after the capture
   Image,       // the page is untouched; labels are drawn onto the captured frame
   BothFrames,  // one capture, two images: clean and labelled (drawn as in Image)
+  // Nothing drawn: the frame as the page shows it (--mode computer-use, where a provider's tool names points, not
+  // labels). The hints are still found, so a point is recorded with the element under it.
+  Unlabelled,
 };
 std::string_view to_string(DrawMode mode);
 Result<DrawMode> parse_draw_mode(std::string_view name);

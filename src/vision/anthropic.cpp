@@ -14,6 +14,50 @@ std::string messages_path(std::string_view base_url) {
   return base_url.ends_with("/v1") ? "/messages" : "/v1/messages";
 }
 
+Json image_block(const ChatRequest& request, int index) {
+  const auto at = static_cast<std::size_t>(index);
+  return {
+      {"type", "image"},
+      {"source", {{"type", "base64"}, {"media_type", (*request.images)[at].mime()}, {"data", image_placeholder(at)}}}};
+}
+
+// A tool loop's conversation (Anthropic's computer tool): each assistant turn's tool_use blocks as the model wrote
+// them, each user turn after them a tool_result per block, in their order, the turn's words and screenshot in the
+// last ("each tool_use must be followed by its tool_result" in the next user message). Only the tool and the system
+// prompt are cached: the conversation drops its oldest screenshot at every step, so no longer beginning repeats.
+Json tool_conversation(const ChatRequest& request) {
+  Json messages = Json::array();
+  for (const auto& turn : request.turns) {
+    if (turn.role == "system") continue;
+    Json content = Json::array();
+    if (!blank(turn.text) && turn.tool_results.empty()) content.push_back({{"type", "text"}, {"text", turn.text}});
+    if (turn.image >= 0 && turn.tool_results.empty()) content.push_back(image_block(request, turn.image));
+    if (turn.tool_uses.is_array()) {
+      for (const auto& block : turn.tool_uses) content.push_back(block);
+    }
+    for (std::size_t i = 0; i < turn.tool_results.size(); ++i) {
+      Json result = {{"type", "tool_result"}, {"tool_use_id", turn.tool_results[i]}};
+      Json inner = Json::array();
+      const bool last = i + 1 == turn.tool_results.size();
+      const std::string words = last ? turn.text : "done; what came of the calls follows the last one's result";
+      if (!blank(words)) inner.push_back({{"type", "text"}, {"text", words}});
+      if (last && turn.image >= 0) inner.push_back(image_block(request, turn.image));
+      result["content"] = std::move(inner);
+      content.push_back(std::move(result));
+    }
+    messages.push_back({{"role", turn.role}, {"content", std::move(content)}});
+  }
+  return messages;
+}
+
+std::string system_of(const ChatRequest& request) {
+  if (request.turns.empty()) return request.system;
+  for (const auto& turn : request.turns) {
+    if (turn.role == "system") return turn.text;
+  }
+  return {};
+}
+
 }  // namespace
 
 http::HttpRequest build_anthropic_request(const ChatRequest& request) {
@@ -28,21 +72,20 @@ http::HttpRequest build_anthropic_request(const ChatRequest& request) {
     }
   }
   const std::size_t image_count = request.images != nullptr ? request.images->size() : 0;
-  for (std::size_t i = 0; i < image_count; ++i) {
-    content.push_back(
-        {{"type", "image"},
-         {"source",
-          {{"type", "base64"}, {"media_type", (*request.images)[i].mime()}, {"data", image_placeholder(i)}}}});
+  for (std::size_t i = 0; i < image_count && request.turns.empty(); ++i) {
+    content.push_back(image_block(request, static_cast<int>(i)));
   }
-  Json system = request.system;
+  Json system = system_of(request);
   if (request.cache_breakpoints) {
     // The schema and the system prompt are the same for every run: a breakpoint here serves other runs too.
-    system = Json::array({{{"type", "text"}, {"text", request.system}, {"cache_control", breakpoint}}});
+    system = Json::array({{{"type", "text"}, {"text", system}, {"cache_control", breakpoint}}});
   }
   Json body = {{"model", request.model},
                {request.token_field, request.max_tokens},
                {"system", std::move(system)},
-               {"messages", Json::array({{{"role", "user"}, {"content", std::move(content)}}})}};
+               {"messages", request.turns.empty() ? Json::array({{{"role", "user"}, {"content", std::move(content)}}})
+                                                  : tool_conversation(request)}};
+  if (request.extra_fields.is_object()) body.update(request.extra_fields);
   if (request.temperature) body["temperature"] = *request.temperature;
   if (!request.thinking.empty()) body["thinking"] = {{"type", request.thinking}};
   Json output_config = Json::object();
@@ -57,6 +100,7 @@ http::HttpRequest build_anthropic_request(const ChatRequest& request) {
   insert_images(text, request, false);
   http::HttpRequest result = http_request(request, messages_path(request.base_url), std::move(text));
   result.headers.set("anthropic-version", "2023-06-01");
+  if (!request.beta.empty()) result.headers.set("anthropic-beta", request.beta);
   if (!request.api_key.empty()) result.headers.set("x-api-key", request.api_key);
   return result;
 }
@@ -96,10 +140,16 @@ Result<ChatReply> parse_anthropic_response(const http::HttpResponse& response, b
     return fail(ErrorKind::Http,
                 "the model's reply contained no content (HTTP " + std::to_string(response.status) + ")");
   }
-  // Read by type: thinking blocks (their text empty by default) may come first.
+  // Read by type: thinking blocks (their text empty by default) may come first. A reply that calls a tool keeps
+  // all its blocks as the model wrote them (thinking and its signature too), in tags after the text: the tool loop
+  // reads the calls there and sends the blocks back as the model's turn, as the API requires.
+  bool calls = false;
   for (const auto& block : content) {
-    if (block.is_object() && block.value("type", "") == "text") reply.text += block.value("text", "");
+    if (!block.is_object()) continue;
+    if (block.value("type", "") == "text") reply.text += block.value("text", "");
+    calls |= block.value("type", "") == "tool_use";
   }
+  if (calls) reply.text += std::string(kToolUseOpen) + content.dump() + std::string(kToolUseClose);
   if (content.empty() && reply.finish_reason != "length") {
     return fail(ErrorKind::Http,
                 "the model's reply contained no content (HTTP " + std::to_string(response.status) + ")");

@@ -209,6 +209,10 @@ ModelSpec spec_of(const Json& entry, const Json& sources, const Json& catalogue)
   if (const auto& dialect = entry.value("dialect", Json()); dialect.is_object()) {
     spec.dialect = dialect_of(dialect, entry.value("family", ""), catalogue);
   }
+  if (const auto& tool = entry.value("computer_tool", Json()); tool.is_object()) {
+    spec.computer_tool =
+        ComputerTool{tool.at("type").get<std::string>(), tool.at("beta").get<std::string>(), tool.value("zoom", false)};
+  }
   if (!spec.effort.empty() && std::find(spec.efforts.begin(), spec.efforts.end(), spec.effort) == spec.efforts.end()) {
     throw std::invalid_argument("models.json: " + spec.id + " sends effort \"" + spec.effort + "\" it does not accept");
   }

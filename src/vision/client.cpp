@@ -37,6 +37,39 @@ std::string random_cache_key() {
   return "vimgpt-" + random_hex(2);
 }
 
+// --mode computer-use: the computer tool the catalogue says the model takes.
+Result<ComputerTool> computer_tool_of(const ClientOptions& options, Provider provider, const ModelSpec* spec) {
+  if (provider != Provider::Anthropic) {
+    return fail(ErrorKind::InvalidArgument,
+                "--mode computer-use speaks Anthropic's computer tool only (a claude-* model); OpenAI's and Gemini's "
+                "computer tools are not built yet: use --mode labels with " +
+                    options.model);
+  }
+  if (!options.dialect.empty() && options.dialect != "vimgpt") {
+    return fail(ErrorKind::InvalidArgument, "--mode computer-use and --dialect cannot go together: drop one");
+  }
+  if (spec == nullptr || !spec->computer_tool) {
+    std::string takes;
+    for (const auto& model : model_catalogue()) {
+      if (model.computer_tool && model.status != ModelStatus::Retired) takes += (takes.empty() ? "" : ", ") + model.id;
+    }
+    return fail(ErrorKind::InvalidArgument,
+                "the catalogue knows no computer tool for " + options.model + ": --mode computer-use takes " + takes);
+  }
+  return *spec->computer_tool;
+}
+
+// The computer tool's points are pixels of the screenshot as sent, which is the display the tool declares.
+Dialect computer_tool_dialect() {
+  Dialect dialect;
+  dialect.kind = DialectKind::AnthropicComputer;
+  dialect.points = PointSpace::ResizedPixels;
+  dialect.screenshots = kComputerToolScreenshots;
+  dialect.thoughts = ThoughtsAt::TextBefore;
+  dialect.reply_tokens = 1024;
+  return dialect;
+}
+
 constexpr std::string_view kRepairSystem =
     "You fix malformed replies. You answer with one JSON object and nothing else: no code block, no prose.";
 constexpr std::string_view kFormalizeSystem =
@@ -50,6 +83,7 @@ struct Client::Impl {
   detail::RequestRules rules;
   // An open family's way of speaking (the catalogue's, or --dialect's); unset: vimgpt's labelled JSON.
   std::optional<Dialect> dialect;
+  std::optional<ComputerTool> computer_tool;  // --mode computer-use: the provider's tool the model takes
   http::Client http;
   // Auto mode: a server that refused structured output by name is not asked again in this session.
   std::atomic<bool> structured_rejected{false};
@@ -176,6 +210,10 @@ struct Client::Impl {
     detail::ChatRequest request = chat(options.model, Prompt{}, &images, false, &step);
     request.turns = detail::dialect_turns(*dialect, step, sizes);
     request.extra_fields = detail::dialect_request_fields(*dialect);
+    if (computer_tool && !sizes.empty()) {
+      request.extra_fields = {{"tools", detail::anthropic_computer_tools(*computer_tool, sizes.back())}};
+      request.beta = computer_tool->beta;
+    }
     if (!request.temperature && dialect->temperature) request.temperature = dialect->temperature;
     return request;
   }
@@ -271,6 +309,11 @@ struct Client::Impl {
     const detail::PointFrame frames{{images.back().width, images.back().height},
                                     {step.images.back().width, step.images.back().height}};
     auto read = detail::read_dialect_reply(*dialect, reply.text, reply.reasoning, frames);
+    // A provider's tool loop has no form to ask for again: a call it could not read is its server's fault.
+    if (!read && computer_tool) {
+      return fail(ErrorKind::Parse, "unreadable computer tool reply from model " + options.model + ": " +
+                                        read.error().message + ": " + reply.text.substr(0, 2000));
+    }
     if (!read) {
       Prompt prompt{"You are a GUI agent. You rewrite your last reply in the form your instructions require.",
                     {detail::dialect_repair_prompt(*dialect, reply.text)}};
@@ -371,6 +414,10 @@ Result<std::unique_ptr<Client>> Client::create(ClientOptions options) {
     impl->dialect = *named;
   } else if (options.dialect.empty() && impl->rules.spec != nullptr && impl->rules.spec->dialect) {
     impl->dialect = *impl->rules.spec->dialect;
+  }
+  if (options.mode == InteractionMode::ComputerUse) {
+    VIMGPT_TRY(impl->computer_tool, computer_tool_of(options, provider, impl->rules.spec));
+    impl->dialect = computer_tool_dialect();
   }
   if (impl->dialect) impl->rules.structured = StructuredMethod::None;
   impl->options = std::move(options);

@@ -16,6 +16,7 @@ std::string_view to_string(DialectKind kind) {
     case DialectKind::GlmMarks: return "glm_marks";
     case DialectKind::HoloJson: return "holo_json";
     case DialectKind::MolmoWeb: return "molmoweb_json";
+    case DialectKind::AnthropicComputer: return "anthropic_computer";
   }
   return "vimgpt";
 }
@@ -36,6 +37,16 @@ Result<DialectKind> parse_dialect(std::string_view name) {
   }
   return fail(ErrorKind::InvalidArgument, "unknown dialect \"" + std::string(name) +
                                               "\": vimgpt, computer_use, ui_tars, glm_marks, holo_json, molmoweb_json");
+}
+
+std::string_view to_string(InteractionMode mode) {
+  return mode == InteractionMode::ComputerUse ? "computer-use" : "labels";
+}
+
+Result<InteractionMode> parse_interaction_mode(std::string_view name) {
+  if (name == "labels") return InteractionMode::Labels;
+  if (name == "computer-use") return InteractionMode::ComputerUse;
+  return fail(ErrorKind::InvalidArgument, "--mode takes labels or computer-use, not '" + std::string(name) + "'");
 }
 
 namespace {
@@ -164,6 +175,7 @@ std::vector<Turn> dialect_turns(const Dialect& dialect, const StepRequest& step,
   if (dialect.reads_marks()) return glm_turns(dialect, step, images.empty() ? -1 : static_cast<int>(images.size()) - 1);
   if (dialect.kind == DialectKind::HoloJson) return holo_turns(dialect, step, images);
   if (dialect.kind == DialectKind::MolmoWeb) return molmoweb_turns(dialect, step, images);
+  if (dialect.kind == DialectKind::AnthropicComputer) return anthropic_computer_turns(step, images);
   const Size screen = dialect.told_screen ? *dialect.told_screen
                       : images.empty()    ? Size{}
                                           : model_screen(dialect, images.back());
@@ -237,7 +249,9 @@ Result<DialectReply> read_dialect_reply(const Dialect& dialect, std::string_view
                         : dialect.kind == DialectKind::GlmMarks ? read_glm_marks(body, before)
                         : dialect.kind == DialectKind::HoloJson ? read_holo(body, dialect, frames, before)
                         : dialect.kind == DialectKind::MolmoWeb ? read_molmoweb(body, dialect, frames, before)
-                                                                : read_computer_use(body, dialect, frames, before);
+                        : dialect.kind == DialectKind::AnthropicComputer
+                            ? read_anthropic_computer(body, dialect, frames, before)
+                            : read_computer_use(body, dialect, frames, before);
   if (!action) return action.failure();
   if (!before.empty()) thoughts += (thoughts.empty() ? "" : "\n") + before;
   reply.action = std::move(*action);

@@ -79,6 +79,13 @@ std::vector<Turn> molmoweb_turns(const Dialect& dialect, const StepRequest& step
 // As Python's repr() prints what json.loads gave: the form the authors' template writes each past action in.
 std::string python_repr(const nlohmann::ordered_json& value);
 
+// Anthropic's computer tool (dialect_anthropic.cpp, --mode computer-use): the conversation of tool_use and
+// tool_result turns, the tools it is given (the display the screenshot's size), and its reply read.
+std::vector<Turn> anthropic_computer_turns(const StepRequest& step, const std::vector<Size>& images);
+Json anthropic_computer_tools(const ComputerTool& tool, Size display);
+Result<Json> read_anthropic_computer(std::string_view text, const Dialect& dialect, const PointFrame& frames,
+                                     std::string& thoughts);
+
 // Per dialect (dialect_computer_use.cpp, dialect_ui_tars.cpp, dialect_glm.cpp, dialect_holo.cpp): the action part
 // of a reply, thoughts removed.
 Result<Json> read_computer_use(std::string_view text, const Dialect& dialect, const PointFrame& frames,

@@ -25,6 +25,9 @@ enum class DialectKind {
   GlmMarks,     // "Thought: ... Action: Click [N] Memory_Updated: {...}" on numbered marks (GLM-V's web mode)
   HoloJson,     // {"note", "thought", "tool_call": {"tool_name", ...}} under a schema (H Company's Holo3)
   MolmoWeb,     // {"thought", "action": {"name", ...}} after the authors' one-turn template (Ai2's MolmoWeb)
+  // Anthropic's own `computer` tool (--mode computer-use): tool_use blocks answered by tool_result blocks that carry
+  // the next screenshot. Never a catalogue family's: a provider's model in that mode.
+  AnthropicComputer,
 };
 // Where a dialect's points are: pixels of the image the model saw after its server's smart_resize, thousandths of
 // the image's width and height (0-1000), or percent of them (0-100).

@@ -60,10 +60,16 @@ Result<RequestRules> resolve_rules(const ClientOptions& options, Provider provid
 // One message of a conversation: its role, its text and, when it carries one, an image (an index into the
 // request's images) between `lead` and `text`.
 struct Turn {
+  Turn(std::string role_, std::string text_, int image_ = -1, std::string lead_ = {})
+      : role(std::move(role_)), text(std::move(text_)), image(image_), lead(std::move(lead_)) {}
   std::string role;  // "system", "user", "assistant"
   std::string text;
   int image = -1;
   std::string lead;  // words before the image (Holo's "<observation>"); empty: the image comes first
+  // A provider's own tool loop (Anthropic's computer tool): an assistant turn's tool_use blocks, as the model wrote
+  // them; a user turn answering them, by their ids (its text and image go into the last one's result).
+  Json tool_uses;
+  std::vector<std::string> tool_results;
 };
 
 struct ChatRequest {
@@ -98,6 +104,7 @@ struct ChatRequest {
   // An open family's conversation (dialect.h): sent as these messages instead of `system` and `blocks`.
   std::vector<Turn> turns;
   Json extra_fields;  // added to the body as they are (an open family's Dialect::request_fields); null: none
+  std::string beta;   // Anthropic's anthropic-beta header (a computer tool's version); empty: none
 };
 
 // A field a server refused by name taken out of the request (structure only when `may_drop_structure`); false when
@@ -118,6 +125,10 @@ struct ChatReply {
 
 http::HttpRequest build_openai_request(const ChatRequest& request);
 Result<ChatReply> parse_openai_response(const http::HttpResponse& response, bool structured);
+
+// A reply that calls a tool carries its content blocks after its text: <tool_use>[the blocks]</tool_use>.
+inline constexpr std::string_view kToolUseOpen = "<tool_use>";
+inline constexpr std::string_view kToolUseClose = "</tool_use>";
 
 http::HttpRequest build_anthropic_request(const ChatRequest& request);
 Result<ChatReply> parse_anthropic_response(const http::HttpResponse& response, bool structured);

@@ -167,6 +167,23 @@ int estimate_image_tokens(const ImageTokenRule& rule, int width, int height, Det
 // The rule for a model the catalogue does not know: OpenAI's tiles, Anthropic's area rule.
 ImageTokenRule default_image_rule(Provider provider);
 
+// A provider's own computer-use tool as a model takes it (the catalogue's "computer_tool"): the tool's type, the beta
+// header that turns it on, and whether it has the zoom action.
+struct ComputerTool {
+  std::string type;  // "computer_20251124"
+  std::string beta;  // "computer-use-2025-11-24"
+  bool zoom = false;
+};
+
+// How the model is asked to act: by vimgpt's labels (the seed's design, the default), or through its provider's own
+// computer-use tool on the clean frame (--mode computer-use).
+enum class InteractionMode { Labels, ComputerUse };
+// The recent screenshots the computer tool's conversation keeps, as Anthropic's reference loop does
+// (anthropic-quickstarts computer-use-demo streamlit.py at 44c2b5c: only_n_most_recent_images = 3).
+inline constexpr int kComputerToolScreenshots = 3;
+std::string_view to_string(InteractionMode mode);
+Result<InteractionMode> parse_interaction_mode(std::string_view name);
+
 struct ModelSpec {
   std::string id;
   std::vector<std::string> aliases;  // other names of the same model (snapshots, -latest)
@@ -190,6 +207,7 @@ struct ModelSpec {
   std::string note;
   // An open family: how it speaks (DialectKind::Vimgpt for every provider's model).
   std::optional<Dialect> dialect;
+  std::optional<ComputerTool> computer_tool;  // the provider's computer-use tool it takes; unset: none
 };
 
 // Every model of the catalogue, in its order (newest families first).
@@ -416,6 +434,7 @@ struct ClientOptions {
   // --dialect: the family (or dialect) a model the catalogue does not know speaks; empty: the catalogue's, else
   // vimgpt's own.
   std::string dialect;
+  InteractionMode mode = InteractionMode::Labels;  // --mode
 };
 
 struct Timings {

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cmath>
 #include <filesystem>
 
 #include "support/cli_runner.h"
@@ -107,6 +108,150 @@ INSTANTIATE_TEST_SUITE_P(
       }
       return name;
     });
+
+// --mode computer-use: Anthropic's own computer tool, through the real binary. The fake answers as Claude does: a
+// tool_use block naming the button's centre in the screenshot it received (pixels of the display the tool declares),
+// then, once the tool_result brings the next screenshot, its answer in words. It refuses, as Anthropic does, the
+// tool without its beta header or in a version the model does not take, and a tool_use left without its tool_result.
+class ComputerUseE2E : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    site_ = std::make_unique<test::SiteServer>([this](httplib::Server& s) {
+      s.Get("/", [](const httplib::Request&, httplib::Response& res) {
+        res.set_content(
+            "<!doctype html><title>Order</title><body style='margin:0;background:#fff'>"
+            "<input id=note placeholder=Note style='margin:20px;width:300px;height:40px'>"
+            "<button id=order style='position:absolute;left:380px;top:220px;width:260px;height:140px;"
+            "background:rgb(30,60,220);border:0;color:#fff' onclick=\"fetch('/ordered?note=' + "
+            "encodeURIComponent(note.value)).then(() => { document.body.innerHTML = '<p>Ordered.</p>'; })\">Order"
+            "</button></body>",
+            "text/html");
+      });
+      s.Get("/ordered", [this](const httplib::Request& req, httplib::Response& res) {
+        note_ = req.get_param_value("note");
+        ++ordered_;
+        res.set_content("ok", "text/plain");
+      });
+    });
+    record_ = fs::temp_directory_path() / ("vimgpt-computer-use-" + std::to_string(::getpid()));
+    fs::remove_all(record_);
+  }
+  void TearDown() override { fs::remove_all(record_); }
+
+  test::CliRun run(const test::FakeModelServer& model, const std::string& name) {
+    return test::run_vimgpt({"write rush in the note, then press the order button", "--base-url", model.url(),
+                             "--model", name, "--api-key", "test-key", "--mode", "computer-use", "--start-url",
+                             site_->url("/"), "--record", record_.string(), "--max-retries", "0", "--max-steps", "6"});
+  }
+
+  std::atomic<int> ordered_{0};
+  std::string note_;
+  std::unique_ptr<test::SiteServer> site_;
+  fs::path record_;
+};
+
+nlohmann::json computer(nlohmann::json input) {
+  return nlohmann::json::array({{{"name", "computer"}, {"input", std::move(input)}}});
+}
+
+TEST_F(ComputerUseE2E, ClaudeFillsAndOrdersThroughItsComputerTool) {
+  test::FakeModelServer model;
+  int step = 0;
+  model.set_responder([&](const test::ReceivedRequest& request) {
+    ++step;
+    const auto image = test::last_image(request.body);
+    const auto button = image ? test::find_colour(*image, kBlue) : std::nullopt;
+    // The note field is at (20, 20)-(326, 66) of the page: its middle, in the screenshot's pixels.
+    const double scale = button ? button->width / 1080.0 : 1.0;
+    if (step == 1)
+      return test::ScriptedReply::tool_use(
+          computer({{"action", "left_click"}, {"coordinate", {std::lround(170 * scale), std::lround(43 * scale)}}}),
+          "The note field first.");
+    if (step == 2) return test::ScriptedReply::tool_use(computer({{"action", "type"}, {"text", "rush"}}));
+    if (button) {
+      return test::ScriptedReply::tool_use(
+          computer({{"action", "left_click"}, {"coordinate", {std::lround(button->x), std::lround(button->y)}}}));
+    }
+    return test::ScriptedReply::text("The order is placed.");
+  });
+  const test::CliRun result = run(model, "claude-sonnet-5-5");
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(ordered_.load(), 1) << "the click did not land on the button";
+  EXPECT_EQ(note_, "rush") << "the typed text did not reach the field";
+  EXPECT_NE(result.out.find("The order is placed."), std::string::npos) << result.out;
+  EXPECT_EQ(model.problems(), std::vector<std::string>{});
+  const auto requests = model.requests();
+  ASSERT_EQ(requests.size(), 4U);
+  for (const auto& request : requests) {
+    EXPECT_EQ(request.header("anthropic-beta"), "computer-use-2025-11-24");
+    const auto& tool = request.body["tools"][0];
+    EXPECT_EQ(tool["type"], "computer_20251124");
+    // The display is the screenshot as sent, so a point in it is a point of the frame.
+    ASSERT_FALSE(request.images.empty());
+    EXPECT_EQ(tool["display_width_px"], request.images.back().width);
+    EXPECT_EQ(tool["display_height_px"], request.images.back().height);
+    EXPECT_FALSE(request.body.contains("output_config") && request.body["output_config"].contains("format"));
+  }
+  // The page as it shows itself: no yellow label in what the tool sees.
+  const auto first = test::last_image(requests[0].body);
+  ASSERT_TRUE(first.has_value());
+  EXPECT_FALSE(test::find_colour(*first, {255, 214, 0}).has_value()) << "a label was drawn on the screenshot";
+  // The conversation the tool loop expects: the task with the screenshot, then each call and its result (the last
+  // action's words and the next screenshot), the model's calls sent back as it wrote them.
+  const auto& messages = requests[3].body["messages"];
+  ASSERT_EQ(messages.size(), 7U) << messages.dump().substr(0, 2000);
+  EXPECT_EQ(messages[1]["role"], "assistant");
+  EXPECT_EQ(messages[1]["content"][0]["text"], "The note field first.");
+  const auto& call = messages[1]["content"][1];
+  EXPECT_EQ(call["type"], "tool_use");
+  const auto& result_block = messages[2]["content"][0];
+  EXPECT_EQ(result_block["type"], "tool_result");
+  EXPECT_EQ(result_block["tool_use_id"], call["id"]);
+  EXPECT_NE(result_block.dump().find("The action: clicked at"), std::string::npos)
+      << result_block.dump().substr(0, 600);
+  const std::string typed = messages[4]["content"][0].dump();
+  EXPECT_NE(typed.find("The action: typed"), std::string::npos) << typed.substr(0, 600);
+  const auto steps = test::read_steps(record_);
+  ASSERT_EQ(steps.size(), 4U);
+  EXPECT_TRUE(steps[0]["action"].contains("click_at")) << steps[0]["action"].dump();
+  // The point on the button is recorded with its element's signature, for the run cache and replay.
+  ASSERT_TRUE(steps[2].contains("signature") && steps[2]["signature"].is_object()) << steps[2].dump();
+  EXPECT_NE(steps[2]["signature"].dump().find("Order"), std::string::npos) << steps[2]["signature"].dump();
+}
+
+// A tool the model cannot do is the step's error, which the model reads in the tool_result; the run goes on.
+TEST_F(ComputerUseE2E, AnActionVimgptCannotDoIsToldBackInTheToolResult) {
+  test::FakeModelServer model;
+  int step = 0;
+  model.set_responder([&](const test::ReceivedRequest&) {
+    if (++step == 1)
+      return test::ScriptedReply::tool_use(computer({{"action", "middle_click"}, {"coordinate", {5, 5}}}));
+    return test::ScriptedReply::text("Could not order.");
+  });
+  const test::CliRun result = run(model, "claude-opus-4-6");
+  EXPECT_EQ(model.problems(), std::vector<std::string>{});
+  const auto requests = model.requests();
+  ASSERT_EQ(requests.size(), 2U) << result.err;
+  EXPECT_EQ(requests[0].body["tools"][0]["type"], "computer_20251124");
+  const std::string told = requests[1].body["messages"][2]["content"][0].dump();
+  EXPECT_NE(told.find("cannot do the computer tool's \\\"middle_click\\\""), std::string::npos) << told;
+  EXPECT_EQ(ordered_.load(), 0);
+}
+
+// The mode is refused, with what to do, where there is no computer tool to speak.
+TEST(ComputerUseFlags, AModeWithoutItsToolIsAClearUsageError) {
+  test::FakeModelServer model;
+  auto result = test::run_vimgpt(
+      {"anything", "--base-url", model.url(), "--model", "gpt-4.1", "--api-key", "k", "--mode", "computer-use"});
+  EXPECT_EQ(result.exit_code, 64) << result.err;  // EX_USAGE
+  EXPECT_NE(result.err.find("--mode computer-use speaks Anthropic's computer tool only"), std::string::npos)
+      << result.err;
+  result = test::run_vimgpt(
+      {"anything", "--base-url", model.url(), "--model", "claude-sonnet-5-5", "--api-key", "k", "--mode", "computer"});
+  EXPECT_EQ(result.exit_code, 64) << result.err;
+  EXPECT_NE(result.err.find("--mode takes labels or computer-use, not 'computer'"), std::string::npos) << result.err;
+  EXPECT_TRUE(model.requests().empty());
+}
 
 }  // namespace
 }  // namespace vimgpt

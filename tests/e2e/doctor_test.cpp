@@ -1,6 +1,8 @@
 // `vimgpt doctor` and `vimgpt models` through the real binary, against the fake model playing each provider.
 #include <gtest/gtest.h>
+
 #include <stdlib.h>
+#include <cmath>
 
 #include "support/cli_runner.h"
 #include "support/dialect_fake.h"
@@ -111,6 +113,29 @@ TEST(Doctor, AFamilyThatReadsMarksIsShownNumberedMarksAndTheirList) {
       << model.requests()[0].text;
 }
 
+// --mode computer-use: the squares unlabelled, the provider's tool sent, and its point checked against the square.
+TEST(Doctor, ComputerUseModeChecksThatTheToolsPointLandsOnTheTarget) {
+  FakeModelServer model;
+  model.set_responder([](const test::ReceivedRequest& request) {
+    const auto image = test::last_image(request.body);
+    const auto blue = image ? test::find_colour(*image, {30, 60, 220}) : std::nullopt;
+    if (!blue) return test::ScriptedReply::text("I see no blue square.");
+    return test::ScriptedReply::tool_use(nlohmann::json::array(
+        {{{"name", "computer"},
+          {"input", {{"action", "left_click"}, {"coordinate", {std::lround(blue->x), std::lround(blue->y)}}}}}}));
+  });
+  const auto run = run_vimgpt(
+      {"doctor", "--model", "claude-opus-5-5", "--api-key", "k", "--base-url", model.url(), "--mode", "computer-use"});
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("the point lands on the target (anthropic_computer dialect)"), std::string::npos) << run.out;
+  EXPECT_EQ(model.problems(), std::vector<std::string>{});
+  ASSERT_EQ(model.requests().size(), 1U);
+  EXPECT_EQ(model.requests()[0].body["tools"][0]["type"], "computer_20251124");
+  const auto image = test::last_image(model.requests()[0].body);
+  ASSERT_TRUE(image.has_value());
+  EXPECT_FALSE(test::find_colour(*image, {255, 214, 0}).has_value()) << "the doctor's frame carried labels";
+}
+
 TEST(Doctor, WhatAModelCannotTakeIsAUsageErrorBeforeAnyRequest) {
   FakeModelServer model;
   auto run = run_vimgpt({"doctor", "--model", "gpt-5.5-pro", "--effort", "low", "--api-key", "k"});
@@ -138,6 +163,7 @@ TEST(Models, TheCatalogueIsPrintedWithItsDateAndEachEntryWithItsSources) {
   EXPECT_EQ(entry["id"], "claude-opus-4-5");
   EXPECT_DOUBLE_EQ(entry["price"]["input"].get<double>(), 5.0);
   EXPECT_FALSE(entry["sources"].empty());
+  EXPECT_EQ(entry["computer_tool"]["type"], "computer_20251124");  // what --mode computer-use sends it
   // An open family's entry says how it speaks, with what rests on assumption in its note.
   run = run_vimgpt({"models", "qwen3.5:9b"});
   EXPECT_EQ(run.exit_code, 0) << run.err;

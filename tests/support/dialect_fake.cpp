@@ -38,20 +38,30 @@ std::pair<int, int> served_size(const FakeFamily& family, int width, int height)
   return {static_cast<int>(w), static_cast<int>(h)};
 }
 
-// The last image of the last user message: the screenshot the model is asked about.
+}  // namespace
+
 std::optional<std::string> last_image(const json& body) {
   const auto& messages = body.value("messages", json::array());
   for (auto message = messages.rbegin(); message != messages.rend(); ++message) {
-    const auto& content = message->value("content", json());
+    json content = message->value("content", json());
     if (!content.is_array()) continue;
+    // Anthropic's tool loop: the screenshot is inside the last tool_result.
+    if (!content.empty() && content.back().value("type", "") == "tool_result") content = content.back()["content"];
     for (auto part = content.rbegin(); part != content.rend(); ++part) {
-      if (part->value("type", "") != "image_url") continue;
-      auto decoded = decode_data_url(part->value("image_url", json::object()).value("url", ""));
+      const std::string type = part->value("type", "");
+      std::optional<std::pair<std::string, std::string>> decoded;
+      if (type == "image_url") decoded = decode_data_url(part->value("image_url", json::object()).value("url", ""));
+      if (type == "image") {
+        const json source = part->value("source", json::object());
+        decoded = decode_data_url("data:" + source.value("media_type", "") + ";base64," + source.value("data", ""));
+      }
       if (decoded) return decoded->second;
     }
   }
   return std::nullopt;
 }
+
+namespace {
 
 std::size_t image_count(const json& body) {
   std::size_t count = 0;

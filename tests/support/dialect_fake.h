@@ -38,6 +38,10 @@ struct Centre {
   int width = 0;  // of the image it was found in
   int height = 0;
 };
+// The last image of the last message that has one (in OpenAI's or Anthropic's form, a tool_result's too): the
+// screenshot the model is asked about, its bytes; nullopt when there is none.
+std::optional<std::string> last_image(const nlohmann::json& body);
+
 // The centre of the pixels near `colour` (each channel within 40) in an encoded image; nullopt when none.
 std::optional<Centre> find_colour(const std::string& image_bytes, std::array<std::uint8_t, 3> colour);
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <regex>
 #include <stdexcept>
@@ -167,7 +168,16 @@ void read_anthropic(const json& body, ReceivedRequest& received, bool decode) {
       continue;
     }
     if (!content.is_array()) continue;
+    // A tool_result's own blocks (a computer tool's words and screenshot) count as the message's.
+    json blocks = json::array();
     for (const auto& block : content) {
+      if (block.value("type", "") == "tool_result" && block.value("content", json()).is_array()) {
+        for (const auto& inner : block["content"]) blocks.push_back(inner);
+      } else {
+        blocks.push_back(block);
+      }
+    }
+    for (const auto& block : blocks) {
       const std::string type = block.value("type", "");
       if (type == "text") {
         append_text(received.text, block.value("text", ""));
@@ -385,7 +395,18 @@ std::string success_body(ApiFlavor flavor, Service service, const ReceivedReques
     stop_details = {{"type", "refusal"}, {"category", nullptr}, {"explanation", content}};
   } else if (reply.fault != Fault::NoChoices && !spend.cut_off) {
     json input = json::parse(text, nullptr, false);
-    if (received.structured && received.body.contains("tools") && input.is_object()) {
+    if (reply.tool_uses.is_array()) {
+      // A tool loop's calls, each with an id of its own as the real ones have.
+      if (!text.empty()) blocks.push_back({{"type", "text"}, {"text", text}});
+      static std::atomic<int> calls_made{0};
+      for (const auto& call : reply.tool_uses) {
+        blocks.push_back({{"type", "tool_use"},
+                          {"id", "toolu_fake" + std::to_string(++calls_made)},
+                          {"name", call.value("name", "computer")},
+                          {"input", call.value("input", json::object())}});
+      }
+      stop_reason = "tool_use";
+    } else if (received.structured && received.body.contains("tools") && input.is_object()) {
       const std::string tool = received.body["tools"][0].value("name", "");
       blocks.push_back({{"type", "tool_use"}, {"id", "toolu_fake"}, {"name", tool}, {"input", input}});
       stop_reason = "tool_use";
@@ -449,6 +470,12 @@ ScriptedReply ScriptedReply::status_code(int status, std::string message,
 ScriptedReply ScriptedReply::slow(std::chrono::milliseconds delay, std::string content) {
   ScriptedReply reply = text(std::move(content));
   reply.delay = delay;
+  return reply;
+}
+
+ScriptedReply ScriptedReply::tool_use(json calls, std::string text) {
+  ScriptedReply reply = ScriptedReply::text(std::move(text));
+  reply.tool_uses = std::move(calls);
   return reply;
 }
 
@@ -694,6 +721,7 @@ void FakeModelServer::handle(ApiFlavor flavor, const httplib::Request& request, 
       images.push_back({image.base64_bytes, image.width, image.height, image.detail});
     if (flavor == ApiFlavor::Anthropic) {
       refusal = anthropic_refusal(received.body, images);
+      if (!refusal) refusal = anthropic_tool_refusal(received.body, received.header("anthropic-beta"));
     } else if (flavor == ApiFlavor::OpenAIResponses) {
       refusal = responses_refusal(received.body, expectations_.service, images);
     } else if (expectations_.service == Service::Gemini) {

@@ -120,6 +120,8 @@ struct ScriptedReply {
   // reasoning and answer pass the request's cap, the reply is cut off with no answer, as the real ones are.
   int reasoning_tokens = -1;
   std::string finish_reason = "stop";  // "length" simulates a reply cut off by max_tokens
+  // Anthropic tool calls, [{"name", "input"}], answered as tool_use blocks after `content` (when not empty).
+  nlohmann::json tool_uses;
 
   static ScriptedReply text(std::string content);
   static ScriptedReply status_code(int status, std::string message = {},
@@ -131,6 +133,7 @@ struct ScriptedReply {
   static ScriptedReply reject_response_format();
   static ScriptedReply truncated(std::string content);  // finish_reason "length"
   static ScriptedReply refusal(std::string explanation);
+  static ScriptedReply tool_use(nlohmann::json calls, std::string text = {});
 };
 
 class FakeModelServer {

@@ -36,6 +36,7 @@ const std::vector<Entry>& catalogue() {
       entry.model.thinking = merged.value("thinking", "off");
       const auto& price = merged.value("price", json());
       entry.model.has_cache_write_price = price.is_object() && price.contains("cache_write");
+      entry.model.computer_tool = merged.value("computer_tool", json::object()).value("type", "");
       entry.aliases = merged.value("aliases", std::vector<std::string>{});
       entry.default_effort = merged.value("default_effort", entry.model.efforts.empty() ? "" : "medium");
       entries.push_back(std::move(entry));
@@ -618,6 +619,102 @@ bool fits_schema(const json& value, const json& schema) {
                        [&schema](const json& item) { return fits_schema(item, schema["items"]); });
   }
   return true;
+}
+
+std::optional<Refusal> anthropic_tool_refusal(const json& body, const std::string& beta) {
+  const auto& tools = body.value("tools", json());
+  if (!tools.is_null() && !tools.is_array())
+    return anthropic_error(400, "invalid_request_error", "tools: Input should be a valid list");
+  const Entry* entry = entry_for(body.value("model", ""));
+  for (std::size_t i = 0; tools.is_array() && i < tools.size(); ++i) {
+    const json& tool = tools[i];
+    const std::string where = "tools." + std::to_string(i);
+    const std::string type = tool.value("type", "");
+    if (type.starts_with("computer_")) {
+      // computer_20251124 is turned on by computer-use-2025-11-24.
+      const std::string date = type.substr(9);
+      const std::string wanted =
+          date.size() == 8 ? "computer-use-" + date.substr(0, 4) + "-" + date.substr(4, 2) + "-" + date.substr(6, 2)
+                           : "";
+      if (wanted.empty() || beta.find(wanted) == std::string::npos) {
+        return anthropic_error(
+            400, "invalid_request_error",
+            where + ": the " + type + " tool needs the beta header \"anthropic-beta: " + wanted + "\"");
+      }
+      if (entry != nullptr && entry->model.computer_tool != type) {
+        return anthropic_error(400, "invalid_request_error",
+                               where + ".type: " + type + " is not supported by " + entry->model.id);
+      }
+      for (const char* side : {"display_width_px", "display_height_px"}) {
+        const json& value = tool.value(side, json());
+        if (!value.is_number_integer() || value.get<long long>() < 1) {
+          return anthropic_error(400, "invalid_request_error",
+                                 where + "." + side + ": Input should be a valid integer greater than 0");
+        }
+      }
+      if (tool.value("name", "") != "computer") {
+        return anthropic_error(400, "invalid_request_error", where + ".name: Input should be 'computer'");
+      }
+    } else if (type.empty() || type == "custom") {
+      if (!tool.value("input_schema", json()).is_object() || tool.value("name", "").empty()) {
+        return anthropic_error(400, "invalid_request_error", where + ": a tool needs a name and an input_schema");
+      }
+    }
+  }
+  // Each assistant message's tool_use blocks are answered, id by id, by tool_result blocks at the start of the next
+  // user message; a tool_result answers only a tool_use of the message before it.
+  const auto& messages = body.value("messages", json::array());
+  std::vector<std::string> open;
+  for (std::size_t m = 0; m < messages.size(); ++m) {
+    const auto& content = messages[m].value("content", json());
+    const std::string role = messages[m].value("role", "");
+    std::vector<std::string> used;
+    std::vector<std::string> answered;
+    bool after_other = false;
+    for (std::size_t b = 0; content.is_array() && b < content.size(); ++b) {
+      const std::string type = content[b].value("type", "");
+      if (type == "tool_use") used.push_back(content[b].value("id", ""));
+      if (type == "tool_result") {
+        if (after_other || role != "user") {
+          return anthropic_error(400, "invalid_request_error",
+                                 "messages." + std::to_string(m) + ".content." + std::to_string(b) +
+                                     ": tool_result blocks must come first in a user message");
+        }
+        const std::string id = content[b].value("tool_use_id", "");
+        if (std::find(open.begin(), open.end(), id) == open.end()) {
+          return anthropic_error(400, "invalid_request_error",
+                                 "messages." + std::to_string(m) + ".content." + std::to_string(b) +
+                                     ": unexpected `tool_use_id` found in `tool_result` blocks: " + id +
+                                     ". Each `tool_result` block must have a corresponding `tool_use` block in the "
+                                     "previous message.");
+        }
+        answered.push_back(id);
+        for (const auto& inner : content[b].value("content", json::array())) {
+          if (auto refused = text_block_refusal(
+                  inner, "messages." + std::to_string(m) + ".content." + std::to_string(b) + ".content")) {
+            return refused;
+          }
+        }
+      } else {
+        after_other = true;
+      }
+    }
+    for (const auto& id : open) {
+      if (std::find(answered.begin(), answered.end(), id) == answered.end()) {
+        return anthropic_error(400, "invalid_request_error",
+                               "messages." + std::to_string(m) +
+                                   ": `tool_use` ids were found without `tool_result` blocks immediately after: " + id +
+                                   ". Each `tool_use` block must have a corresponding `tool_result` block in the next "
+                                   "message.");
+      }
+    }
+    open = role == "assistant" ? used : std::vector<std::string>{};
+  }
+  if (!open.empty()) {
+    return anthropic_error(400, "invalid_request_error",
+                           "the last message is the assistant's, with a `tool_use` and no `tool_result` after it");
+  }
+  return std::nullopt;
 }
 
 }  // namespace vimgpt::test

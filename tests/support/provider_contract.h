@@ -29,6 +29,7 @@ struct CatalogueModel {
   std::string temperature;  // "yes" | "no" | "without_reasoning"
   std::string thinking;     // "off" | "always" | "disabled" | "between_tools"
   bool has_cache_write_price = false;
+  std::string computer_tool;  // the computer tool's type it takes ("computer_20251124"); empty: none
 };
 // The catalogue's entry for a name (id, alias, or a dated snapshot of either); nullopt when unknown.
 std::optional<CatalogueModel> catalogue_model(std::string_view name);
@@ -65,6 +66,12 @@ std::optional<Refusal> gemini_refusal(const nlohmann::json& body, const std::str
                                       const std::string& key, std::size_t body_bytes, std::size_t images);
 // The first rule of Anthropic's Messages API the request breaks, or nullopt.
 std::optional<Refusal> anthropic_refusal(const nlohmann::json& body, const std::vector<ImageFacts>& images);
+// What Anthropic refuses of a tool loop (https://platform.claude.com/docs/en/agents-and-tools/tool-use/ as stored,
+// read 2026-12-06): a computer tool without its beta header (`beta`: the anthropic-beta header as sent) or with
+// another version than the model takes, a display size that is not a positive whole number, a custom tool without
+// its input_schema, and a tool_use left without its tool_result in the next user message (or a tool_result
+// answering no tool_use of the message before).
+std::optional<Refusal> anthropic_tool_refusal(const nlohmann::json& body, const std::string& beta);
 
 // Reasoning tokens a model spends before it answers, as the fake makes them up: nothing at OpenAI's "none" or with
 // Anthropic's thinking off; otherwise more the higher the effort (the model's default effort when none is sent).

@@ -5,6 +5,8 @@
 #include <httplib.h>
 
 #include "support/fake_model_server.h"
+#include "support/provider_contract.h"
+#include "vision/provider.h"
 #include "vision/vision.h"
 
 namespace vimgpt::vision {
@@ -991,6 +993,59 @@ TEST(Gemini, AnImageCostsTheSameTokensAtAnySize) {
   EXPECT_EQ(estimate_image_tokens(rule, 1080, 720, Detail::Auto), 1120);
   EXPECT_EQ(estimate_image_tokens(rule, 1920, 1080, Detail::Auto), 1120);
   EXPECT_TRUE(find_model("gemini-4-argon")->images.estimated);
+}
+
+// The fake's rules for Anthropic's tool loop, each refusing what Anthropic refuses, and the request vimgpt builds in
+// --mode computer-use passing them.
+TEST(ToolLoopContract, AnthropicRefusesABrokenToolLoopAndTakesVimgptsRequest) {
+  const nlohmann::json tool = {
+      {"type", "computer_20251124"}, {"name", "computer"}, {"display_width_px", 540}, {"display_height_px", 360}};
+  const nlohmann::json call = {
+      {"type", "tool_use"}, {"id", "toolu_1"}, {"name", "computer"}, {"input", {{"action", "screenshot"}}}};
+  const nlohmann::json answer = {
+      {"type", "tool_result"}, {"tool_use_id", "toolu_1"}, {"content", {{{"type", "text"}, {"text", "ok"}}}}};
+  nlohmann::json body = {{"model", "claude-sonnet-5-5"},
+                         {"max_tokens", 100},
+                         {"tools", {tool}},
+                         {"messages",
+                          {{{"role", "user"}, {"content", "go"}},
+                           {{"role", "assistant"}, {"content", {call}}},
+                           {{"role", "user"}, {"content", {answer}}}}}};
+  const std::string beta = "computer-use-2025-11-24";
+  EXPECT_FALSE(test::anthropic_tool_refusal(body, beta));
+  EXPECT_TRUE(test::anthropic_tool_refusal(body, ""));                         // no beta header
+  EXPECT_TRUE(test::anthropic_tool_refusal(body, "computer-use-2025-01-24"));  // another version's
+  nlohmann::json haiku = body;
+  haiku["model"] = "claude-haiku-4-5";  // takes computer_20250124 only
+  EXPECT_TRUE(test::anthropic_tool_refusal(haiku, beta));
+  nlohmann::json unanswered = body;
+  unanswered["messages"][2]["content"] = {{{"type", "text"}, {"text", "next"}}};
+  const auto refused = test::anthropic_tool_refusal(unanswered, beta);
+  ASSERT_TRUE(refused);
+  EXPECT_NE(refused->message.find("without `tool_result` blocks immediately after: toolu_1"), std::string::npos);
+  nlohmann::json stray = body;
+  stray["messages"][2]["content"][0]["tool_use_id"] = "toolu_9";
+  EXPECT_TRUE(test::anthropic_tool_refusal(stray, beta));
+  nlohmann::json sized = body;
+  sized["tools"][0]["display_width_px"] = 540.5;
+  EXPECT_TRUE(test::anthropic_tool_refusal(sized, beta));
+
+  // vimgpt's own request for a step after a call: the call back as the model wrote it, then its result.
+  detail::ChatRequest request;
+  request.provider = Provider::Anthropic;
+  request.model = "claude-sonnet-5-5";
+  request.turns = {{"system", "sys"}, {"user", "go"}, {"assistant", ""}, {"user", "The action: waited"}};
+  request.turns[2].tool_uses = nlohmann::json::array({call});
+  request.turns[3].tool_results = {"toolu_1"};
+  request.extra_fields = {{"tools", {tool}}};
+  request.beta = beta;
+  const auto http = detail::build_anthropic_request(request);
+  EXPECT_EQ(http.headers.get("anthropic-beta").value_or(""), beta);
+  const auto sent = nlohmann::json::parse(http.body);
+  EXPECT_FALSE(test::anthropic_tool_refusal(sent, beta)) << sent.dump();
+  EXPECT_FALSE(test::anthropic_refusal(sent, {})) << sent.dump();
+  EXPECT_EQ(sent["system"], "sys");
+  EXPECT_EQ(sent["messages"][2]["content"][0]["tool_use_id"], "toolu_1");
 }
 
 }  // namespace

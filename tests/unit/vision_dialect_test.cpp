@@ -9,6 +9,7 @@
 
 #include "support/dialect_fake.h"
 #include "vision/dialect.h"
+#include "vision/provider.h"
 #include "vision/vision.h"
 
 namespace vimgpt::vision {
@@ -898,6 +899,90 @@ TEST(DialectConversation, EarlierScreenshotsStayWithinWhatTheServerTakes) {
   EXPECT_EQ(messages[2]["role"], "assistant");
   EXPECT_NE(messages[2]["content"].get<std::string>().find("<tool_call>"), std::string::npos);
   EXPECT_EQ(requests.back().body.value("temperature", -1.0), 0.0);  // Fara's harness sends 0
+}
+
+// Anthropic's computer tool (--mode computer-use): its actions read into vimgpt's, points in the display the tool
+// declared (the screenshot as sent) converted to the frame, and the conversation of calls and their results.
+using Calls = std::vector<std::pair<std::string, nlohmann::json>>;  // tool name, input
+std::string tool_reply(const Calls& calls, const std::string& words = {}) {
+  nlohmann::json blocks = nlohmann::json::array();
+  if (!words.empty()) blocks.push_back({{"type", "text"}, {"text", words}});
+  int id = 0;
+  for (const auto& [name, input] : calls) {
+    blocks.push_back({{"type", "tool_use"}, {"id", "toolu_" + std::to_string(++id)}, {"name", name}, {"input", input}});
+  }
+  return words + std::string(detail::kToolUseOpen) + blocks.dump() + std::string(detail::kToolUseClose);
+}
+
+TEST(ComputerTool, ItsActionsBecomeVimgptsWithPointsInTheFrame) {
+  Dialect dialect;
+  dialect.kind = DialectKind::AnthropicComputer;
+  const PointFrame frames{{540, 360}, {1080, 720}};  // sent at half the frame's size
+  const auto read = [&](const nlohmann::json& input) {
+    auto reply =
+        detail::read_dialect_reply(dialect, tool_reply(Calls{{"computer", input}}, "thinking aloud"), "", frames);
+    if (!reply) throw std::runtime_error(reply.error().message);
+    return reply->action;
+  };
+  EXPECT_EQ(read({{"action", "left_click"}, {"coordinate", {100, 50}}}),
+            (nlohmann::json{{"click_at", {200.0, 100.0}}}));
+  EXPECT_EQ(read({{"action", "triple_click"}, {"coordinate", {10, 10}}}),
+            (nlohmann::json{{"double_click", {20.0, 20.0}}}));
+  EXPECT_EQ(read({{"action", "left_click_drag"}, {"start_coordinate", {1, 2}}, {"coordinate", {3, 4}}}),
+            (nlohmann::json{{"drag", {2.0, 4.0}}, {"to", {6.0, 8.0}}}));
+  EXPECT_EQ(read({{"action", "key"}, {"text", "ctrl+shift+Page_Down"}}),
+            (nlohmann::json{{"key", "Control+Shift+PageDown"}}));
+  EXPECT_EQ(read({{"action", "key"}, {"text", "Return"}}), (nlohmann::json{{"key", "Enter"}}));
+  EXPECT_EQ(read({{"action", "type"}, {"text", "hello"}}), (nlohmann::json{{"type", "hello"}, {"enter", false}}));
+  EXPECT_EQ(read({{"action", "scroll"}, {"coordinate", {5, 5}}, {"scroll_direction", "down"}, {"scroll_amount", 3}}),
+            (nlohmann::json{{"actions", {{{"hover", {10.0, 10.0}}}, {{"scroll", "down"}}}}}));
+  EXPECT_EQ(read({{"action", "wait"}, {"duration", 30}}), (nlohmann::json{{"wait", 10.0}}));
+  // What vimgpt cannot do is said, so the model reads it in the tool's result.
+  EXPECT_TRUE(read({{"action", "zoom"}, {"region", {0, 0, 10, 10}}}).contains("unsupported"));
+  EXPECT_TRUE(read({{"action", "left_click"}}).contains("unsupported"));  // where the mouse rests is not known
+  EXPECT_TRUE(read({{"action", "scroll"}, {"scroll_direction", "left"}}).contains("unsupported"));
+  // vimgpt's own browser tool, and several calls in one reply.
+  auto reply =
+      detail::read_dialect_reply(dialect,
+                                 tool_reply(Calls{{"browser", {{"action", "navigate"}, {"url", "https://example.org"}}},
+                                                  {"browser", {{"action", "back"}}}}),
+                                 "", frames);
+  ASSERT_TRUE(reply) << reply.error().message;
+  EXPECT_EQ(reply->action, (nlohmann::json{{"actions", {{{"navigate", "https://example.org"}}, {{"back", true}}}}}));
+  // No call: the model's words are its answer.
+  reply = detail::read_dialect_reply(dialect, "The museum opens at 9.", "", frames);
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->action, (nlohmann::json{{"done", "The museum opens at 9."}}));
+  EXPECT_FALSE(detail::read_dialect_reply(dialect, "  ", "", frames));
+}
+
+TEST(ComputerTool, EachCallIsAnsweredByItsResultWithTheWordsOfWhatHappened) {
+  StepRequest step;
+  step.objective = "order";
+  step.current_url = "http://127.0.0.1/b";
+  HistoryEntry clicked;
+  clicked.action = {{"click_at", {1, 2}}};
+  clicked.result = "clicked at (1, 2)";
+  clicked.url = "http://127.0.0.1/a";
+  clicked.reply =
+      tool_reply(Calls{{"computer", {{"action", "left_click"}, {"coordinate", {1, 2}}}}}, "First the field.");
+  HistoryEntry paused;  // not the model's: told with the next result
+  paused.result = "the person paused the run";
+  step.history = {clicked, paused};
+  const auto turns = detail::anthropic_computer_turns(step, {{540, 360}});
+  ASSERT_EQ(turns.size(), 4U);
+  EXPECT_EQ(turns[0].role, "system");
+  EXPECT_EQ(turns[1].role, "user");
+  EXPECT_NE(turns[1].text.find("order"), std::string::npos);
+  EXPECT_TRUE(turns[1].tool_results.empty());
+  EXPECT_EQ(turns[2].role, "assistant");
+  ASSERT_TRUE(turns[2].tool_uses.is_array());
+  EXPECT_EQ(turns[2].tool_uses[0]["text"], "First the field.");  // the blocks go back as the model wrote them
+  EXPECT_EQ(turns[3].tool_results, std::vector<std::string>{"toolu_1"});
+  EXPECT_NE(turns[3].text.find("the person paused the run"), std::string::npos) << turns[3].text;
+  EXPECT_NE(turns[3].text.find("The action: clicked at (1, 2)"), std::string::npos) << turns[3].text;
+  EXPECT_NE(turns[3].text.find("Current URL: http://127.0.0.1/b"), std::string::npos) << turns[3].text;
+  EXPECT_EQ(turns[3].image, 0);
 }
 
 }  // namespace

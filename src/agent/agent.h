@@ -404,7 +404,10 @@ struct AgentOptions {
   int max_tabs = 8;
   ConfirmAction confirm;            // empty: actions run without asking
   bool confirm_only_risky = false;  // --confirm-risky: confirm is asked only what risk_of names
-  AskPerson ask;                    // empty: nobody to ask ({"ask"} ends the run: NeedsInput)
+  // Who answers what the model's provider asks a person to confirm (OpenAI's computer tool's safety checks) when
+  // `confirm` is empty and no live view watches; empty too: nobody (the run ends NeedsInput).
+  ConfirmAction confirm_provider_checks;
+  AskPerson ask;  // empty: nobody to ask ({"ask"} ends the run: NeedsInput)
   // {"handoff"} without a live view: the person does what it says in the browser's own window, then answers
   // (a headed run on a terminal). Empty: nobody can ({"handoff"} ends the run: NeedsInput).
   AskPerson hand_off;

@@ -141,11 +141,13 @@ struct Agent::Impl {
     return std::nullopt;
   }
 
-  // --confirm and --confirm-risky: asked in the live view when one watches the run (its answer box, the page the
-  // person's meanwhile), else where options.confirm asks (the terminal). An answer that is none of those it reads
-  // is asked again. An error when the wait ended the run.
+  // --confirm and --confirm-risky, and a provider's safety checks: asked in the live view when one watches the run
+  // (its answer box, the page the person's meanwhile), else where options.confirm (or confirm_provider_checks) asks
+  // (the terminal). An answer that is none of those it reads is asked again. An error when the wait ended the run.
   Result<Confirmation> confirm(StepRecord& record, const Json& proposed, const std::string& risk) {
-    if (options.overseer == nullptr) return options.confirm(record, proposed, risk);
+    if (options.overseer == nullptr) {
+      return (options.confirm ? options.confirm : options.confirm_provider_checks)(record, proposed, risk);
+    }
     const std::string question = "Step " + std::to_string(record.step) + " proposes " + proposed.dump() +
                                  (risk.empty() ? std::string() : ": ask first, " + risk) +
                                  ". Answer yes to let it run, no to skip it (the model is told), quit to end the "
@@ -424,10 +426,24 @@ struct Agent::Impl {
     const auto act_start = Clock::now();
     ActResult acted;
     bool acted_on_page = false;
-    const auto risk =
+    auto risk =
         action && options.confirm_only_risky ? risk_of(*action, capture->map, task_hosts) : std::optional<Risk>();
+    // What the provider asks a person to acknowledge before the action runs (OpenAI's computer tool's safety checks)
+    // is asked whatever --confirm says; with nobody to ask, the run ends needing input, never acknowledged for them.
+    const bool provider_asks = action && !planned->decision.safety_checks.empty();
+    if (provider_asks) {
+      std::string checks;
+      for (const auto& check : planned->decision.safety_checks) checks += (checks.empty() ? "" : "; ") + check;
+      risk = Risk{"the model's provider asks a person to confirm it: " + checks, std::string()};
+      if (!options.confirm && !options.confirm_provider_checks && options.overseer == nullptr) {
+        return end_at(record, *capture, on_step, "nobody is there to confirm what the provider asks",
+                      Outcome::NeedsInput, "the model's provider asks a person to confirm: " + checks,
+                      "confirm this action (" + planned->action.dump() + "): " + checks);
+      }
+    }
     if (action && action->kind != ActionKind::Done && action->kind != ActionKind::Ask &&
-        action->kind != ActionKind::Handoff && options.confirm && (!options.confirm_only_risky || risk)) {
+        action->kind != ActionKind::Handoff &&
+        (provider_asks || (options.confirm && (!options.confirm_only_risky || risk)))) {
       auto confirmed = confirm(record, planned->action, risk ? risk->why : std::string());
       if (!confirmed) return end_of_wait(confirmed.error(), number - 1);
       const Confirmation& answer = *confirmed;

@@ -298,6 +298,7 @@ int run_command(Options o) {
   options.record_dir = record_dir;
   options.interrupted = &handle_interrupts();
   if (o.confirm || o.confirm_risky) options.confirm = confirm_on_terminal;
+  if (::isatty(STDIN_FILENO)) options.confirm_provider_checks = confirm_on_terminal;
   options.confirm_only_risky = o.confirm_risky && !o.confirm;
   options.ask = person_to_ask(o, config);
   options.hand_off = person_to_hand_off(o);

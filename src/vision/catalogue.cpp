@@ -211,7 +211,7 @@ ModelSpec spec_of(const Json& entry, const Json& sources, const Json& catalogue)
   }
   if (const auto& tool = entry.value("computer_tool", Json()); tool.is_object()) {
     spec.computer_tool =
-        ComputerTool{tool.at("type").get<std::string>(), tool.at("beta").get<std::string>(), tool.value("zoom", false)};
+        ComputerTool{tool.at("type").get<std::string>(), tool.value("beta", ""), tool.value("zoom", false)};
   }
   if (!spec.effort.empty() && std::find(spec.efforts.begin(), spec.efforts.end(), spec.effort) == spec.efforts.end()) {
     throw std::invalid_argument("models.json: " + spec.id + " sends effort \"" + spec.effort + "\" it does not accept");

@@ -39,10 +39,15 @@ std::string random_cache_key() {
 
 // --mode computer-use: the computer tool the catalogue says the model takes.
 Result<ComputerTool> computer_tool_of(const ClientOptions& options, Provider provider, const ModelSpec* spec) {
-  if (provider != Provider::Anthropic) {
+  if (provider == Provider::Compatible) {
     return fail(ErrorKind::InvalidArgument,
-                "--mode computer-use speaks Anthropic's computer tool only (a claude-* model); OpenAI's and Gemini's "
-                "computer tools are not built yet: use --mode labels with " +
+                "--mode computer-use needs a provider's own computer tool, which a compatible server has none of (for "
+                "OpenAI's or Anthropic's API at another address, add --provider openai or --provider anthropic)");
+  }
+  if (provider != Provider::Anthropic && provider != Provider::OpenAI) {
+    return fail(ErrorKind::InvalidArgument,
+                "--mode computer-use speaks Anthropic's and OpenAI's computer tools (claude-* and gpt-5.4 or later "
+                "models); Gemini's is not built yet: use --mode labels with " +
                     options.model);
   }
   if (!options.dialect.empty() && options.dialect != "vimgpt") {
@@ -60,9 +65,9 @@ Result<ComputerTool> computer_tool_of(const ClientOptions& options, Provider pro
 }
 
 // The computer tool's points are pixels of the screenshot as sent, which is the display the tool declares.
-Dialect computer_tool_dialect() {
+Dialect computer_tool_dialect(Provider provider) {
   Dialect dialect;
-  dialect.kind = DialectKind::AnthropicComputer;
+  dialect.kind = provider == Provider::Anthropic ? DialectKind::AnthropicComputer : DialectKind::OpenAIComputer;
   dialect.points = PointSpace::ResizedPixels;
   dialect.screenshots = kComputerToolScreenshots;
   dialect.thoughts = ThoughtsAt::TextBefore;
@@ -210,9 +215,14 @@ struct Client::Impl {
     detail::ChatRequest request = chat(options.model, Prompt{}, &images, false, &step);
     request.turns = detail::dialect_turns(*dialect, step, sizes);
     request.extra_fields = detail::dialect_request_fields(*dialect);
-    if (computer_tool && !sizes.empty()) {
+    if (computer_tool && !sizes.empty() && rules.provider == Provider::Anthropic) {
       request.extra_fields = {{"tools", detail::anthropic_computer_tools(*computer_tool, sizes.back())}};
       request.beta = computer_tool->beta;
+    } else if (computer_tool && !sizes.empty()) {
+      // Nothing is stored at OpenAI (store: false), so the reasoning comes back encrypted, to be sent back with
+      // the calls it led to.
+      request.extra_fields = {{"tools", detail::openai_computer_tools(*computer_tool, sizes.back())},
+                              {"include", Json::array({"reasoning.encrypted_content"})}};
     }
     if (!request.temperature && dialect->temperature) request.temperature = dialect->temperature;
     return request;
@@ -332,6 +342,7 @@ struct Client::Impl {
     }
     decision.action = std::move(read->action);
     decision.thoughts = std::move(read->thoughts);
+    if (computer_tool) decision.safety_checks = detail::pending_safety_checks(reply.text);
     // {"unsupported": why} is the dialect's own step error (agent's parse_action reads it), not an unknown key.
     if (!decision.action.contains("unsupported")) decision.unknown_keys = unknown_keys(decision.action);
     decision.timings.model = since(model_start);
@@ -416,8 +427,10 @@ Result<std::unique_ptr<Client>> Client::create(ClientOptions options) {
     impl->dialect = *impl->rules.spec->dialect;
   }
   if (options.mode == InteractionMode::ComputerUse) {
-    VIMGPT_TRY(impl->computer_tool, computer_tool_of(options, provider, impl->rules.spec));
-    impl->dialect = computer_tool_dialect();
+    VIMGPT_TRY(impl->computer_tool, computer_tool_of(options, impl->rules.provider, impl->rules.spec));
+    impl->dialect = computer_tool_dialect(impl->rules.provider);
+    // OpenAI's computer tool is the Responses API's only.
+    if (impl->rules.provider == Provider::OpenAI) impl->rules.api = ModelApi::Responses;
   }
   if (impl->dialect) impl->rules.structured = StructuredMethod::None;
   impl->options = std::move(options);

@@ -17,6 +17,7 @@ std::string_view to_string(DialectKind kind) {
     case DialectKind::HoloJson: return "holo_json";
     case DialectKind::MolmoWeb: return "molmoweb_json";
     case DialectKind::AnthropicComputer: return "anthropic_computer";
+    case DialectKind::OpenAIComputer: return "openai_computer";
   }
   return "vimgpt";
 }
@@ -175,7 +176,9 @@ std::vector<Turn> dialect_turns(const Dialect& dialect, const StepRequest& step,
   if (dialect.reads_marks()) return glm_turns(dialect, step, images.empty() ? -1 : static_cast<int>(images.size()) - 1);
   if (dialect.kind == DialectKind::HoloJson) return holo_turns(dialect, step, images);
   if (dialect.kind == DialectKind::MolmoWeb) return molmoweb_turns(dialect, step, images);
-  if (dialect.kind == DialectKind::AnthropicComputer) return anthropic_computer_turns(step, images);
+  if (dialect.kind == DialectKind::AnthropicComputer || dialect.kind == DialectKind::OpenAIComputer) {
+    return computer_tool_turns(step, images);
+  }
   const Size screen = dialect.told_screen ? *dialect.told_screen
                       : images.empty()    ? Size{}
                                           : model_screen(dialect, images.back());
@@ -245,13 +248,14 @@ Result<DialectReply> read_dialect_reply(const Dialect& dialect, std::string_view
     body.erase(0, close + 8);
   }
   std::string before;
-  Result<Json> action = dialect.kind == DialectKind::UiTars     ? read_ui_tars(body, dialect, frames, before)
-                        : dialect.kind == DialectKind::GlmMarks ? read_glm_marks(body, before)
-                        : dialect.kind == DialectKind::HoloJson ? read_holo(body, dialect, frames, before)
-                        : dialect.kind == DialectKind::MolmoWeb ? read_molmoweb(body, dialect, frames, before)
-                        : dialect.kind == DialectKind::AnthropicComputer
-                            ? read_anthropic_computer(body, dialect, frames, before)
-                            : read_computer_use(body, dialect, frames, before);
+  Result<Json> action =
+      dialect.kind == DialectKind::UiTars              ? read_ui_tars(body, dialect, frames, before)
+      : dialect.kind == DialectKind::GlmMarks          ? read_glm_marks(body, before)
+      : dialect.kind == DialectKind::HoloJson          ? read_holo(body, dialect, frames, before)
+      : dialect.kind == DialectKind::MolmoWeb          ? read_molmoweb(body, dialect, frames, before)
+      : dialect.kind == DialectKind::AnthropicComputer ? read_anthropic_computer(body, dialect, frames, before)
+      : dialect.kind == DialectKind::OpenAIComputer    ? read_openai_computer(body, dialect, frames, before)
+                                                       : read_computer_use(body, dialect, frames, before);
   if (!action) return action.failure();
   if (!before.empty()) thoughts += (thoughts.empty() ? "" : "\n") + before;
   reply.action = std::move(*action);

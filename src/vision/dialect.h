@@ -79,12 +79,19 @@ std::vector<Turn> molmoweb_turns(const Dialect& dialect, const StepRequest& step
 // As Python's repr() prints what json.loads gave: the form the authors' template writes each past action in.
 std::string python_repr(const nlohmann::ordered_json& value);
 
-// Anthropic's computer tool (dialect_anthropic.cpp, --mode computer-use): the conversation of tool_use and
-// tool_result turns, the tools it is given (the display the screenshot's size), and its reply read.
-std::vector<Turn> anthropic_computer_turns(const StepRequest& step, const std::vector<Size>& images);
+// The providers' computer tools (dialect_computer_tools.cpp, --mode computer-use): the conversation of calls and
+// their results (a user turn's tool_results the ids it answers), the tools each is given (the display the
+// screenshot's size), each reply read, and the safety checks an OpenAI call asks a person to acknowledge.
+std::vector<Turn> computer_tool_turns(const StepRequest& step, const std::vector<Size>& images);
 Json anthropic_computer_tools(const ComputerTool& tool, Size display);
 Result<Json> read_anthropic_computer(std::string_view text, const Dialect& dialect, const PointFrame& frames,
                                      std::string& thoughts);
+Json openai_computer_tools(const ComputerTool& tool, Size display);
+Result<Json> read_openai_computer(std::string_view text, const Dialect& dialect, const PointFrame& frames,
+                                  std::string& thoughts);
+std::vector<std::string> pending_safety_checks(std::string_view reply);
+// A key as a computer tool names it ("Return", "Page_Down", "CTRL", "ARROWDOWN") as vimgpt does ("Enter").
+std::string key_name(std::string_view key);
 
 // Per dialect (dialect_computer_use.cpp, dialect_ui_tars.cpp, dialect_glm.cpp, dialect_holo.cpp): the action part
 // of a reply, thoughts removed.

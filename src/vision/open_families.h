@@ -28,6 +28,9 @@ enum class DialectKind {
   // Anthropic's own `computer` tool (--mode computer-use): tool_use blocks answered by tool_result blocks that carry
   // the next screenshot. Never a catalogue family's: a provider's model in that mode.
   AnthropicComputer,
+  // OpenAI's `computer` tool on the Responses API (--mode computer-use): computer_call items answered by
+  // computer_call_output items that carry the next screenshot.
+  OpenAIComputer,
 };
 // Where a dialect's points are: pixels of the image the model saw after its server's smart_resize, thousandths of
 // the image's width and height (0-1000), or percent of them (0-100).

@@ -55,9 +55,13 @@ void insert_images(std::string& body, const ChatRequest& request, bool data_urls
   for (std::size_t i = request.images->size(); i-- > 0;) {
     const EncodedImage& image = (*request.images)[i];
     const std::string marker = image_placeholder(i);
-    const auto at = body.rfind(marker);
     const std::string data = http::base64_encode(image.bytes);
-    body.replace(at, marker.size(), data_urls ? "data:" + std::string(image.mime()) + ";base64," + data : data);
+    const std::string inserted = data_urls ? "data:" + std::string(image.mime()) + ";base64," + data : data;
+    // An image may stand in more than one place (OpenAI's computer_call_outputs of one step each carry it).
+    for (auto at = body.rfind(marker); at != std::string::npos;
+         at = at == 0 ? std::string::npos : body.rfind(marker, at - 1)) {
+      body.replace(at, marker.size(), inserted);
+    }
   }
 }
 

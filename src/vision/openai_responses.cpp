@@ -6,6 +6,8 @@
 // incomplete_details.reason max_output_tokens | content_filter, output items), response_output_message.py (output_text,
 // refusal) and response_usage.py (input_tokens with input_tokens_details.cached_tokens and cache_write_tokens,
 // output_tokens with output_tokens_details.reasoning_tokens). Errors are OpenAI's as on Chat Completions.
+#include <algorithm>
+
 #include "vision/provider.h"
 
 namespace vimgpt::vision::detail {
@@ -13,6 +15,31 @@ namespace {
 
 Json input_image(const ChatRequest& request, std::size_t index) {
   return {{"type", "input_image"}, {"image_url", image_placeholder(index)}, {"detail", to_string(request.detail)}};
+}
+
+// A computer tool's calls answered: each computer_call by a computer_call_output with the screenshot (and the safety
+// checks it carried, once the person said yes to them), each function_call by its output, then what the actions did
+// as the user's words (a computer_call_output has no place for words).
+void answer_calls(const Turn& turn, const Json& calls, Json& input) {
+  for (const auto& call : calls) {
+    const std::string id = call.value("call_id", "");
+    if (std::find(turn.tool_results.begin(), turn.tool_results.end(), id) == turn.tool_results.end()) continue;
+    if (call.value("type", "") == "function_call") {
+      input.push_back({{"type", "function_call_output"}, {"call_id", id}, {"output", turn.text}});
+      continue;
+    }
+    Json output = {{"type", "computer_call_output"}, {"call_id", id}};
+    if (turn.image >= 0) {
+      output["output"] = {{"type", "computer_screenshot"},
+                          {"image_url", image_placeholder(static_cast<std::size_t>(turn.image))}};
+    }
+    const Json& checks = call.value("pending_safety_checks", Json());
+    if (turn.acknowledged && checks.is_array() && !checks.empty()) output["acknowledged_safety_checks"] = checks;
+    input.push_back(std::move(output));
+  }
+  if (!blank(turn.text)) {
+    input.push_back({{"role", "user"}, {"content", Json::array({{{"type", "input_text"}, {"text", turn.text}}})}});
+  }
 }
 
 // The conversation as input items: vimgpt's one user message (its text blocks, then the frames), or an open
@@ -29,7 +56,17 @@ Json input_items(const ChatRequest& request) {
     input.push_back({{"role", "user"}, {"content", std::move(content)}});
     return input;
   }
+  const Json* calls = nullptr;  // the last assistant turn's output items, which a user turn's results answer
   for (const auto& turn : request.turns) {
+    if (turn.role == "assistant" && turn.tool_uses.is_array()) {
+      for (const auto& item : turn.tool_uses) input.push_back(item);
+      calls = &turn.tool_uses;
+      continue;
+    }
+    if (!turn.tool_results.empty() && calls != nullptr) {
+      answer_calls(turn, *calls, input);
+      continue;
+    }
     if (turn.role != "user" || turn.image < 0) {
       input.push_back({{"role", turn.role}, {"content", turn.text}});
       continue;
@@ -110,9 +147,11 @@ Result<ChatReply> parse_responses_response(const http::HttpResponse& response, b
   if (!output.is_array()) {
     return fail(ErrorKind::Http, "the model's reply has no output (HTTP " + std::to_string(response.status) + ")");
   }
+  bool calls = false;
   for (const auto& item : output) {
     if (!item.is_object()) continue;
     const std::string type = item.value("type", "");
+    calls |= type == "computer_call" || type == "function_call";
     if (type == "reasoning") {
       for (const auto& part : item.value("summary", Json::array())) {
         if (part.is_object()) reply.reasoning += part.value("text", "");
@@ -126,6 +165,8 @@ Result<ChatReply> parse_responses_response(const http::HttpResponse& response, b
       }
     }
   }
+  // A computer tool's calls: every output item kept as it came (reasoning too), to be read and sent back.
+  if (calls) reply.text += std::string(kToolUseOpen) + output.dump() + std::string(kToolUseClose);
   return reply;
 }
 

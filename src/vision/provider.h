@@ -70,6 +70,7 @@ struct Turn {
   // them; a user turn answering them, by their ids (its text and image go into the last one's result).
   Json tool_uses;
   std::vector<std::string> tool_results;
+  bool acknowledged = false;  // the calls answered ran with the person's yes to their safety checks
 };
 
 struct ChatRequest {

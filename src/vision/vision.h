@@ -171,7 +171,7 @@ ImageTokenRule default_image_rule(Provider provider);
 // header that turns it on, and whether it has the zoom action.
 struct ComputerTool {
   std::string type;  // "computer_20251124"
-  std::string beta;  // "computer-use-2025-11-24"
+  std::string beta;  // "computer-use-2025-11-24"; empty: none (OpenAI's)
   bool zoom = false;
 };
 
@@ -444,7 +444,10 @@ struct Timings {
 };
 
 struct Decision {
-  Json action;                   // the action object, validated as an object; see unknown_keys
+  Json action;  // the action object, validated as an object; see unknown_keys
+  // What the provider asks a person to confirm before the action runs (OpenAI's pending safety checks, in its
+  // words): the agent asks, and with nobody there the run ends needing input.
+  std::vector<std::string> safety_checks;
   std::string raw_reply;         // the model's reply text (the vision model's words with formalize)
   std::string formalized_reply;  // formalize mode: the text model's reply
   std::string repair_reply;      // the repair call's reply, when one was made

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 
 #include "support/cli_runner.h"
 #include "support/dialect_fake.h"
@@ -138,10 +139,29 @@ class ComputerUseE2E : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(record_); }
 
-  test::CliRun run(const test::FakeModelServer& model, const std::string& name) {
-    return test::run_vimgpt({"write rush in the note, then press the order button", "--base-url", model.url(),
-                             "--model", name, "--api-key", "test-key", "--mode", "computer-use", "--start-url",
-                             site_->url("/"), "--record", record_.string(), "--max-retries", "0", "--max-steps", "6"});
+  test::CliRun run(const test::FakeModelServer& model, const std::string& name, const std::string& flag = {},
+                   const std::string& input = {}) {
+    std::vector<std::string> args = {"write rush in the note, then press the order button",
+                                     "--base-url",
+                                     model.url(),
+                                     "--provider",
+                                     name.starts_with("claude") ? "anthropic" : "openai",
+                                     "--model",
+                                     name,
+                                     "--api-key",
+                                     "test-key",
+                                     "--mode",
+                                     "computer-use",
+                                     "--start-url",
+                                     site_->url("/"),
+                                     "--record",
+                                     record_.string(),
+                                     "--max-retries",
+                                     "0",
+                                     "--max-steps",
+                                     "6"};
+    if (!flag.empty()) args.push_back(flag);
+    return test::run_vimgpt(args, {}, input);
   }
 
   std::atomic<int> ordered_{0};
@@ -238,14 +258,117 @@ TEST_F(ComputerUseE2E, AnActionVimgptCannotDoIsToldBackInTheToolResult) {
   EXPECT_EQ(ordered_.load(), 0);
 }
 
+// OpenAI's computer tool on the Responses API: batched actions in one computer_call, the reasoning sent back
+// encrypted before the call it led to, each call answered by its screenshot, the words of what happened after it.
+nlohmann::json openai_computer(nlohmann::json actions, nlohmann::json checks = nlohmann::json::array()) {
+  return nlohmann::json::array(
+      {{{"name", "computer"}, {"actions", std::move(actions)}, {"pending_safety_checks", std::move(checks)}}});
+}
+
+TEST_F(ComputerUseE2E, GptFillsAndOrdersThroughItsComputerTool) {
+  test::FakeModelServer model;
+  int step = 0;
+  model.set_responder([&](const test::ReceivedRequest& request) {
+    const auto image = test::last_image(request.body);
+    const auto button = image ? test::find_colour(*image, kBlue) : std::nullopt;
+    const double scale = button ? button->width / 1080.0 : 1.0;
+    if (++step == 1) {
+      return test::ScriptedReply::tool_use(openai_computer(
+          {{{"type", "click"}, {"button", "left"}, {"x", std::lround(170 * scale)}, {"y", std::lround(43 * scale)}},
+           {{"type", "type"}, {"text", "rush"}}}));
+    }
+    if (button) {
+      return test::ScriptedReply::tool_use(openai_computer(
+          {{{"type", "click"}, {"button", "left"}, {"x", std::lround(button->x)}, {"y", std::lround(button->y)}}}));
+    }
+    return test::ScriptedReply::text("The order is placed.");
+  });
+  const test::CliRun result = run(model, "gpt-5.4");
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(ordered_.load(), 1) << "the click did not land on the button";
+  EXPECT_EQ(note_, "rush") << "the typed text did not reach the field";
+  EXPECT_NE(result.out.find("The order is placed."), std::string::npos) << result.out;
+  EXPECT_EQ(model.problems(), std::vector<std::string>{});
+  const auto requests = model.requests();
+  ASSERT_EQ(requests.size(), 3U);
+  for (const auto& request : requests) {
+    EXPECT_EQ(request.path, "/v1/responses");
+    EXPECT_EQ(request.body["tools"][0], (nlohmann::json{{"type", "computer"}}));
+    EXPECT_EQ(request.body["include"], nlohmann::json::array({"reasoning.encrypted_content"}));
+    EXPECT_EQ(request.body["store"], false);
+  }
+  const auto& input = requests[2].body["input"];
+  std::vector<std::string> kinds;
+  for (const auto& item : input) kinds.push_back(item.value("type", item.value("role", "")));
+  const std::vector<std::string> expected = {
+      "system", "user",      "reasoning",     "computer_call",        "computer_call_output",
+      "user",   "reasoning", "computer_call", "computer_call_output", "user"};
+  EXPECT_EQ(kinds, expected) << input.dump().substr(0, 3000);
+  EXPECT_NE(input[5].dump().find("The action: "), std::string::npos) << input[5].dump();
+}
+
+// A safety check the provider asks a person to acknowledge, with nobody there: the run ends needing input, the
+// action not done and the check never acknowledged for them.
+TEST_F(ComputerUseE2E, AProvidersSafetyCheckWithNobodyToConfirmEndsNeedingInput) {
+  test::FakeModelServer model;
+  model.set_responder([&](const test::ReceivedRequest& request) {
+    const auto image = test::last_image(request.body);
+    const auto button = image ? test::find_colour(*image, kBlue) : std::nullopt;
+    if (!button) return test::ScriptedReply::text("no button");
+    return test::ScriptedReply::tool_use(openai_computer(
+        {{{"type", "click"}, {"button", "left"}, {"x", std::lround(button->x)}, {"y", std::lround(button->y)}}},
+        {{{"id", "sc_1"}, {"code", "malicious_instructions"}, {"message", "The page may be steering you."}}}));
+  });
+  const test::CliRun result = run(model, "gpt-5.5");
+  EXPECT_EQ(result.exit_code, 4) << result.err;  // needs_input
+  EXPECT_NE(result.err.find("The page may be steering you."), std::string::npos) << result.err;
+  EXPECT_EQ(ordered_.load(), 0) << "the action ran without the person's yes";
+  EXPECT_EQ(model.requests().size(), 1U);
+  const nlohmann::json run_json = nlohmann::json::parse(std::ifstream(record_ / "run.json"));
+  EXPECT_EQ(run_json["outcome"], "needs_input");
+}
+
+// With a person there, the check is theirs to answer: their yes runs the action, and the check goes back to OpenAI
+// acknowledged with the call's output (the fake refuses an output without it, as OpenAI does).
+TEST_F(ComputerUseE2E, APersonsYesToTheSafetyCheckRunsTheActionAndAcknowledgesIt) {
+  test::FakeModelServer model;
+  int step = 0;
+  model.set_responder([&](const test::ReceivedRequest& request) {
+    const auto image = test::last_image(request.body);
+    const auto button = image ? test::find_colour(*image, kBlue) : std::nullopt;
+    if (++step > 1 || !button) return test::ScriptedReply::text("The order is placed.");
+    return test::ScriptedReply::tool_use(openai_computer(
+        {{{"type", "click"}, {"button", "left"}, {"x", std::lround(button->x)}, {"y", std::lround(button->y)}}},
+        {{{"id", "sc_1"}, {"code", "malicious_instructions"}, {"message", "The page may be steering you."}}}));
+  });
+  const test::CliRun result = run(model, "gpt-5.5", "--confirm", "y\n");
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.err.find("ask first: the model's provider asks a person to confirm it: The page may be steering "
+                            "you."),
+            std::string::npos)
+      << result.err;
+  EXPECT_EQ(ordered_.load(), 1);
+  EXPECT_EQ(model.problems(), std::vector<std::string>{});
+  const auto requests = model.requests();
+  ASSERT_EQ(requests.size(), 2U);
+  EXPECT_NE(requests[1].body["input"].dump().find(R"("acknowledged_safety_checks":[{"code":"malicious_instructions")"),
+            std::string::npos)
+      << requests[1].body["input"].dump().substr(0, 3000);
+}
+
 // The mode is refused, with what to do, where there is no computer tool to speak.
 TEST(ComputerUseFlags, AModeWithoutItsToolIsAClearUsageError) {
   test::FakeModelServer model;
-  auto result = test::run_vimgpt(
-      {"anything", "--base-url", model.url(), "--model", "gpt-4.1", "--api-key", "k", "--mode", "computer-use"});
+  auto result = test::run_vimgpt({"anything", "--base-url", model.url(), "--provider", "openai", "--model", "gpt-4.1",
+                                  "--api-key", "k", "--mode", "computer-use"});
   EXPECT_EQ(result.exit_code, 64) << result.err;  // EX_USAGE
-  EXPECT_NE(result.err.find("--mode computer-use speaks Anthropic's computer tool only"), std::string::npos)
+  EXPECT_NE(result.err.find("the catalogue knows no computer tool for gpt-4.1: --mode computer-use takes "),
+            std::string::npos)
       << result.err;
+  result =
+      test::run_vimgpt({"anything", "--base-url", model.url(), "--model", "qwen3-vl:8b", "--mode", "computer-use"});
+  EXPECT_EQ(result.exit_code, 64) << result.err;
+  EXPECT_NE(result.err.find("a compatible server has none of"), std::string::npos) << result.err;
   result = test::run_vimgpt(
       {"anything", "--base-url", model.url(), "--model", "claude-sonnet-5-5", "--api-key", "k", "--mode", "computer"});
   EXPECT_EQ(result.exit_code, 64) << result.err;

@@ -41,6 +41,20 @@ std::pair<int, int> served_size(const FakeFamily& family, int width, int height)
 }  // namespace
 
 std::optional<std::string> last_image(const json& body) {
+  // OpenAI's Responses input: a computer_call_output's screenshot, or a message's input_image.
+  const json input = body.value("input", json::array());
+  for (auto item = input.rbegin(); input.is_array() && item != input.rend(); ++item) {
+    std::vector<std::string> urls;
+    if (item->value("type", "") == "computer_call_output") {
+      urls.push_back(item->value("output", json::object()).value("image_url", ""));
+    }
+    for (const auto& part : item->value("content", json()).is_array() ? (*item)["content"] : json::array()) {
+      if (part.value("type", "") == "input_image") urls.push_back(part.value("image_url", ""));
+    }
+    for (auto url = urls.rbegin(); url != urls.rend(); ++url) {
+      if (auto decoded = decode_data_url(*url)) return decoded->second;
+    }
+  }
   const auto& messages = body.value("messages", json::array());
   for (auto message = messages.rbegin(); message != messages.rend(); ++message) {
     json content = message->value("content", json());

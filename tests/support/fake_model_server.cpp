@@ -127,8 +127,15 @@ void read_responses(const json& body, ReceivedRequest& received, bool decode) {
   const json& input = body.value("input", json());
   if (input.is_string()) append_text(received.text, input.get<std::string>());
   for (const auto& item : input.is_array() ? input : json::array()) {
-    const auto& content = item.value("content", json());
+    json content = item.value("content", json());
     if (content.is_string()) append_text(received.text, content.get<std::string>());
+    // A computer_call_output's screenshot counts as the request's image.
+    if (item.value("type", "") == "computer_call_output") {
+      // (It has no detail field: the API's own choice, "auto" for the rules here.)
+      content = json::array({{{"type", "input_image"},
+                              {"image_url", item.value("output", json::object()).value("image_url", json())},
+                              {"detail", "auto"}}});
+    }
     if (!content.is_array()) continue;
     for (const auto& part : content) {
       const std::string type = part.value("type", "");
@@ -350,9 +357,40 @@ std::string success_body(ApiFlavor flavor, Service service, const ReceivedReques
   const std::string text = spend.cut_off ? "" : content;
   if (flavor == ApiFlavor::OpenAIResponses) {
     json output = json::array();
-    if (spend.reasoning > 0) output.push_back({{"type", "reasoning"}, {"id", "rs_fake"}, {"summary", json::array()}});
+    static std::atomic<int> items_made{0};
+    const std::string n = std::to_string(++items_made);
+    // With store false the reasoning is only sent back encrypted, when the request asks for it (include).
+    const json include = received.body.value("include", json::array());
+    const bool encrypted = std::find(include.begin(), include.end(), "reasoning.encrypted_content") != include.end();
+    if (spend.reasoning > 0 || reply.tool_uses.is_array()) {
+      json reasoning = {{"type", "reasoning"}, {"id", "rs_fake" + n}, {"summary", json::array()}};
+      if (encrypted) reasoning["encrypted_content"] = "sealed-rs_fake" + n;
+      output.push_back(std::move(reasoning));
+    }
     const bool incomplete = finish == "length";
-    if (reply.fault != Fault::NoChoices && !spend.cut_off) {
+    if (reply.tool_uses.is_array()) {
+      // A computer tool's calls: {"name": "computer", "actions": [...], "pending_safety_checks": [...]} or
+      // {"name": "browser", "arguments": {...}}.
+      int call = 0;
+      for (const auto& use : reply.tool_uses) {
+        const std::string id = n + "_" + std::to_string(++call);
+        if (use.value("name", "") == "computer") {
+          output.push_back({{"type", "computer_call"},
+                            {"id", "cu_fake" + id},
+                            {"call_id", "call_fake" + id},
+                            {"actions", use.value("actions", json::array())},
+                            {"pending_safety_checks", use.value("pending_safety_checks", json::array())},
+                            {"status", "completed"}});
+        } else {
+          output.push_back({{"type", "function_call"},
+                            {"id", "fc_fake" + id},
+                            {"call_id", "call_fake" + id},
+                            {"name", use.value("name", "")},
+                            {"arguments", use.value("arguments", json::object()).dump()},
+                            {"status", "completed"}});
+        }
+      }
+    } else if (reply.fault != Fault::NoChoices && !spend.cut_off) {
       json part = reply.fault == Fault::Refusal
                       ? json{{"type", "refusal"}, {"refusal", content}}
                       : json{{"type", "output_text"}, {"text", text}, {"annotations", json::array()}};
@@ -724,6 +762,7 @@ void FakeModelServer::handle(ApiFlavor flavor, const httplib::Request& request, 
       if (!refusal) refusal = anthropic_tool_refusal(received.body, received.header("anthropic-beta"));
     } else if (flavor == ApiFlavor::OpenAIResponses) {
       refusal = responses_refusal(received.body, expectations_.service, images);
+      if (!refusal) refusal = responses_tool_refusal(received.body);
     } else if (expectations_.service == Service::Gemini) {
       refusal = gemini_refusal(received.body, received.header("authorization"), expectations_.api_key,
                                received.raw_body.size(), images.size());

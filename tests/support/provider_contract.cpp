@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -714,6 +715,71 @@ std::optional<Refusal> anthropic_tool_refusal(const json& body, const std::strin
     return anthropic_error(400, "invalid_request_error",
                            "the last message is the assistant's, with a `tool_use` and no `tool_result` after it");
   }
+  return std::nullopt;
+}
+
+std::optional<Refusal> responses_tool_refusal(const json& body) {
+  const auto refuse = [](const std::string& message) { return openai_error(400, message, "", ""); };
+  const Entry* entry = entry_for(body.value("model", ""));
+  for (const auto& tool : body.value("tools", json::array())) {
+    const std::string type = tool.value("type", "");
+    if (type != "computer" && type != "computer_use_preview") continue;
+    if (entry != nullptr && entry->model.computer_tool != type) {
+      return refuse("Tool '" + type + "' is not supported with " + entry->model.id + ".");
+    }
+    if (type == "computer_use_preview" &&
+        (!tool.value("display_width", json()).is_number_integer() || tool.value("environment", "").empty())) {
+      return refuse("Missing required parameter: 'tools[0].display_width'.");
+    }
+  }
+  const json input = body.value("input", json::array());
+  const bool stored = body.value("store", true);
+  std::map<std::string, json> calls;  // call_id → the call, until its output comes
+  for (std::size_t i = 0; i < input.size(); ++i) {
+    const json& item = input[i];
+    const std::string type = item.value("type", "");
+    if (type == "reasoning" && !stored && !item.contains("encrypted_content")) {
+      return refuse("Item with id '" + item.value("id", "") +
+                    "' not found. Items are not persisted when `store` is set to false. Try again with `store` set "
+                    "to true, or remove this item from your input.");
+    }
+    if (type == "computer_call") {
+      // The reasoning that led to the call comes right before it (before the first of a reply's calls).
+      std::size_t before = i;
+      while (before > 0 && (input[before - 1].value("type", "") == "computer_call" ||
+                            input[before - 1].value("type", "") == "function_call")) {
+        --before;
+      }
+      if (before == 0 || input[before - 1].value("type", "") != "reasoning") {
+        return refuse("Item '" + item.value("id", "") +
+                      "' of type 'computer_call' was provided without its required "
+                      "'reasoning' item.");
+      }
+    }
+    if (type == "computer_call" || type == "function_call") calls[item.value("call_id", "")] = item;
+    if (type == "computer_call_output" || type == "function_call_output") {
+      const std::string id = item.value("call_id", "");
+      const auto call = calls.find(id);
+      if (call == calls.end()) return refuse("No tool call found for " + type + " with call_id " + id + ".");
+      if (type == "computer_call_output") {
+        const json& shot = item.value("output", json());
+        if (!shot.is_object() || shot.value("type", "") != "computer_screenshot" ||
+            !shot.value("image_url", json()).is_string()) {
+          return refuse("Missing required parameter: 'input[" + std::to_string(i) + "].output.image_url'.");
+        }
+        const json pending = call->second.value("pending_safety_checks", json::array());
+        const json acknowledged = item.value("acknowledged_safety_checks", json::array());
+        for (const auto& check : pending) {
+          const bool named = std::any_of(acknowledged.begin(), acknowledged.end(), [&](const json& given) {
+            return given.value("id", "") == check.value("id", "");
+          });
+          if (!named) return refuse("Safety check " + check.value("id", "") + " was not acknowledged.");
+        }
+      }
+      calls.erase(call);
+    }
+  }
+  if (!calls.empty()) return refuse("No tool output found for computer call " + calls.begin()->first + ".");
   return std::nullopt;
 }
 

@@ -72,6 +72,12 @@ std::optional<Refusal> anthropic_refusal(const nlohmann::json& body, const std::
 // its input_schema, and a tool_use left without its tool_result in the next user message (or a tool_result
 // answering no tool_use of the message before).
 std::optional<Refusal> anthropic_tool_refusal(const nlohmann::json& body, const std::string& beta);
+// What OpenAI's Responses API refuses of a computer tool loop (openai-python's types at e43b422 and
+// openai-agents-python's loop at 7f7a44f, read 2026-12-06): the tool on a model that does not take it, or with
+// another version; a computer_call or function_call sent back without its output, or an output answering no call; a
+// computer_call sent back without the reasoning item before it (encrypted, when nothing is stored); a computer call's
+// pending safety checks not acknowledged in its output.
+std::optional<Refusal> responses_tool_refusal(const nlohmann::json& body);
 
 // Reasoning tokens a model spends before it answers, as the fake makes them up: nothing at OpenAI's "none" or with
 // Anthropic's thinking off; otherwise more the higher the effort (the model's default effort when none is sent).

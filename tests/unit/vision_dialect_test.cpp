@@ -969,7 +969,7 @@ TEST(ComputerTool, EachCallIsAnsweredByItsResultWithTheWordsOfWhatHappened) {
   HistoryEntry paused;  // not the model's: told with the next result
   paused.result = "the person paused the run";
   step.history = {clicked, paused};
-  const auto turns = detail::anthropic_computer_turns(step, {{540, 360}});
+  const auto turns = detail::computer_tool_turns(step, {{540, 360}});
   ASSERT_EQ(turns.size(), 4U);
   EXPECT_EQ(turns[0].role, "system");
   EXPECT_EQ(turns[1].role, "user");
@@ -983,6 +983,52 @@ TEST(ComputerTool, EachCallIsAnsweredByItsResultWithTheWordsOfWhatHappened) {
   EXPECT_NE(turns[3].text.find("The action: clicked at (1, 2)"), std::string::npos) << turns[3].text;
   EXPECT_NE(turns[3].text.find("Current URL: http://127.0.0.1/b"), std::string::npos) << turns[3].text;
   EXPECT_EQ(turns[3].image, 0);
+}
+
+TEST(ComputerTool, OpenAIsBatchedActionsBecomeVimgptsAndItsChecksAreKeptForThePerson) {
+  Dialect dialect;
+  dialect.kind = DialectKind::OpenAIComputer;
+  const PointFrame frames{{540, 360}, {1080, 720}};
+  const nlohmann::json items = {
+      {{"type", "reasoning"}, {"id", "rs_1"}, {"summary", nlohmann::json::array()}, {"encrypted_content", "x"}},
+      {{"type", "computer_call"},
+       {"id", "cu_1"},
+       {"call_id", "call_1"},
+       {"actions",
+        {{{"type", "click"}, {"button", "left"}, {"x", 10}, {"y", 20}},
+         {{"type", "keypress"}, {"keys", {"CTRL", "A"}}},
+         {{"type", "type"}, {"text", "hi"}},
+         {{"type", "scroll"}, {"x", 5}, {"y", 5}, {"scroll_x", 0}, {"scroll_y", -300}},
+         {{"type", "drag"}, {"path", {{{"x", 1}, {"y", 1}}, {{"x", 2}, {"y", 2}}, {{"x", 3}, {"y", 4}}}}}}},
+       {"pending_safety_checks",
+        {{{"id", "sc_1"}, {"code", "irrelevant_domain"}, {"message", "Off the task's site."}}}}},
+      {{"type", "function_call"},
+       {"id", "fc_1"},
+       {"call_id", "call_2"},
+       {"name", "browser"},
+       {"arguments", R"({"action": "back"})"}}};
+  const std::string reply =
+      "Going on." + std::string(detail::kToolUseOpen) + items.dump() + std::string(detail::kToolUseClose);
+  auto read = detail::read_dialect_reply(dialect, reply, "", frames);
+  ASSERT_TRUE(read) << read.error().message;
+  EXPECT_EQ(read->action, (nlohmann::json{{"actions",
+                                           {{{"click_at", {20.0, 40.0}}},
+                                            {{"key", "Control+A"}},
+                                            {{"type", "hi"}, {"enter", false}},
+                                            {{"hover", {10.0, 10.0}}},
+                                            {{"scroll", "up"}},
+                                            {{"drag", {2.0, 2.0}}, {"to", {6.0, 8.0}}},
+                                            {{"back", true}}}}}));
+  EXPECT_EQ(read->thoughts, "Going on.");
+  EXPECT_EQ(detail::pending_safety_checks(reply), std::vector<std::string>{"Off the task's site."});
+  // A click with keys held, or with the wheel, is not done: the step's error says so.
+  const nlohmann::json held = {{{"type", "computer_call"},
+                                {"call_id", "c"},
+                                {"action", {{"type", "click"}, {"button", "wheel"}, {"x", 1}, {"y", 1}}}}};
+  read = detail::read_dialect_reply(
+      dialect, std::string(detail::kToolUseOpen) + held.dump() + std::string(detail::kToolUseClose), "", frames);
+  ASSERT_TRUE(read);
+  EXPECT_TRUE(read->action.contains("unsupported")) << read->action.dump();
 }
 
 }  // namespace

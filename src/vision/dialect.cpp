@@ -198,7 +198,7 @@ std::vector<Turn> dialect_turns(const Dialect& dialect, const StepRequest& step,
     opening = dialect.system_prompt;
     replace_all(opening, "{instruction}", step.objective);
   } else if (!dialect.system_prompt.empty()) {
-    turns.push_back({"system", system_prompt(dialect, screen), -1, ""});
+    turns.emplace_back("system", system_prompt(dialect, screen), -1, "");
   }
   // Earlier frames are the last model steps' screenshots, oldest first; older steps keep their words only.
   const KeptScreenshots kept = kept_screenshots(step);
@@ -218,15 +218,15 @@ std::vector<Turn> dialect_turns(const Dialect& dialect, const StepRequest& step,
       continue;
     }
     if (folds && first) fold_into_opening();
-    turns.push_back(
-        {"user", first ? opening : later_turn(dialect, entry.url, since), with_image ? next_image++ : -1, ""});
-    turns.push_back({"assistant", dialect.xml_calls ? with_xml_calls(entry.reply) : entry.reply, -1, ""});
+    turns.emplace_back("user", first ? opening : later_turn(dialect, entry.url, since), with_image ? next_image++ : -1,
+                       "");
+    turns.emplace_back("assistant", dialect.xml_calls ? with_xml_calls(entry.reply) : entry.reply, -1, "");
     since = outcome_of(entry);
     first = false;
   }
   const int current = images.empty() ? -1 : static_cast<int>(images.size()) - 1;
   if (folds && first) fold_into_opening();
-  turns.push_back({"user", first ? opening : later_turn(dialect, step.current_url, since), current, ""});
+  turns.emplace_back("user", first ? opening : later_turn(dialect, step.current_url, since), current, "");
   return turns;
 }
 

@@ -8,6 +8,7 @@
 // back. A reply with no call is the model's answer: the task is done.
 #include <algorithm>
 #include <cctype>
+#include <functional>
 
 #include "common/text.h"
 #include "vision/dialect.h"
@@ -81,6 +82,35 @@ Json browser_tool_schema() {
 // A reply's words before its calls, and, with no call, the words as the answer.
 std::string_view words_of(std::string_view text) {
   return trim(text.substr(0, std::min(text.size(), text.find(kToolUseOpen))));
+}
+
+// A reply read: its words before the calls are the model's thoughts; each call (what `action_of` makes of a block or
+// item: nullopt for one that is no call) one action, a list for several, lists flattened; the first that vimgpt
+// cannot do is the step's error. With no call, the words are the answer.
+Result<Json> read_calls(std::string_view text, std::string& thoughts,
+                        const std::function<std::optional<Json>(const Json&)>& action_of) {
+  const Json items = content_of(text);
+  const std::string_view said = words_of(text);
+  thoughts = std::string(said);
+  if (items.is_null()) {
+    if (said.empty()) return fail(ErrorKind::Parse, "the reply has neither a call nor words");
+    thoughts.clear();
+    return Json{{"done", std::string(said)}};
+  }
+  Json actions = Json::array();
+  for (const auto& item : items) {
+    if (!item.is_object()) continue;
+    std::optional<Json> action = action_of(item);
+    if (!action) continue;
+    if (action->contains("unsupported")) return *action;
+    if (!action->contains("actions")) {
+      actions.push_back(std::move(*action));
+      continue;
+    }
+    for (auto& one : (*action)["actions"]) actions.push_back(std::move(one));
+  }
+  if (actions.empty()) return fail(ErrorKind::Parse, "the reply holds no call");
+  return actions.size() == 1 ? actions[0] : Json{{"actions", std::move(actions)}};
 }
 
 Json unsupported(const std::string& action, std::string_view instead) {
@@ -215,7 +245,7 @@ Json call_action(const Json& block, const Dialect& dialect, const PointFrame& fr
 
 std::vector<Turn> computer_tool_turns(const StepRequest& step, const std::vector<Size>& images) {
   std::vector<Turn> turns;
-  turns.push_back({"system", system_text(step), -1, ""});
+  turns.emplace_back("system", system_text(step), -1, "");
   const KeptScreenshots kept = kept_screenshots(step);
   int next_image = kept.first_image;
   std::size_t seen_steps = 0;
@@ -266,23 +296,10 @@ Json anthropic_computer_tools(const ComputerTool& tool, Size display) {
 
 Result<Json> read_anthropic_computer(std::string_view text, const Dialect& dialect, const PointFrame& frames,
                                      std::string& thoughts) {
-  const Json blocks = content_of(text);
-  const std::string_view said = words_of(text);
-  thoughts = std::string(said);
-  if (blocks.is_null()) {
-    if (said.empty()) return fail(ErrorKind::Parse, "the reply has neither a tool call nor words");
-    thoughts.clear();
-    return Json{{"done", std::string(said)}};
-  }
-  Json actions = Json::array();
-  for (const auto& block : blocks) {
-    if (!block.is_object() || block.value("type", "") != "tool_use") continue;
-    Json action = call_action(block, dialect, frames);
-    if (action.contains("unsupported")) return action;
-    actions.push_back(std::move(action));
-  }
-  if (actions.empty()) return fail(ErrorKind::Parse, "the reply's blocks hold no tool call");
-  return actions.size() == 1 ? actions[0] : Json{{"actions", std::move(actions)}};
+  return read_calls(text, thoughts, [&](const Json& block) -> std::optional<Json> {
+    if (block.value("type", "") != "tool_use") return std::nullopt;
+    return call_action(block, dialect, frames);
+  });
 }
 
 namespace {
@@ -372,38 +389,23 @@ Json openai_computer_tools(const ComputerTool& tool, Size display) {
 
 Result<Json> read_openai_computer(std::string_view text, const Dialect& dialect, const PointFrame& frames,
                                   std::string& thoughts) {
-  const Json items = content_of(text);
-  const std::string_view said = words_of(text);
-  thoughts = std::string(said);
-  if (items.is_null()) {
-    if (said.empty()) return fail(ErrorKind::Parse, "the reply has neither a call nor words");
-    thoughts.clear();
-    return Json{{"done", std::string(said)}};
-  }
-  Json actions = Json::array();
-  const auto add = [&actions](Json action) {
-    if (!action.contains("actions")) return actions.push_back(std::move(action));
-    for (auto& one : action["actions"]) actions.push_back(std::move(one));
-  };
-  for (const auto& item : items) {
-    if (!item.is_object()) continue;
+  return read_calls(text, thoughts, [&](const Json& item) -> std::optional<Json> {
     const std::string type = item.value("type", "");
-    if (type == "computer_call") {
-      const Json& batch = item.value("actions", Json());
-      for (const auto& one : batch.is_array() ? batch : Json::array({item.value("action", Json::object())})) {
-        Json action = openai_action(one, dialect, frames);
-        if (action.contains("unsupported")) return action;
-        add(std::move(action));
-      }
-    } else if (type == "function_call") {
+    if (type == "function_call") {
       const Json input = Json::parse(item.value("arguments", "{}"), nullptr, false);
-      Json action = browser_action(item.value("name", ""), input.is_object() ? input : Json::object());
-      if (action.contains("unsupported")) return action;
-      add(std::move(action));
+      return browser_action(item.value("name", ""), input.is_object() ? input : Json::object());
     }
-  }
-  if (actions.empty()) return fail(ErrorKind::Parse, "the reply's items hold no call");
-  return actions.size() == 1 ? actions[0] : Json{{"actions", std::move(actions)}};
+    if (type != "computer_call") return std::nullopt;
+    Json list = Json::array();
+    const Json& batch = item.value("actions", Json());
+    for (const auto& one : batch.is_array() ? batch : Json::array({item.value("action", Json::object())})) {
+      Json action = openai_action(one, dialect, frames);
+      if (action.contains("unsupported")) return action;
+      if (!action.contains("actions")) action = Json{{"actions", Json::array({std::move(action)})}};
+      for (auto& step : action["actions"]) list.push_back(std::move(step));
+    }
+    return list.size() == 1 ? list[0] : Json{{"actions", std::move(list)}};
+  });
 }
 
 }  // namespace vimgpt::vision::detail

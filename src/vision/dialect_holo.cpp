@@ -74,18 +74,18 @@ std::vector<Turn> holo_turns(const Dialect& dialect, const StepRequest& step, co
     const std::string words = observation_words(entry.url, since);
     since.clear();
     if (with_image) {
-      turns.push_back({"user", "\n</observation>", next_image++, words});
+      turns.emplace_back("user", "\n</observation>", next_image++, words);
     } else {
-      turns.push_back({"user", words + std::string(kEvicted) + "\n</observation>", -1, ""});
+      turns.emplace_back("user", words + std::string(kEvicted) + "\n</observation>", -1, "");
     }
     const Json reply = parsed_reply(entry.reply);
-    turns.push_back({"assistant", reply.is_object() ? reply.dump() : entry.reply, -1, ""});
+    turns.emplace_back("assistant", reply.is_object() ? reply.dump() : entry.reply, -1, "");
     const Json call = reply.is_object() ? reply.value("tool_call", Json()) : Json();
     const std::string tool = call.is_object() ? text_field(call, "tool_name") : std::string();
-    turns.push_back({"user", tool_output(entry, tool.empty() ? "unknown" : tool), -1, ""});
+    turns.emplace_back("user", tool_output(entry, tool.empty() ? "unknown" : tool), -1, "");
   }
   const int current = images.empty() ? -1 : static_cast<int>(images.size()) - 1;
-  turns.push_back({"user", "\n</observation>", current, observation_words(step.current_url, since)});
+  turns.emplace_back("user", "\n</observation>", current, observation_words(step.current_url, since));
   return turns;
 }
 

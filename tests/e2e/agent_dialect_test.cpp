@@ -164,6 +164,16 @@ class ComputerUseE2E : public ::testing::Test {
     return test::run_vimgpt(args, {}, input);
   }
 
+  // The task done: the note typed into its field, the order placed by a click on the button, the model's answer
+  // printed, and nothing the fake refused.
+  void expect_filled_and_ordered(const test::CliRun& result, const test::FakeModelServer& model) const {
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(ordered_.load(), 1) << "the click did not land on the button";
+    EXPECT_EQ(note_, "rush") << "the typed text did not reach the field";
+    EXPECT_NE(result.out.find("The order is placed."), std::string::npos) << result.out;
+    EXPECT_EQ(model.problems(), std::vector<std::string>{});
+  }
+
   std::atomic<int> ordered_{0};
   std::string note_;
   std::unique_ptr<test::SiteServer> site_;
@@ -195,11 +205,7 @@ TEST_F(ComputerUseE2E, ClaudeFillsAndOrdersThroughItsComputerTool) {
     return test::ScriptedReply::text("The order is placed.");
   });
   const test::CliRun result = run(model, "claude-sonnet-5-5");
-  EXPECT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_EQ(ordered_.load(), 1) << "the click did not land on the button";
-  EXPECT_EQ(note_, "rush") << "the typed text did not reach the field";
-  EXPECT_NE(result.out.find("The order is placed."), std::string::npos) << result.out;
-  EXPECT_EQ(model.problems(), std::vector<std::string>{});
+  expect_filled_and_ordered(result, model);
   const auto requests = model.requests();
   ASSERT_EQ(requests.size(), 4U);
   for (const auto& request : requests) {
@@ -284,11 +290,7 @@ TEST_F(ComputerUseE2E, GptFillsAndOrdersThroughItsComputerTool) {
     return test::ScriptedReply::text("The order is placed.");
   });
   const test::CliRun result = run(model, "gpt-5.4");
-  EXPECT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_EQ(ordered_.load(), 1) << "the click did not land on the button";
-  EXPECT_EQ(note_, "rush") << "the typed text did not reach the field";
-  EXPECT_NE(result.out.find("The order is placed."), std::string::npos) << result.out;
-  EXPECT_EQ(model.problems(), std::vector<std::string>{});
+  expect_filled_and_ordered(result, model);
   const auto requests = model.requests();
   ASSERT_EQ(requests.size(), 3U);
   for (const auto& request : requests) {

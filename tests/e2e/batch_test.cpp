@@ -1,10 +1,12 @@
 // `vimgpt batch` through the real binary: eight tasks on a loopback site, the fake model, two Chromium
 // processes reached over WebSocket (started here with --remote-debugging-port=0), four workers.
 #include <gtest/gtest.h>
+
 #include <httplib.h>
 #include <poll.h>
 #include <signal.h>
 #include <unistd.h>
+#include <algorithm>
 
 #include <atomic>
 #include <condition_variable>
@@ -301,6 +303,39 @@ TEST(Batch, ATaskWhoseModelAsksAQuestionEndsNeedsInputWithTheQuestion) {
       EXPECT_FALSE(line.contains("question"));
     }
   }
+}
+
+// --mode computer-use in a batch: each task speaks the provider's own computer tool, and a safety check the provider
+// asks a person to acknowledge ends that task needs_input with the check as its question (nobody is there in a
+// batch); the other tasks go on.
+TEST(Batch, InComputerUseModeASafetyCheckEndsItsTaskNeedsInput) {
+  Site site;
+  FakeModelServer model;
+  model.set_responder([](const test::ReceivedRequest& request) {
+    if (request.text.find("task t1") == std::string::npos) return ScriptedReply::text("fine");
+    return ScriptedReply::tool_use(nlohmann::json::array(
+        {{{"name", "computer"},
+          {"actions", {{{"type", "click"}, {"button", "left"}, {"x", 10}, {"y", 10}}}},
+          {"pending_safety_checks",
+           {{{"id", "sc_1"}, {"code", "irrelevant_domain"}, {"message", "Leaves the site."}}}}}}));
+  });
+  BatchDir dir;
+  auto args = batch_args(dir.tasks(site.base(), 2), dir.out(), model, 1, {});
+  *(std::find(args.begin(), args.end(), "--model") + 1) = "gpt-5.5";
+  args.insert(args.end(), {"--provider", "openai", "--api-key", "k", "--mode", "computer-use"});
+  const auto run = test::run_vimgpt(args);
+  const auto results = read_results(dir.out());
+  ASSERT_EQ(results.size(), 2U) << run.err;
+  for (const auto& line : results) {
+    if (line["id"] == "t1") {
+      EXPECT_EQ(line["status"], "needs_input") << line.dump();
+      EXPECT_NE(line.value("question", "").find("Leaves the site."), std::string::npos) << line.dump();
+    } else {
+      EXPECT_EQ(line["status"], "done") << line.dump();
+    }
+  }
+  EXPECT_EQ(model.problems(), std::vector<std::string>{});
+  for (const auto& request : model.requests()) EXPECT_EQ(request.body["tools"][0]["type"], "computer");
 }
 
 // --verify in a batch: each task's answer is checked; one that fails every check ends unverified, its answer kept in

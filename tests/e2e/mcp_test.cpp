@@ -395,6 +395,37 @@ TEST_F(McpStdio, BrowseRunsAWholeTaskWithTheConfiguredModelAndReportsProgress) {
   EXPECT_EQ(mcp.finish(), 0);
 }
 
+// `vimgpt mcp --mode computer-use`: browse speaks the provider's own computer tool, its calls answered with their
+// results, and the model's words are browse's answer.
+TEST_F(McpStdio, BrowseInComputerUseModeSpeaksTheProvidersTool) {
+  test::FakeModelServer model;
+  int step = 0;
+  model.set_responder([&](const test::ReceivedRequest&) {
+    if (++step == 1) {
+      return test::ScriptedReply::tool_use(
+          nlohmann::json::array({{{"name", "computer"}, {"input", {{"action", "key"}, {"text", "Tab"}}}}}));
+    }
+    return test::ScriptedReply::text("2 results");
+  });
+  McpProcess mcp({"--base-url", model.url(), "--provider", "anthropic", "--model", "claude-sonnet-5-5", "--api-key",
+                  "k", "--mode", "computer-use", "--max-retries", "0"});
+  mcp.request("initialize", initialize_params());
+  auto reply = mcp.request(
+      "tools/call", {{"name", "browse"},
+                     {"arguments", {{"objective", "how many results?"}, {"start_url", site_->url("/fx/index.html")}}}});
+  ASSERT_TRUE(reply.contains("result")) << reply;
+  EXPECT_FALSE(reply["result"].value("isError", true)) << result_text(reply["result"]);
+  EXPECT_EQ(reply["result"]["structuredContent"]["answer"], "2 results");
+  const auto requests = model.requests();
+  ASSERT_EQ(requests.size(), 2U);
+  EXPECT_EQ(requests[0].body["tools"][0]["type"], "computer_20251124");
+  EXPECT_EQ(requests[1].body["messages"][2]["content"][0]["type"], "tool_result");
+  EXPECT_NE(requests[1].body["messages"][2].dump().find("pressed"), std::string::npos)
+      << requests[1].body["messages"][2].dump().substr(0, 800);
+  EXPECT_TRUE(model.problems().empty()) << model.problems().front();
+  EXPECT_EQ(mcp.finish(), 0);
+}
+
 // `vimgpt mcp --verify`: each browse's answer is checked; a failed check goes back to the model, whose corrected
 // answer is the one the call returns.
 TEST_F(McpStdio, BrowseWithVerifyReturnsTheAnswerThatPassedTheCheck) {

@@ -435,15 +435,18 @@ struct Agent::Impl {
       std::string checks;
       for (const auto& check : planned->decision.safety_checks) checks += (checks.empty() ? "" : "; ") + check;
       risk = Risk{"the model's provider asks a person to confirm it: " + checks, std::string()};
-      if (!options.confirm && !options.confirm_provider_checks && options.overseer == nullptr) {
-        return end_at(record, *capture, on_step, "nobody is there to confirm what the provider asks",
-                      Outcome::NeedsInput, "the model's provider asks a person to confirm: " + checks,
-                      "confirm this action (" + planned->action.dump() + "): " + checks);
-      }
+    }
+    // What only a person may let run (a provider's check, a risky action under --confirm-risky): with nobody to ask
+    // (a batch or MCP without a live view), the run ends needing input, the question saying what and why.
+    const bool person_asked = provider_asks || (options.confirm_only_risky && risk);
+    if (person_asked && !options.confirm && !options.confirm_provider_checks && options.overseer == nullptr) {
+      return end_at(record, *capture, on_step, "nobody is there to confirm the action", Outcome::NeedsInput,
+                    "a person's yes is needed: " + risk->why,
+                    "confirm this action (" + planned->action.dump() + "): " + risk->why);
     }
     if (action && action->kind != ActionKind::Done && action->kind != ActionKind::Ask &&
         action->kind != ActionKind::Handoff &&
-        (provider_asks || (options.confirm && (!options.confirm_only_risky || risk)))) {
+        (person_asked || (options.confirm && !options.confirm_only_risky))) {
       auto confirmed = confirm(record, planned->action, risk ? risk->why : std::string());
       if (!confirmed) return end_of_wait(confirmed.error(), number - 1);
       const Confirmation& answer = *confirmed;

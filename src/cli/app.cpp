@@ -299,7 +299,6 @@ int run_command(Options o) {
   options.interrupted = &handle_interrupts();
   if (o.confirm || o.confirm_risky) options.confirm = confirm_on_terminal;
   if (::isatty(STDIN_FILENO)) options.confirm_provider_checks = confirm_on_terminal;
-  options.confirm_only_risky = o.confirm_risky && !o.confirm;
   options.ask = person_to_ask(o, config);
   options.hand_off = person_to_hand_off(o);
   // Destroyed before the tab: the tile is marked ended, and the tab no longer streamed.
@@ -414,6 +413,9 @@ int main(int argc, char** argv) {
   add_verify_flags(*batch, options);
   add_budget_flags(*batch, options);
   add_live_flag(*batch, options);
+  batch->add_flag("--confirm-risky", options.confirm_risky,
+                  "An action that leaves the start page's sites, types a secret or gives the page a file waits for a "
+                  "person's yes in the live view (--live); with none watching, its task ends needs_input");
   batch->add_option("--start-url", options.start_url, "First page of tasks that name none");
   batch->add_option("--max-steps", options.max_steps, "Step budget of tasks that name none (default 30)");
   batch->add_option("--max-actions", options.max_actions, "The most actions one reply's list may hold (default 5)");
@@ -466,6 +468,9 @@ int main(int argc, char** argv) {
   add_verify_flags(*mcp, options);
   add_budget_flags(*mcp, options);
   add_live_flag(*mcp, options);
+  mcp->add_flag("--confirm-risky", options.confirm_risky,
+                "In browse, an action that leaves the start page's sites, types a secret or gives the page a file "
+                "waits for a person's yes in the live view (--live); with none watching, browse ends needs_input");
   mcp->add_option("--allow-domain", options.allow_domains, "Only these hosts may load (repeatable)");
   mcp->add_option("--block-domain", options.block_domains, "These hosts never load (repeatable)");
   mcp->add_option("--secret", options.secrets,

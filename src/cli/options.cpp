@@ -404,6 +404,7 @@ agent::AgentOptions agent_options(const Options& o, const RunSettings& settings)
   options.max_restarts = o.max_restarts;
   options.max_tabs = o.max_tabs;
   options.upload_dir = o.upload_dir;
+  options.confirm_only_risky = o.confirm_risky && !o.confirm;
   options.max_cost_usd = o.max_cost;
   options.max_tokens_total = o.max_tokens_total;
   options.max_actions = settings.planner.max_actions;

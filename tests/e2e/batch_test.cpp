@@ -338,6 +338,34 @@ TEST(Batch, InComputerUseModeASafetyCheckEndsItsTaskNeedsInput) {
   for (const auto& request : model.requests()) EXPECT_EQ(request.body["tools"][0]["type"], "computer");
 }
 
+// --confirm-risky in a batch: nobody is there to say yes, so a task whose model would leave the task's sites ends
+// needs_input, saying what it would do and why it asks; the page was never left, and the other tasks go on.
+TEST(Batch, WithConfirmRiskyARiskyActionEndsItsTaskNeedsInput) {
+  Site site;
+  FakeModelServer model;
+  model.set_responder([](const test::ReceivedRequest& request) {
+    return ScriptedReply::text(request.text.find("task t1") != std::string::npos
+                                   ? R"({"navigate": "http://localhost:9/elsewhere"})"
+                                   : R"({"done": "fine"})");
+  });
+  BatchDir dir;
+  auto args = batch_args(dir.tasks(site.base(), 2), dir.out(), model, 1, {});
+  args.emplace_back("--confirm-risky");
+  const auto run = test::run_vimgpt(args);
+  const auto results = read_results(dir.out());
+  ASSERT_EQ(results.size(), 2U) << run.err;
+  for (const auto& line : results) {
+    if (line["id"] == "t1") {
+      EXPECT_EQ(line["status"], "needs_input") << line.dump();
+      EXPECT_NE(line.value("question", "").find("it leaves the task's sites for localhost"), std::string::npos)
+          << line.dump();
+      EXPECT_EQ(line["steps"], 1);
+    } else {
+      EXPECT_EQ(line["status"], "done") << line.dump();
+    }
+  }
+}
+
 // --verify in a batch: each task's answer is checked; one that fails every check ends unverified, its answer kept in
 // its results line, and the other tasks are not touched by it.
 TEST(Batch, WithVerifyATaskWhoseAnswerFailsEveryCheckEndsUnverified) {

@@ -426,6 +426,25 @@ TEST_F(McpStdio, BrowseInComputerUseModeSpeaksTheProvidersTool) {
   EXPECT_EQ(mcp.finish(), 0);
 }
 
+// `vimgpt mcp --confirm-risky`: with no live view, nobody can say yes, so a browse whose model would leave the task's
+// sites ends needs_input with the question, the page never left.
+TEST_F(McpStdio, BrowseWithConfirmRiskyEndsNeedsInputBeforeARiskyAction) {
+  test::FakeModelServer model;
+  model.set_default_reply(R"({"navigate": "http://localhost:9/elsewhere"})");
+  McpProcess mcp({"--base-url", model.url(), "--api-key", "k", "--max-retries", "0", "--confirm-risky"});
+  mcp.request("initialize", initialize_params());
+  auto reply = mcp.request(
+      "tools/call",
+      {{"name", "browse"}, {"arguments", {{"objective", "look around"}, {"start_url", site_->url("/fx/index.html")}}}});
+  ASSERT_TRUE(reply.contains("result")) << reply;
+  EXPECT_EQ(reply["result"]["structuredContent"]["outcome"], "needs_input");
+  EXPECT_NE(result_text(reply["result"]).find("question: confirm this action"), std::string::npos)
+      << result_text(reply["result"]);
+  EXPECT_NE(result_text(reply["result"]).find("it leaves the task's sites for localhost"), std::string::npos);
+  EXPECT_EQ(model.request_count(), 1U);
+  EXPECT_EQ(mcp.finish(), 0);
+}
+
 // `vimgpt mcp --verify`: each browse's answer is checked; a failed check goes back to the model, whose corrected
 // answer is the one the call returns.
 TEST_F(McpStdio, BrowseWithVerifyReturnsTheAnswerThatPassedTheCheck) {

@@ -445,8 +445,7 @@ struct Agent::Impl {
                     "confirm this action (" + planned->action.dump() + "): " + risk->why);
     }
     if (action && action->kind != ActionKind::Done && action->kind != ActionKind::Ask &&
-        action->kind != ActionKind::Handoff &&
-        (person_asked || (options.confirm && !options.confirm_only_risky))) {
+        action->kind != ActionKind::Handoff && (person_asked || (options.confirm && !options.confirm_only_risky))) {
       auto confirmed = confirm(record, planned->action, risk ? risk->why : std::string());
       if (!confirmed) return end_of_wait(confirmed.error(), number - 1);
       const Confirmation& answer = *confirmed;

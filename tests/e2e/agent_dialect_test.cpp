@@ -23,6 +23,10 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::array<std::uint8_t, 3> kBlue{30, 60, 220};
+// The order button both pages show, blue until clicked, up to its click handler.
+constexpr std::string_view kOrderButton =
+    "<button id=order style='position:absolute;left:380px;top:220px;width:260px;height:140px;"
+    "background:rgb(30,60,220);border:0;color:#fff' onclick=\"";
 
 struct Family {
   const char* served;  // the model name as its server serves it
@@ -37,10 +41,10 @@ class DialectE2E : public ::testing::TestWithParam<Family> {
         // The button is blue until clicked; the click is told to the server, then the button is gone.
         res.set_content(
             "<!doctype html><title>Order</title><body style='margin:0;background:#fff'>"
-            "<p style='margin:20px'>Press the button to order.</p>"
-            "<button id=order style='position:absolute;left:380px;top:220px;width:260px;height:140px;"
-            "background:rgb(30,60,220);border:0;color:#fff' onclick=\"fetch('/ordered').then(() => "
-            "{ document.body.innerHTML = '<p>Ordered.</p>'; })\">Order</button></body>",
+            "<p style='margin:20px'>Press the button to order.</p>" +
+                std::string(kOrderButton) +
+                "fetch('/ordered').then(() => { document.body.innerHTML = '<p>Ordered.</p>'; })\">"
+                "Order</button></body>",
             "text/html");
       });
       s.Get("/ordered", [this](const httplib::Request&, httplib::Response& res) {
@@ -121,11 +125,10 @@ class ComputerUseE2E : public ::testing::Test {
       s.Get("/", [](const httplib::Request&, httplib::Response& res) {
         res.set_content(
             "<!doctype html><title>Order</title><body style='margin:0;background:#fff'>"
-            "<input id=note placeholder=Note style='margin:20px;width:300px;height:40px'>"
-            "<button id=order style='position:absolute;left:380px;top:220px;width:260px;height:140px;"
-            "background:rgb(30,60,220);border:0;color:#fff' onclick=\"fetch('/ordered?note=' + "
-            "encodeURIComponent(note.value)).then(() => { document.body.innerHTML = '<p>Ordered.</p>'; })\">Order"
-            "</button></body>",
+            "<input id=note placeholder=Note style='margin:20px;width:300px;height:40px'>" +
+                std::string(kOrderButton) +
+                "fetch('/ordered?note=' + encodeURIComponent(note.value)).then(() => "
+                "{ document.body.innerHTML = '<p>Ordered.</p>'; })\">Order</button></body>",
             "text/html");
       });
       s.Get("/ordered", [this](const httplib::Request& req, httplib::Response& res) {

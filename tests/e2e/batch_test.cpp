@@ -49,6 +49,19 @@ bool wait_until(const std::function<bool()>& condition, std::chrono::millisecond
   return condition();
 }
 
+// Two tasks' results: t1's line checked by `t1`, the other task done, untouched by what t1 met.
+void expect_only_t1_apart(const std::vector<nlohmann::json>& results, const test::CliRun& run,
+                          const std::function<void(const nlohmann::json&)>& t1) {
+  ASSERT_EQ(results.size(), 2U) << run.err;
+  for (const auto& line : results) {
+    if (line["id"] == "t1") {
+      t1(line);
+    } else {
+      EXPECT_EQ(line["status"], "done") << line.dump();
+    }
+  }
+}
+
 TEST(Batch, EightTasksOnTwoBrowsersAllEndWithIsolatedContexts) {
   RemoteChromium a;
   RemoteChromium b;
@@ -324,16 +337,10 @@ TEST(Batch, InComputerUseModeASafetyCheckEndsItsTaskNeedsInput) {
   *(std::find(args.begin(), args.end(), "--model") + 1) = "gpt-5.5";
   args.insert(args.end(), {"--provider", "openai", "--api-key", "k", "--mode", "computer-use"});
   const auto run = test::run_vimgpt(args);
-  const auto results = read_results(dir.out());
-  ASSERT_EQ(results.size(), 2U) << run.err;
-  for (const auto& line : results) {
-    if (line["id"] == "t1") {
-      EXPECT_EQ(line["status"], "needs_input") << line.dump();
-      EXPECT_NE(line.value("question", "").find("Leaves the site."), std::string::npos) << line.dump();
-    } else {
-      EXPECT_EQ(line["status"], "done") << line.dump();
-    }
-  }
+  expect_only_t1_apart(read_results(dir.out()), run, [](const nlohmann::json& t1) {
+    EXPECT_EQ(t1["status"], "needs_input") << t1.dump();
+    EXPECT_NE(t1.value("question", "").find("Leaves the site."), std::string::npos) << t1.dump();
+  });
   EXPECT_EQ(model.problems(), std::vector<std::string>{});
   for (const auto& request : model.requests()) EXPECT_EQ(request.body["tools"][0]["type"], "computer");
 }
@@ -352,18 +359,12 @@ TEST(Batch, WithConfirmRiskyARiskyActionEndsItsTaskNeedsInput) {
   auto args = batch_args(dir.tasks(site.base(), 2), dir.out(), model, 1, {});
   args.emplace_back("--confirm-risky");
   const auto run = test::run_vimgpt(args);
-  const auto results = read_results(dir.out());
-  ASSERT_EQ(results.size(), 2U) << run.err;
-  for (const auto& line : results) {
-    if (line["id"] == "t1") {
-      EXPECT_EQ(line["status"], "needs_input") << line.dump();
-      EXPECT_NE(line.value("question", "").find("it leaves the task's sites for localhost"), std::string::npos)
-          << line.dump();
-      EXPECT_EQ(line["steps"], 1);
-    } else {
-      EXPECT_EQ(line["status"], "done") << line.dump();
-    }
-  }
+  expect_only_t1_apart(read_results(dir.out()), run, [](const nlohmann::json& t1) {
+    EXPECT_EQ(t1["status"], "needs_input") << t1.dump();
+    EXPECT_NE(t1.value("question", "").find("it leaves the task's sites for localhost"), std::string::npos)
+        << t1.dump();
+    EXPECT_EQ(t1["steps"], 1);
+  });
 }
 
 // --verify in a batch: each task's answer is checked; one that fails every check ends unverified, its answer kept in

@@ -37,44 +37,6 @@ std::string random_cache_key() {
   return "vimgpt-" + random_hex(2);
 }
 
-// --mode computer-use: the computer tool the catalogue says the model takes.
-Result<ComputerTool> computer_tool_of(const ClientOptions& options, Provider provider, const ModelSpec* spec) {
-  if (provider == Provider::Compatible) {
-    return fail(ErrorKind::InvalidArgument,
-                "--mode computer-use needs a provider's own computer tool, which a compatible server has none of (for "
-                "OpenAI's or Anthropic's API at another address, add --provider openai or --provider anthropic)");
-  }
-  if (provider != Provider::Anthropic && provider != Provider::OpenAI) {
-    return fail(ErrorKind::InvalidArgument,
-                "--mode computer-use speaks Anthropic's and OpenAI's computer tools (claude-* and gpt-5.4 or later "
-                "models); Gemini's is not built yet: use --mode labels with " +
-                    options.model);
-  }
-  if (!options.dialect.empty() && options.dialect != "vimgpt") {
-    return fail(ErrorKind::InvalidArgument, "--mode computer-use and --dialect cannot go together: drop one");
-  }
-  if (spec == nullptr || !spec->computer_tool) {
-    std::string takes;
-    for (const auto& model : model_catalogue()) {
-      if (model.computer_tool && model.status != ModelStatus::Retired) takes += (takes.empty() ? "" : ", ") + model.id;
-    }
-    return fail(ErrorKind::InvalidArgument,
-                "the catalogue knows no computer tool for " + options.model + ": --mode computer-use takes " + takes);
-  }
-  return *spec->computer_tool;
-}
-
-// The computer tool's points are pixels of the screenshot as sent, which is the display the tool declares.
-Dialect computer_tool_dialect(Provider provider) {
-  Dialect dialect;
-  dialect.kind = provider == Provider::Anthropic ? DialectKind::AnthropicComputer : DialectKind::OpenAIComputer;
-  dialect.points = PointSpace::ResizedPixels;
-  dialect.screenshots = kComputerToolScreenshots;
-  dialect.thoughts = ThoughtsAt::TextBefore;
-  dialect.reply_tokens = 1024;
-  return dialect;
-}
-
 constexpr std::string_view kRepairSystem =
     "You fix malformed replies. You answer with one JSON object and nothing else: no code block, no prose.";
 constexpr std::string_view kFormalizeSystem =
@@ -215,15 +177,7 @@ struct Client::Impl {
     detail::ChatRequest request = chat(options.model, Prompt{}, &images, false, &step);
     request.turns = detail::dialect_turns(*dialect, step, sizes);
     request.extra_fields = detail::dialect_request_fields(*dialect);
-    if (computer_tool && !sizes.empty() && rules.provider == Provider::Anthropic) {
-      request.extra_fields = {{"tools", detail::anthropic_computer_tools(*computer_tool, sizes.back())}};
-      request.beta = computer_tool->beta;
-    } else if (computer_tool && !sizes.empty()) {
-      // Nothing is stored at OpenAI (store: false), so the reasoning comes back encrypted, to be sent back with
-      // the calls it led to.
-      request.extra_fields = {{"tools", detail::openai_computer_tools(*computer_tool, sizes.back())},
-                              {"include", Json::array({"reasoning.encrypted_content"})}};
-    }
+    if (computer_tool && !sizes.empty()) detail::add_computer_tool(request, *computer_tool, sizes.back());
     if (!request.temperature && dialect->temperature) request.temperature = dialect->temperature;
     return request;
   }
@@ -320,11 +274,7 @@ struct Client::Impl {
                                     {step.images.back().width, step.images.back().height}};
     auto read = detail::read_dialect_reply(*dialect, reply.text, reply.reasoning, frames);
     // A provider's tool loop has no form to ask for again: a call it could not read is its server's fault.
-    if (!read && computer_tool) {
-      return fail(ErrorKind::Parse, "unreadable computer tool reply from model " + options.model + ": " +
-                                        read.error().message + ": " + reply.text.substr(0, 2000));
-    }
-    if (!read) {
+    if (!read && !computer_tool) {
       Prompt prompt{"You are a GUI agent. You rewrite your last reply in the form your instructions require.",
                     {detail::dialect_repair_prompt(*dialect, reply.text)}};
       auto repaired = call(chat(options.model, std::move(prompt), nullptr, false), decision);
@@ -333,12 +283,12 @@ struct Client::Impl {
         read = detail::read_dialect_reply(*dialect, repaired->text, repaired->reasoning, frames);
         if (read) decision.repair = Repair::Model;
       }
-      if (!read) {
-        return fail(ErrorKind::Parse, "unreadable " + std::string(to_string(dialect->kind)) + " reply from model " +
-                                          options.model +
-                                          (decision.finish_reason == "length" ? " (cut off by --max-tokens)" : "") +
-                                          ": " + read.error().message + ": " + reply.text.substr(0, 2000));
-      }
+    }
+    if (!read) {
+      return fail(ErrorKind::Parse, "unreadable " + std::string(to_string(dialect->kind)) + " reply from model " +
+                                        options.model +
+                                        (decision.finish_reason == "length" ? " (cut off by --max-tokens)" : "") +
+                                        ": " + read.error().message + ": " + reply.text.substr(0, 2000));
     }
     decision.action = std::move(read->action);
     decision.thoughts = std::move(read->thoughts);
@@ -404,31 +354,10 @@ Result<std::unique_ptr<Client>> Client::create(ClientOptions options) {
   if (options.cache_key.empty()) options.cache_key = random_cache_key();
   auto impl = std::make_unique<Impl>();
   VIMGPT_TRY(impl->rules, detail::resolve_rules(options, provider, impl->notices));
-  if (!options.dialect.empty() && options.dialect != "vimgpt") {
-    const Dialect* named = find_dialect(options.dialect);
-    if (named == nullptr) {
-      std::string known;
-      for (const auto& model : model_catalogue()) {
-        if (model.dialect && known.find(model.dialect->family) == std::string::npos) {
-          known += (known.empty() ? "" : ", ") + model.dialect->family;
-        }
-      }
-      return fail(ErrorKind::InvalidArgument, "--dialect " + options.dialect +
-                                                  " is neither a family nor a dialect vimgpt knows: vimgpt, "
-                                                  "computer_use, ui_tars, glm_marks, holo_json, molmoweb_json, or a "
-                                                  "family: " +
-                                                  known);
-    }
-    if (provider == Provider::Anthropic) {
-      return fail(ErrorKind::InvalidArgument, "--dialect is for OpenAI-compatible servers, not Anthropic's API");
-    }
-    impl->dialect = *named;
-  } else if (options.dialect.empty() && impl->rules.spec != nullptr && impl->rules.spec->dialect) {
-    impl->dialect = *impl->rules.spec->dialect;
-  }
+  VIMGPT_TRY(impl->dialect, detail::open_family_dialect(options, provider, impl->rules.spec));
   if (options.mode == InteractionMode::ComputerUse) {
-    VIMGPT_TRY(impl->computer_tool, computer_tool_of(options, impl->rules.provider, impl->rules.spec));
-    impl->dialect = computer_tool_dialect(impl->rules.provider);
+    VIMGPT_TRY(impl->computer_tool, detail::computer_tool_of(options, impl->rules.provider, impl->rules.spec));
+    impl->dialect = detail::computer_tool_dialect(impl->rules.provider);
     // OpenAI's computer tool is the Responses API's only.
     if (impl->rules.provider == Provider::OpenAI) impl->rules.api = ModelApi::Responses;
   }

@@ -230,6 +230,30 @@ std::vector<Turn> dialect_turns(const Dialect& dialect, const StepRequest& step,
   return turns;
 }
 
+Result<std::optional<Dialect>> open_family_dialect(const ClientOptions& options, Provider provider,
+                                                   const ModelSpec* spec) {
+  if (options.dialect.empty()) return spec != nullptr ? spec->dialect : std::nullopt;
+  if (options.dialect == "vimgpt") return std::optional<Dialect>();
+  const Dialect* named = find_dialect(options.dialect);
+  if (named == nullptr) {
+    std::string known;
+    for (const auto& model : model_catalogue()) {
+      if (model.dialect && known.find(model.dialect->family) == std::string::npos) {
+        known += (known.empty() ? "" : ", ") + model.dialect->family;
+      }
+    }
+    return fail(ErrorKind::InvalidArgument, "--dialect " + options.dialect +
+                                                " is neither a family nor a dialect vimgpt knows: vimgpt, "
+                                                "computer_use, ui_tars, glm_marks, holo_json, molmoweb_json, or a "
+                                                "family: " +
+                                                known);
+  }
+  if (provider == Provider::Anthropic) {
+    return fail(ErrorKind::InvalidArgument, "--dialect is for OpenAI-compatible servers, not Anthropic's API");
+  }
+  return std::optional<Dialect>(*named);
+}
+
 Json dialect_request_fields(const Dialect& dialect) {
   return dialect.kind == DialectKind::HoloJson ? holo_request_fields(dialect) : dialect.request_fields;
 }

@@ -46,6 +46,12 @@ KeptScreenshots kept_screenshots(const StepRequest& step);
 // words the model's next turn is told.
 void add_outside_note(std::string& since, const HistoryEntry& entry);
 
+// The open family the client speaks: --dialect's (a family or a dialect by name; "vimgpt" none), else the
+// catalogue's for the model; nullopt: vimgpt's own labelled JSON. InvalidArgument for a name vimgpt does not know,
+// or --dialect on Anthropic's API.
+Result<std::optional<Dialect>> open_family_dialect(const ClientOptions& options, Provider provider,
+                                                   const ModelSpec* spec);
+
 // The fields the family's requests carry beside the standard ones (Dialect::request_fields; for Holo also its
 // reply's schema as structured_outputs).
 Json dialect_request_fields(const Dialect& dialect);
@@ -80,13 +86,16 @@ std::vector<Turn> molmoweb_turns(const Dialect& dialect, const StepRequest& step
 std::string python_repr(const nlohmann::ordered_json& value);
 
 // The providers' computer tools (dialect_computer_tools.cpp, --mode computer-use): the conversation of calls and
-// their results (a user turn's tool_results the ids it answers), the tools each is given (the display the
-// screenshot's size), each reply read, and the safety checks an OpenAI call asks a person to acknowledge.
+// their results (a user turn's tool_results the ids it answers), each reply read, and the safety checks an OpenAI
+// call asks a person to acknowledge.
+// --mode computer-use: the tool the catalogue says the model takes (an error saying what to do where there is none),
+// the dialect its replies are read in, and the tool put into a step's request (the display the screenshot's size).
+Result<ComputerTool> computer_tool_of(const ClientOptions& options, Provider provider, const ModelSpec* spec);
+Dialect computer_tool_dialect(Provider provider);
+void add_computer_tool(ChatRequest& request, const ComputerTool& tool, Size display);
 std::vector<Turn> computer_tool_turns(const StepRequest& step, const std::vector<Size>& images);
-Json anthropic_computer_tools(const ComputerTool& tool, Size display);
 Result<Json> read_anthropic_computer(std::string_view text, const Dialect& dialect, const PointFrame& frames,
                                      std::string& thoughts);
-Json openai_computer_tools(const ComputerTool& tool, Size display);
 Result<Json> read_openai_computer(std::string_view text, const Dialect& dialect, const PointFrame& frames,
                                   std::string& thoughts);
 std::vector<std::string> pending_safety_checks(std::string_view reply);

@@ -284,6 +284,8 @@ std::vector<Turn> computer_tool_turns(const StepRequest& step, const std::vector
   return turns;
 }
 
+namespace {
+
 Json anthropic_computer_tools(const ComputerTool& tool, Size display) {
   return Json::array({{{"type", tool.type},
                        {"name", "computer"},
@@ -293,6 +295,8 @@ Json anthropic_computer_tools(const ComputerTool& tool, Size display) {
                        {"description", std::string(kBrowserToolText)},
                        {"input_schema", browser_tool_schema()}}});
 }
+
+}  // namespace
 
 Result<Json> read_anthropic_computer(std::string_view text, const Dialect& dialect, const PointFrame& frames,
                                      std::string& thoughts) {
@@ -372,6 +376,8 @@ std::vector<std::string> pending_safety_checks(std::string_view reply) {
   return checks;
 }
 
+namespace {
+
 Json openai_computer_tools(const ComputerTool& tool, Size display) {
   Json computer = {{"type", tool.type}};
   if (tool.type == "computer_use_preview") {
@@ -386,6 +392,8 @@ Json openai_computer_tools(const ComputerTool& tool, Size display) {
                        {"parameters", browser_tool_schema()},
                        {"strict", false}}});
 }
+
+}  // namespace
 
 Result<Json> read_openai_computer(std::string_view text, const Dialect& dialect, const PointFrame& frames,
                                   std::string& thoughts) {
@@ -406,6 +414,56 @@ Result<Json> read_openai_computer(std::string_view text, const Dialect& dialect,
     }
     return list.size() == 1 ? list[0] : Json{{"actions", std::move(list)}};
   });
+}
+
+// --mode computer-use: the computer tool the catalogue says the model takes.
+Result<ComputerTool> computer_tool_of(const ClientOptions& options, Provider provider, const ModelSpec* spec) {
+  if (provider == Provider::Compatible) {
+    return fail(ErrorKind::InvalidArgument,
+                "--mode computer-use needs a provider's own computer tool, which a compatible server has none of (for "
+                "OpenAI's or Anthropic's API at another address, add --provider openai or --provider anthropic)");
+  }
+  if (provider != Provider::Anthropic && provider != Provider::OpenAI) {
+    return fail(ErrorKind::InvalidArgument,
+                "--mode computer-use speaks Anthropic's and OpenAI's computer tools (claude-* and gpt-5.4 or later "
+                "models); Gemini's is not built yet: use --mode labels with " +
+                    options.model);
+  }
+  if (!options.dialect.empty() && options.dialect != "vimgpt") {
+    return fail(ErrorKind::InvalidArgument, "--mode computer-use and --dialect cannot go together: drop one");
+  }
+  if (spec == nullptr || !spec->computer_tool) {
+    std::string takes;
+    for (const auto& model : model_catalogue()) {
+      if (model.computer_tool && model.status != ModelStatus::Retired) takes += (takes.empty() ? "" : ", ") + model.id;
+    }
+    return fail(ErrorKind::InvalidArgument,
+                "the catalogue knows no computer tool for " + options.model + ": --mode computer-use takes " + takes);
+  }
+  return *spec->computer_tool;
+}
+
+// The computer tool's points are pixels of the screenshot as sent, which is the display the tool declares.
+Dialect computer_tool_dialect(Provider provider) {
+  Dialect dialect;
+  dialect.kind = provider == Provider::Anthropic ? DialectKind::AnthropicComputer : DialectKind::OpenAIComputer;
+  dialect.points = PointSpace::ResizedPixels;
+  dialect.screenshots = kComputerToolScreenshots;
+  dialect.thoughts = ThoughtsAt::TextBefore;
+  dialect.reply_tokens = 1024;
+  return dialect;
+}
+
+void add_computer_tool(ChatRequest& request, const ComputerTool& tool, Size display) {
+  if (request.provider == Provider::Anthropic) {
+    request.extra_fields = {{"tools", anthropic_computer_tools(tool, display)}};
+    request.beta = tool.beta;
+    return;
+  }
+  // Nothing is stored at OpenAI (store: false), so the reasoning comes back encrypted, to be sent back with the calls
+  // it led to.
+  request.extra_fields = {{"tools", openai_computer_tools(tool, display)},
+                          {"include", Json::array({"reasoning.encrypted_content"})}};
 }
 
 }  // namespace vimgpt::vision::detail

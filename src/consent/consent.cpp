@@ -30,7 +30,8 @@ constexpr std::string_view kAcceptInstead =
 
 // Resolves when autoconsent is not answering a dialog, at most `cap`; on the document's first call, when the page holds
 // an element of a platform autoconsent knows (what it hides while it answers: its rules' prehide selectors), also not
-// while it is about to look or has found the platform and not yet its dialog, at most kFirstLook. A page without one
+// while it is about to look, is looking (it looks again each half second while it finds nothing: a platform that
+// shows its dialog late) or has found the platform and not yet its dialog, at most kFirstLook. A page without one
 // is not waited for: autoconsent looks once the page is idle, a quarter of a second after the load here, and what its
 // heuristic finds later is told at the next step. The answer holds the results it gave since the last call, and the
 // dialog it is still answering, if any. State changes reach it as messages: their array's push is watched while it
@@ -46,7 +47,8 @@ std::string settle_script(milliseconds cap) {
          " if (first) try { const selectors = (s.instance.rules || []).filter((r) => r.prehideSelectors &&"
          "  r.checkRunContext()).flatMap((r) => r.prehideSelectors); known = selectors.length > 0 &&"
          "  document.querySelector(selectors.join(',')) !== null; } catch (e) { known = true; }"
-         " const looking = () => known && ['loading', 'initialized', 'cmpDetected'].includes(state().lifecycle);"
+         " const looking = () => known &&"
+         "  ['loading', 'waitingForInitResponse', 'initialized', 'started', 'cmpDetected'].includes(state().lifecycle);"
          " const push = s.messages.push; const timers = [];"
          " const finish = () => { timers.forEach(clearTimeout); s.messages.push = push;"
          "  const from = s.vimgptReported || 0; s.vimgptReported = s.messages.length; const out = [];"

@@ -104,6 +104,22 @@ TEST_F(ConsentE2E, WithConsentAcceptTheBannerBuiltLikeOneTrustsIsAccepted) {
   EXPECT_FALSE(test::has(requests[0].text, "Accept all cookies")) << requests[0].text;
 }
 
+// A banner its platform puts in only after the page has loaded: autoconsent's first look finds no dialog and it looks
+// again while the first capture waits (its state then is "started", a look under way), so the banner is gone from
+// the model's first look and what was answered is told there.
+TEST_F(ConsentE2E, ABannerShownAfterTheLoadIsAnsweredBeforeTheFirstLook) {
+  const auto run = visit_museum({"--consent", "accept"}, "/fx/consent-late.html");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(site_.count("GET", "/consent/accept"), 1);
+  const auto requests = model_.requests();
+  ASSERT_EQ(requests.size(), 1U);
+  EXPECT_TRUE(
+      test::has(requests[0].text,
+                "the page's cookie-consent dialog (Onetrust) was answered for you: consent given (--consent accept)"))
+      << requests[0].text;
+  EXPECT_FALSE(test::has(requests[0].text, "Accept all cookies")) << requests[0].text;
+}
+
 // Cookie Script's dialog: autoconsent's rules refuse it, but hold no step that accepts it. With accept it is left to
 // the model, never reported as accepted with nothing clicked.
 TEST_F(ConsentE2E, WithConsentAcceptAPlatformItCannotAcceptOnIsLeftToTheModel) {

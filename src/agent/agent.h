@@ -147,7 +147,8 @@ struct Risk {
   std::string why;   // "it leaves the task's sites for shop.example", "it types the secret PW", ...
   std::string host;  // the site it would go to; empty when it stays
 };
-std::optional<Risk> risk_of(const Action& action, const hints::HintMap& map,
+// `frame_width`: the frame a point action's point is in (0: no point action is judged by what it lands on).
+std::optional<Risk> risk_of(const Action& action, const hints::HintMap& map, int frame_width,
                             const std::vector<std::string>& task_hosts);
 
 // A site's HTTP authentication challenge and what it got, in words for the model (never the credentials).
@@ -543,6 +544,9 @@ void record_signatures(StepRecord& record, const Action& action, const hints::Hi
 // labelled element: that element's signature, as a labelled action's, so the run cache and replay know what was
 // clicked. `frame_width` is the frame's the point is in. Nothing when no element is under it.
 void record_point_signature(StepRecord& record, const Action& action, const hints::HintMap& map, int frame_width);
+// The labelled element under a point action (a click, double or right click, hover at a point of a frame
+// `frame_width` pixels wide), or nullptr: what the point means, for the record and for --confirm-risky.
+const hints::Hint* hint_at_point(const Action& action, const hints::HintMap& map, int frame_width);
 
 // Rebuilds report.html from steps.jsonl (a torn last line, from a crash, is skipped).
 Status write_report(const std::string& record_dir);

@@ -426,15 +426,18 @@ struct Agent::Impl {
     const auto act_start = Clock::now();
     ActResult acted;
     bool acted_on_page = false;
-    auto risk =
-        action && options.confirm_only_risky ? risk_of(*action, capture->map, task_hosts) : std::optional<Risk>();
+    auto risk = action && options.confirm_only_risky
+                    ? risk_of(*action, capture->map, capture->labelled.width, task_hosts)
+                    : std::optional<Risk>();
     // What the provider asks a person to acknowledge before the action runs (OpenAI's computer tool's safety checks)
     // is asked whatever --confirm says; with nobody to ask, the run ends needing input, never acknowledged for them.
     const bool provider_asks = action && !planned->decision.safety_checks.empty();
     if (provider_asks) {
       std::string checks;
       for (const auto& check : planned->decision.safety_checks) checks += (checks.empty() ? "" : "; ") + check;
-      risk = Risk{"the model's provider asks a person to confirm it: " + checks, std::string()};
+      const std::string asked = "the model's provider asks a person to confirm it: " + checks;
+      // Both asked in one question; a yes still lets the run on to the site the action goes to.
+      risk = risk ? Risk{risk->why + ", and " + asked, risk->host} : Risk{asked, std::string()};
     }
     // What only a person may let run (a provider's check, a risky action under --confirm-risky): with nobody to ask
     // (a batch or MCP without a live view), the run ends needing input, the question saying what and why.

@@ -56,12 +56,12 @@ std::optional<Risk> leaving(const std::string& url, const std::vector<std::strin
 
 }  // namespace
 
-std::optional<Risk> risk_of(const Action& action, const hints::HintMap& map,
+std::optional<Risk> risk_of(const Action& action, const hints::HintMap& map, int frame_width,
                             const std::vector<std::string>& task_hosts) {
   switch (action.kind) {
     case ActionKind::Actions:
       for (const auto& inner : action.actions) {
-        if (auto risk = risk_of(inner, map, task_hosts)) return risk;
+        if (auto risk = risk_of(inner, map, frame_width, task_hosts)) return risk;
       }
       return std::nullopt;
     case ActionKind::Navigate: return leaving(action.text, task_hosts);
@@ -74,10 +74,12 @@ std::optional<Risk> risk_of(const Action& action, const hints::HintMap& map,
     case ActionKind::Click:
     case ActionKind::DoubleClick:
     case ActionKind::RightClick:
-      if (const auto* hint = map.find(action.label); hint != nullptr && hint->role == "link") {
-        return leaving(hint->href, task_hosts);
-      }
+    case ActionKind::ClickAt: {
+      // A link named by its label, or the one a point lands on (a computer tool's or an open model's click).
+      const auto* hint = action.label.empty() ? hint_at_point(action, map, frame_width) : map.find(action.label);
+      if (hint != nullptr && hint->role == "link") return leaving(hint->href, task_hosts);
       return std::nullopt;
+    }
     default: return std::nullopt;
   }
 }

@@ -146,24 +146,20 @@ void record_signatures(StepRecord& record, const Action& action, const hints::Hi
   if (signatures.size() > 1) record.signatures = std::move(signatures);
 }
 
-void record_point_signature(StepRecord& record, const Action& action, const hints::HintMap& map, int frame_width) {
+const hints::Hint* hint_at_point(const Action& action, const hints::HintMap& map, int frame_width) {
   const bool at_point = action.kind == ActionKind::ClickAt ||
                         ((action.kind == ActionKind::Hover || action.kind == ActionKind::DoubleClick ||
                           action.kind == ActionKind::RightClick) &&
                          action.label.empty());
-  if (!at_point || frame_width <= 0 || map.viewport_width() <= 0 || !record.signature.is_null()) return;
+  if (!at_point || frame_width <= 0 || map.viewport_width() <= 0) return nullptr;
   // Hint rectangles are in viewport CSS pixels; the point is in the frame's.
   const double scale = map.viewport_width() / frame_width;
-  const double x = action.x * scale;
-  const double y = action.y * scale;
-  const hints::Hint* under = nullptr;
-  for (const auto& hint : map.hints()) {
-    const auto& r = hint.rect;
-    if (x < r.x || y < r.y || x >= r.x + r.width || y >= r.y + r.height) continue;
-    // The innermost element: a button inside a clickable card is what was meant.
-    if (under == nullptr || r.width * r.height < under->rect.width * under->rect.height) under = &hint;
-  }
-  if (under != nullptr) record.signature = hints::to_json(*under);
+  return map.at(action.x * scale, action.y * scale);
+}
+
+void record_point_signature(StepRecord& record, const Action& action, const hints::HintMap& map, int frame_width) {
+  if (!record.signature.is_null()) return;
+  if (const auto* under = hint_at_point(action, map, frame_width)) record.signature = hints::to_json(*under);
 }
 
 }  // namespace vimgpt::agent

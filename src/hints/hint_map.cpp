@@ -100,6 +100,16 @@ const Hint* HintMap::find(std::string_view label) const {
   return nullptr;
 }
 
+const Hint* HintMap::at(double x, double y) const {
+  const Hint* under = nullptr;
+  for (const auto& hint : hints_) {
+    const auto& r = hint.rect;
+    if (x < r.x || y < r.y || x >= r.x + r.width || y >= r.y + r.height) continue;
+    if (under == nullptr || r.width * r.height < under->rect.width * under->rect.height) under = &hint;
+  }
+  return under;
+}
+
 std::vector<std::string> HintMap::near(std::string_view label, std::size_t limit) const {
   const std::string wanted = uppercase(normalize_label(label));
   std::vector<std::pair<std::size_t, std::string>> ranked;

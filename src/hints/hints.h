@@ -113,6 +113,9 @@ class HintMap {
 
   // The hint a model's reply names (normalize_label rules), or nullptr.
   [[nodiscard]] const Hint* find(std::string_view label) const;
+  // The innermost hint whose rect holds the point (viewport CSS pixels): a button inside a clickable card is what a
+  // point on it means. nullptr when none does.
+  [[nodiscard]] const Hint* at(double x, double y) const;
   // Existing labels closest to `label` (edit distance, then alphabetical), at most `limit`, uppercase.
   [[nodiscard]] std::vector<std::string> near(std::string_view label, std::size_t limit = 5) const;
 

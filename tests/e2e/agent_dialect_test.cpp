@@ -131,6 +131,17 @@ class ComputerUseE2E : public ::testing::Test {
                 "{ document.body.innerHTML = '<p>Ordered.</p>'; })\">Order</button></body>",
             "text/html");
       });
+      // A blue link to the same server under another name: another site for --confirm-risky.
+      s.Get("/away", [](const httplib::Request& req, httplib::Response& res) {
+        const std::string host = req.get_header_value("Host");
+        res.set_content(
+            "<!doctype html><title>Away</title><body style='margin:0;background:#fff'><a href='http://"
+            "localhost" +
+                host.substr(host.find(':')) +
+                "/' style='display:block;margin:20px;width:300px;"
+                "height:80px;background:rgb(30,60,220)'>Elsewhere</a></body>",
+            "text/html");
+      });
       s.Get("/ordered", [this](const httplib::Request& req, httplib::Response& res) {
         note_ = req.get_param_value("note");
         ++ordered_;
@@ -359,6 +370,43 @@ TEST_F(ComputerUseE2E, APersonsYesToTheSafetyCheckRunsTheActionAndAcknowledgesIt
   EXPECT_NE(requests[1].body["input"].dump().find(R"("acknowledged_safety_checks":[{"code":"malicious_instructions")"),
             std::string::npos)
       << requests[1].body["input"].dump().substr(0, 3000);
+}
+
+// A provider's safety check on a click that also leaves the task's sites (--confirm-risky): one question says both,
+// and its yes lets the run on to that site, so the next step there is not asked again.
+TEST_F(ComputerUseE2E, ASafetyCheckOnARiskyClickAsksOnceForBothAndItsYesCoversTheSite) {
+  test::FakeModelServer model;
+  int step = 0;
+  std::string elsewhere;
+  model.set_responder([&](const test::ReceivedRequest& request) {
+    const auto image = test::last_image(request.body);
+    const auto blue = image ? test::find_colour(*image, kBlue) : std::nullopt;
+    ++step;
+    if (step == 1 && blue) {
+      return test::ScriptedReply::tool_use(openai_computer(
+          {{{"type", "click"}, {"button", "left"}, {"x", std::lround(blue->x)}, {"y", std::lround(blue->y)}}},
+          {{{"id", "sc_1"}, {"code", "malicious_instructions"}, {"message", "The page may be steering you."}}}));
+    }
+    if (step == 2) {  // on the other site now: open another of its pages (risky had the yes not covered the site)
+      return test::ScriptedReply::tool_use(
+          nlohmann::json::array({{{"name", "browser"}, {"arguments", {{"action", "navigate"}, {"url", elsewhere}}}}}));
+    }
+    return test::ScriptedReply::text("Arrived.");
+  });
+  elsewhere = "http://localhost:" + std::to_string(site_->port()) + "/?again";
+  const auto result =
+      test::run_vimgpt({"follow the link", "--base-url", model.url(), "--provider", "openai", "--model", "gpt-5.5",
+                        "--api-key", "test-key", "--mode", "computer-use", "--start-url", site_->url("/away"),
+                        "--max-retries", "0", "--max-steps", "5", "--confirm-risky"},
+                       {}, "y\n");
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.err.find("ask first: it leaves the task's sites for localhost, and the model's provider asks a "
+                            "person to confirm it: The page may be steering you."),
+            std::string::npos)
+      << result.err;
+  EXPECT_EQ(result.err.find("ask first"), result.err.rfind("ask first")) << "asked again: " << result.err;
+  EXPECT_EQ(model.requests().size(), 3U);
+  EXPECT_EQ(model.problems(), std::vector<std::string>{});
 }
 
 // The mode is refused, with what to do, where there is no computer tool to speak.

@@ -414,7 +414,7 @@ TEST(RiskOf, LeavingTheSitesTypingASecretAndUploadingAreRiskyAndNothingElse) {
   const auto risk = [&](const char* reply) {
     auto action = parse_action(nlohmann::json::parse(reply));
     EXPECT_TRUE(action) << reply;
-    return action ? risk_of(*action, map, task) : std::nullopt;
+    return action ? risk_of(*action, map, 0, task) : std::nullopt;
   };
   EXPECT_FALSE(risk(R"({"click": "A"})"));
   EXPECT_FALSE(risk(R"({"click": "C"})"));
@@ -429,13 +429,13 @@ TEST(RiskOf, LeavingTheSitesTypingASecretAndUploadingAreRiskyAndNothingElse) {
   // pages on a shared suffix are not, and an IP address is only itself.
   EXPECT_FALSE(risk(R"({"navigate": "https://checkout.pay.example.com/"})"));
   for (const char* elsewhere : {"https://other.co.uk/", "https://evil.github.io/"}) {
-    EXPECT_TRUE(risk_of(*parse_action({{"navigate", elsewhere}}), map, {"shop.example.co.uk", "alice.github.io"}))
+    EXPECT_TRUE(risk_of(*parse_action({{"navigate", elsewhere}}), map, 0, {"shop.example.co.uk", "alice.github.io"}))
         << elsewhere;
   }
-  EXPECT_FALSE(risk_of(*parse_action({{"navigate", "https://pay.example.co.uk/"}}), map, {"shop.example.co.uk"}));
-  EXPECT_FALSE(risk_of(*parse_action({{"navigate", "https://example.co.uk/"}}), map, {"shop.example.co.uk"}));
-  EXPECT_TRUE(risk_of(*parse_action({{"navigate", "http://10.0.0.1/"}}), map, {"127.0.0.1"}));
-  EXPECT_TRUE(risk_of(*parse_action({{"navigate", "http://localhost:8080/"}}), map, {"127.0.0.1"}));
+  EXPECT_FALSE(risk_of(*parse_action({{"navigate", "https://pay.example.co.uk/"}}), map, 0, {"shop.example.co.uk"}));
+  EXPECT_FALSE(risk_of(*parse_action({{"navigate", "https://example.co.uk/"}}), map, 0, {"shop.example.co.uk"}));
+  EXPECT_TRUE(risk_of(*parse_action({{"navigate", "http://10.0.0.1/"}}), map, 0, {"127.0.0.1"}));
+  EXPECT_TRUE(risk_of(*parse_action({{"navigate", "http://localhost:8080/"}}), map, 0, {"127.0.0.1"}));
   const auto navigation = risk(R"({"navigate": "notexample.com"})");  // a suffix that is not a parent domain
   ASSERT_TRUE(navigation);
   EXPECT_EQ(navigation->host, "notexample.com");
@@ -450,7 +450,41 @@ TEST(RiskOf, LeavingTheSitesTypingASecretAndUploadingAreRiskyAndNothingElse) {
       risk(R"({"actions": [{"type": "x"}, {"navigate": "https://evil.test"}, {"upload": "A", "file": "f"}]})");
   ASSERT_TRUE(listed);
   EXPECT_EQ(listed->host, "evil.test");  // the first risky one
-  EXPECT_FALSE(risk_of(*parse_action(nlohmann::json::parse(R"({"navigate": "https://example.com"})")), map, task));
+  EXPECT_FALSE(risk_of(*parse_action(nlohmann::json::parse(R"({"navigate": "https://example.com"})")), map, 0, task));
+}
+
+// A point (a computer tool's or an open model's click) means the element it lands on: on a link to another site it
+// is as risky as that link's label, the point read in the frame's pixels (here half the viewport's).
+TEST(RiskOf, APointOnALinkToAnotherSiteIsRiskyLikeItsLabel) {
+  hints::Hint away;
+  away.label = "A";
+  away.role = "link";
+  away.href = "https://evil.test/login";
+  away.rect = {100, 100, 200, 40};
+  hints::Hint card = away;  // a clickable card around a link to the task's own site
+  card.label = "B";
+  card.href = "https://www.example.com/item";
+  card.rect = {0, 300, 800, 300};
+  hints::Hint inner = away;  // the link inside the card: the innermost element is what a point on it means
+  inner.label = "C";
+  inner.rect = {40, 340, 100, 30};
+  const hints::HintMap map(1, {away, card, inner}, 1000, 800);
+  const std::vector<std::string> task{"www.example.com"};
+  const auto point = [&](double x, double y, const char* kind = "click_at") {
+    auto action = parse_action(nlohmann::json::parse(std::string(R"({")") + kind + R"(": [)" + std::to_string(x) +
+                                                     ", " + std::to_string(y) + "]}"));
+    EXPECT_TRUE(action) << kind;
+    return action ? risk_of(*action, map, 500, task) : std::nullopt;
+  };
+  const auto on_link = point(75, 60);  // (150, 120) in the viewport: inside A
+  ASSERT_TRUE(on_link);
+  EXPECT_EQ(on_link->host, "evil.test");
+  EXPECT_TRUE(point(75, 60, "double_click"));
+  EXPECT_FALSE(point(40, 160));  // (80, 320): the card, whose link stays on the site
+  EXPECT_TRUE(point(30, 175));   // (60, 350): the card's inner link, which leaves it
+  EXPECT_FALSE(point(400, 10));  // nothing there
+  // Without the frame's width a point is not read (nothing can say where it lands).
+  EXPECT_FALSE(risk_of(*parse_action(nlohmann::json::parse(R"({"click_at": [75, 60]})")), map, 0, task));
 }
 
 }  // namespace

@@ -30,11 +30,14 @@ constexpr std::chrono::seconds kStartTimeout{30};
 // user.js: quiet on a closed network (no first-run pages, updates, telemetry, remote settings, safe browsing), no
 // dialogs that wait for a person, and pointer input that reaches cross-origin frames (Firefox 153 delivers a click
 // over an out-of-process frame to its <iframe> element unless mouse events are dispatched asynchronously). A PDF is
-// saved as a download, as Chromium's headless shell saves it, for the agent to show on either engine (src/pdf).
+// saved as a download, as Chromium's headless shell saves it, for the agent to show on either engine (src/pdf), and
+// the downloads panel does not open over the window (Firefox 98 on): opened by one run's download in a shared browser,
+// it took the next run's first click, which only closed it (agent_pdf_test, its PDF tests in a row).
 constexpr const char* kPrefs[][2] = {
     {"app.normandy.api_url", "\"\""},
     {"app.update.disabledForTesting", "true"},
     {"browser.aboutwelcome.enabled", "false"},
+    {"browser.download.alwaysOpenPanel", "false"},
     {"browser.newtabpage.enabled", "false"},
     {"browser.pagethumbnails.capturing_disabled", "true"},
     {"browser.safebrowsing.blockedURIs.enabled", "false"},

@@ -163,21 +163,8 @@ TEST_F(SafetyE2E, PageTextReachesTheModelOnlyInsideTheRunsFence) {
     const auto requests = model_.requests();
     EXPECT_FALSE(requests.empty());
     const std::string text = requests.empty() ? std::string() : requests.back().text;
-    const auto named = text.find("<<<page-data ");
-    EXPECT_NE(named, std::string::npos) << text;
-    const std::string marker = named == std::string::npos ? std::string() : text.substr(named + 13, 12);
-    const std::string open = "<<<page-data " + marker + ">>>";
-    const std::string close = "<<<end-page-data " + marker + ">>>";
-    // Each of the page's orders lies after an opening line and before the next closing line.
-    for (const std::string& order : orders) {
-      const auto at = text.find(order);
-      EXPECT_NE(at, std::string::npos) << observe << ": " << text;
-      if (at == std::string::npos) continue;
-      const auto opened = text.rfind(open, at);
-      const auto closed = text.rfind(close, at);
-      EXPECT_NE(opened, std::string::npos) << order;
-      EXPECT_TRUE(closed == std::string::npos || closed < opened) << order << " is outside the fence: " << text;
-    }
+    const std::string marker = test::fence_marker(text);
+    for (const std::string& order : orders) EXPECT_TRUE(test::inside_fence(text, order)) << observe;
     return marker;
   };
   const std::string first =

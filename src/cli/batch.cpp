@@ -125,7 +125,7 @@ nlohmann::json run_task(const TaskSettings& s, const BatchTask& task, const std:
   options.objective = task.objective;
   if (!task.start_url.empty()) options.start_url = task.start_url;
   options.max_steps = task.max_steps.value_or(s.options->max_steps);
-  if (!s.record_root.empty()) options.record_dir = s.record_root + "/" + folder_name(task.id);
+  if (!s.record_root.empty()) options.record_dir = record_folder(s.record_root, task.id);
   agent::PlannerSettings shown = s.run.planner;  // what the task's model is told
   if (!task.output_schema.is_null()) {
     auto schema = JsonSchema::read(task.output_schema);  // read once already by parse_tasks

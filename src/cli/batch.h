@@ -40,4 +40,9 @@ std::string_view match_answer(std::string_view expected, const nlohmann::json& a
 // A task id as a folder name: anything but letters, digits, '-', '_' and '.' becomes '_'.
 std::string folder_name(std::string_view id);
 
+// The folder a task's attempt records into, ROOT/<folder_name>: an earlier attempt's record there (a task put back
+// when its browser died, or left unfinished by a batch that is resumed) is first moved aside to
+// ROOT/<folder_name>.attempt-N, so the folder holds the steps of the attempt whose result is reported, each once.
+std::string record_folder(const std::string& root, std::string_view id);
+
 }  // namespace vimgpt::cli

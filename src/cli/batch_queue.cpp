@@ -1,5 +1,6 @@
 // `vimgpt batch --queue`: workers that take their tasks from a shared queue (Redis Streams) and put the results back
 // in it, a heartbeat telling the others each task under way is still held.
+#include <algorithm>
 #include <condition_variable>
 #include <iostream>
 #include <sstream>
@@ -18,6 +19,7 @@ class Heartbeat {
           auto beat = fleet::Queue::connect(settings.url);
           std::unique_lock lock(mutex_);
           while (!stop_) {
+            if (!beat) beat = fleet::Queue::connect(settings.url);  // Redis was away when the task began
             if (beat) {
               if (auto sent = beat->heartbeat(consumer, delivery); !sent) {
                 hide_status_line();
@@ -50,6 +52,34 @@ class Heartbeat {
 // result.
 constexpr std::chrono::milliseconds kQueueWait{250};
 
+// How long a worker rides out a queue it cannot reach (Redis restarting, a failover) before it gives up: its task's
+// result waits in memory meanwhile, and the task it holds stays its own.
+constexpr std::chrono::seconds kQueueOutage{60};
+
+// A queue call tried again while Redis cannot be reached, each wait longer, for up to kQueueOutage, the wait said once;
+// what Redis refuses, and an outage that lasts, come back as they are. There is no event to wait on for a server
+// coming back, so the waits are timed.
+template <typename Call>
+auto through_outage(Batch& batch, Call call) -> decltype(call()) {
+  auto result = call();
+  const auto deadline = std::chrono::steady_clock::now() + kQueueOutage;
+  std::chrono::milliseconds pause{100};
+  bool said = false;
+  while (!result && result.error().kind == ErrorKind::Network && !stop_requested() &&
+         std::chrono::steady_clock::now() < deadline) {
+    if (!said) {
+      std::scoped_lock lock(batch.mutex);
+      batch.say_locked("vimgpt: the queue: " + result.error().message + "; trying again for up to " +
+                       std::to_string(kQueueOutage.count()) + " s");
+      said = true;
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds{2000});
+    result = call();
+  }
+  return result;
+}
+
 }  // namespace
 
 void queue_worker(const TaskSettings& settings, Batch& batch, std::vector<std::unique_ptr<Endpoint>>& shared,
@@ -67,13 +97,15 @@ void queue_worker(const TaskSettings& settings, Batch& batch, std::vector<std::u
     Endpoint* endpoint = worker_browser(batch, shared, seat, connection);
     if (endpoint == nullptr) return;
     // Without waiting first: an empty, drained queue ends the worker at once.
-    auto taken = tasks->take(consumer, queue_settings.claim_idle, std::chrono::milliseconds(0));
+    auto taken = through_outage(
+        batch, [&] { return tasks->take(consumer, queue_settings.claim_idle, std::chrono::milliseconds(0)); });
     if (taken && !*taken) {
-      auto drained = tasks->drained();
+      auto drained = through_outage(batch, [&] { return tasks->drained(); });
       if (drained && *drained) return;
       // Others still run tasks: one of them may die, or put its task back.
-      taken = drained ? tasks->take(consumer, queue_settings.claim_idle, kQueueWait)
-                      : Result<std::optional<fleet::Delivery>>(drained.failure());
+      taken = drained
+                  ? through_outage(batch, [&] { return tasks->take(consumer, queue_settings.claim_idle, kQueueWait); })
+                  : Result<std::optional<fleet::Delivery>>(drained.failure());
     }
     if (!taken) {
       // The tasks this worker holds stay pending: another worker takes them after --claim-idle.
@@ -108,7 +140,7 @@ void queue_worker(const TaskSettings& settings, Batch& batch, std::vector<std::u
     const bool stopped = line["status"] == "interrupted";
     // A task cut short by its browser dying or by Ctrl-C goes back at once, for any worker.
     if ((died && line["status"] != "done") || stopped) {
-      auto back = tasks->put_back(delivery);
+      auto back = through_outage(batch, [&] { return tasks->put_back(delivery); });
       std::scoped_lock lock(batch.mutex);
       --batch.running;
       --batch.total;
@@ -118,7 +150,7 @@ void queue_worker(const TaskSettings& settings, Batch& batch, std::vector<std::u
                        (stopped ? "" : ": browser " + endpoint->name + " is gone"));
       continue;
     }
-    auto finished = tasks->finish(delivery, line);
+    auto finished = through_outage(batch, [&] { return tasks->finish(delivery, line); });
     // What is left is the whole queue's (every worker's), asked after each result for the status line.
     auto status = finished ? tasks->status() : Result<fleet::QueueStatus>(finished.failure());
     std::scoped_lock lock(batch.mutex);

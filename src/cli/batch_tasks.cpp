@@ -1,5 +1,6 @@
 // The files of `vimgpt batch`: tasks in, results out, and how an answer matches the expected one.
 #include <cctype>
+#include <filesystem>
 #include <fstream>
 
 #include "agent/agent.h"
@@ -78,6 +79,22 @@ std::string folder_name(std::string_view id) {
   }
   if (name.empty() || name == "." || name == "..") name = "_" + name;
   return name;
+}
+
+std::string record_folder(const std::string& root, std::string_view id) {
+  namespace fs = std::filesystem;
+  const fs::path folder = fs::path(root) / folder_name(id);
+  std::error_code error;
+  if (fs::exists(folder, error)) {
+    for (int attempt = 1;; ++attempt) {
+      fs::path aside = folder;
+      aside += ".attempt-" + std::to_string(attempt);
+      if (fs::exists(aside, error)) continue;
+      fs::rename(folder, aside, error);  // a folder that cannot be moved is recorded into as it is
+      break;
+    }
+  }
+  return folder.string();
 }
 
 }  // namespace vimgpt::cli

@@ -1,5 +1,6 @@
-// A real redis-server (Debian's) for one test: on a free loopback port, nothing saved to disk, stopped (by its pid)
-// when the object goes. ready() is false when redis-server is not installed or did not start.
+// A real redis-server (Debian's) for one test: on a free loopback port, nothing saved to disk unless asked to be
+// durable, stopped (by its pid) when the object goes. ready() is false when redis-server is not installed or did not
+// start.
 #pragma once
 
 #include <fcntl.h>
@@ -20,37 +21,20 @@ namespace vimgpt::test {
 
 class RedisServer {
  public:
-  RedisServer() {
+  // `durable`: every write appended to a file and synced before it is answered (its own folder, gone with the object),
+  // so restart() keeps the queue, as a Redis run for a team would.
+  explicit RedisServer(bool durable = false) {
     if (!std::filesystem::exists(kBinary)) return;
     port_ = free_loopback_port();
-    const std::string port = std::to_string(port_);
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      const int null_fd = ::open("/dev/null", O_RDWR);
-      ::dup2(null_fd, 0);
-      ::dup2(null_fd, 1);
-      ::execl(kBinary, kBinary, "--port", port.c_str(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-              "--dir", "/tmp", nullptr);
-      ::_exit(127);
+    if (durable) {
+      dir_ = std::filesystem::temp_directory_path() / ("vimgpt-redis-" + std::to_string(port_));
+      std::filesystem::create_directories(dir_);
     }
-    // Bounded: up once its port accepts a connection.
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (std::chrono::steady_clock::now() < deadline && !ready_) {
-      ready_ = accepts();
-      if (!ready_) {
-        if (::waitpid(pid_, nullptr, WNOHANG) == pid_) {
-          pid_ = -1;
-          return;
-        }
-        ::poll(nullptr, 0, 20);
-      }
-    }
+    start();
   }
   ~RedisServer() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, nullptr, 0);
-    }
+    stop();
+    if (!dir_.empty()) std::filesystem::remove_all(dir_);
   }
   RedisServer(const RedisServer&) = delete;
   RedisServer& operator=(const RedisServer&) = delete;
@@ -63,8 +47,52 @@ class RedisServer {
     return "redis://127.0.0.1:" + std::to_string(port_) + "/" + name;
   }
 
+  // SIGKILLed, then started again on the same port; true once it accepts connections again.
+  bool restart() {
+    stop();
+    start();
+    return ready_;
+  }
+
  private:
   static constexpr const char* kBinary = "/usr/bin/redis-server";
+
+  void start() {
+    ready_ = false;
+    const std::string port = std::to_string(port_);
+    const std::string dir = dir_.empty() ? std::string("/tmp") : dir_.string();
+    const char* appendonly = dir_.empty() ? "no" : "yes";
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      const int null_fd = ::open("/dev/null", O_RDWR);
+      ::dup2(null_fd, 0);
+      ::dup2(null_fd, 1);
+      ::execl(kBinary, kBinary, "--port", port.c_str(), "--bind", "127.0.0.1", "--save", "", "--appendonly", appendonly,
+              "--appendfsync", "always", "--dir", dir.c_str(), nullptr);
+      ::_exit(127);
+    }
+    // Bounded: up once its port accepts a connection.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (std::chrono::steady_clock::now() < deadline && !ready_) {
+      ready_ = accepts();
+      if (!ready_) {
+        if (::waitpid(pid_, nullptr, WNOHANG) == pid_) {
+          pid_ = -1;
+          return;
+        }
+        ::poll(nullptr, 0, 20);  // a port has no event to wait on; the deadline bounds it
+      }
+    }
+  }
+
+  void stop() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+    pid_ = -1;
+    ready_ = false;
+  }
 
   [[nodiscard]] bool accepts() const {
     const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
@@ -78,6 +106,7 @@ class RedisServer {
   }
 
   int port_ = 0;
+  std::filesystem::path dir_;  // the append-only file's, when durable
   pid_t pid_ = -1;
   bool ready_ = false;
 };

@@ -80,5 +80,25 @@ TEST(BatchFolders, IdsBecomeSafeFolderNames) {
   EXPECT_EQ(folder_name("a b/c"), "a_b_c");
 }
 
+// A task's second attempt records into a folder of its own steps: the first attempt's is moved aside, kept.
+TEST(BatchFolders, AnEarlierAttemptsRecordIsMovedAsideNotAppendedTo) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / ("vimgpt-record-folder-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  const std::string first = record_folder(root.string(), "a/b");
+  EXPECT_EQ(first, (root / "a_b").string());
+  EXPECT_FALSE(fs::exists(first));  // nothing to move: the run makes it
+  fs::create_directories(first);
+  std::ofstream(fs::path(first) / "steps.jsonl") << "{\"step\": 1}\n";
+  EXPECT_EQ(record_folder(root.string(), "a/b"), first);
+  EXPECT_FALSE(fs::exists(first));
+  EXPECT_TRUE(fs::exists(root / "a_b.attempt-1" / "steps.jsonl"));
+  fs::create_directories(first);
+  record_folder(root.string(), "a/b");
+  EXPECT_TRUE(fs::exists(root / "a_b.attempt-2"));  // the first attempt's stays where it was put
+  EXPECT_TRUE(fs::exists(root / "a_b.attempt-1" / "steps.jsonl"));
+  fs::remove_all(root);
+}
+
 }  // namespace
 }  // namespace vimgpt::cli

@@ -425,6 +425,25 @@ TEST(VisionClient, AReplyCutByTheTokenLimitIsRecoveredLocally) {
   EXPECT_EQ(f.server.request_count(), 1U);
 }
 
+// A reply the cap cut off half way cannot be repaired (what it would have said was never written): the step is asked
+// again, once, with twice the room, before any repair call.
+TEST(VisionClient, AReplyCutOffHalfWayIsAskedAgainWithRoomToFinish) {
+  Fixture f;
+  f.options.structured = Structured::Off;
+  f.server.push(ScriptedReply::truncated(R"({"navigate": "https://exa)"));
+  f.server.push_reply(R"({"navigate": "https://example.com/"})");
+  auto decision = f.client()->decide(Fixture::step());
+  ASSERT_TRUE(decision) << decision.error().describe();
+  EXPECT_EQ(decision->action, (Json{{"navigate", "https://example.com/"}}));
+  const auto requests = f.server.requests();
+  ASSERT_EQ(requests.size(), 2U);
+  const auto cap = [](const Json& body) { return body.value("max_completion_tokens", body.value("max_tokens", 0)); };
+  EXPECT_GT(cap(requests[0].body), 0);
+  EXPECT_EQ(cap(requests[1].body), 2 * cap(requests[0].body));
+  EXPECT_EQ(requests[1].body["messages"], requests[0].body["messages"]);  // the same step, not a repair
+  EXPECT_EQ(decision->request_metadata["widened_cap"], cap(requests[1].body));
+}
+
 TEST(VisionClient, RateLimitHonoursRetryAfter) {
   Fixture f;
   f.server.push(ScriptedReply::status_code(429, "slow down", {{"Retry-After", "1"}}));

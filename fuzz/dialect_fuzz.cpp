@@ -1,7 +1,8 @@
 // An open family's replies are untrusted text as much as vimgpt's own: whatever a self-hosted model (or the server in
 // front of it) writes, reading it in its family's dialect, building the next conversation from it and reading it as
-// --verify's verdict must give a value or an error, never crash or read out of bounds. The first byte picks the
-// family; the rest is the reply.
+// --verify's verdict must give a value or an error, never crash or read out of bounds. So must the providers' computer
+// tools' replies (--mode computer-use: Anthropic's tool_use blocks, OpenAI's computer and function calls with their
+// safety checks). The first byte picks the family or the tool; the rest is the reply.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -18,7 +19,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static constexpr std::array<const char*, 10> kFamilies = {"qwen2.5-vl", "qwen3-vl",    "qwen3.5",     "fara",
                                                             "fara-1.5",   "ui-tars-1.5", "gui-owl-1.5", "glm-v",
                                                             "holo3",      "molmoweb"};
-  const vision::Dialect* dialect = vision::find_dialect(kFamilies[data[0] % kFamilies.size()]);
+  static const std::array<vision::Dialect, 2> kComputerTools = {
+      vision::detail::computer_tool_dialect(vision::Provider::Anthropic),
+      vision::detail::computer_tool_dialect(vision::Provider::OpenAI)};
+  const std::size_t pick = data[0] % (kFamilies.size() + kComputerTools.size());
+  const bool computer_tool = pick >= kFamilies.size();
+  const vision::Dialect* dialect =
+      computer_tool ? &kComputerTools[pick - kFamilies.size()] : vision::find_dialect(kFamilies[pick]);
   if (dialect == nullptr) __builtin_trap();  // a family the catalogue lost: the target tests nothing
   const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
   // A reply reaches the dialects out of the server's JSON body, whose parser refuses text that is not UTF-8: only
@@ -40,7 +47,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   step.objective = "fuzz";
   step.history.push_back({vision::Json(), "ok", "http://127.0.0.1/", "", std::string(text)});
   step.earlier_frames = 1;
-  (void)vision::detail::dialect_turns(*dialect, step, {{768, 512}, {768, 512}});
+  if (computer_tool) {
+    (void)vision::detail::pending_safety_checks(text);
+    (void)vision::detail::computer_tool_turns(step, {{768, 512}, {768, 512}});
+  } else {
+    (void)vision::detail::dialect_turns(*dialect, step, {{768, 512}, {768, 512}});
+  }
   (void)vision::read_check(text);
   return 0;
 }

@@ -65,10 +65,11 @@ export async function startSite(pagesDir) {
   return {site, base: `http://127.0.0.1:${site.address().port}`};
 }
 
-// Starts `vimgpt mcp --http 127.0.0.1:0 EXTRA...` in `scratch` on `chrome`; resolves once it says where it listens, to
-// the process, a promise of its exit code and its port.
+// Starts `vimgpt mcp --http 127.0.0.1:0 EXTRA...` in `scratch` on `chrome` (null: the browser EXTRA names, e.g.
+// --engine firefox); resolves once it says where it listens, to the process, a promise of its exit code and its port.
 export async function startHttpServer(binary, scratch, chrome, extra = []) {
-  const server = spawn(binary, ['mcp', '--http', '127.0.0.1:0', '--chrome', chrome, '--observe-after', 'never', ...extra],
+  const browser = chrome ? ['--chrome', chrome] : [];
+  const server = spawn(binary, ['mcp', '--http', '127.0.0.1:0', ...browser, '--observe-after', 'never', ...extra],
                        {env: environment, stdio: ['ignore', 'ignore', 'pipe'], cwd: scratch});
   const exited = new Promise((resolve) => server.on('exit', resolve));
   const port = await new Promise((resolve) => {

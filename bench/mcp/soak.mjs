@@ -18,7 +18,11 @@ const {scratch, chrome} = scratchWithChromium();
 const {site, base} = await startSite(null);
 const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
-const {server, exited, port} = await startHttpServer(binary, scratch, chrome, ['--max-sessions', String(kSessions)]);
+// VIMGPT_TEST_ENGINE=firefox (bench/soak/run passes it on): the sessions on Firefox.
+const firefox = process.env.VIMGPT_TEST_ENGINE === 'firefox';
+const {server, exited, port} = await startHttpServer(binary, scratch, firefox ? null : chrome,
+                                                     ['--max-sessions', String(kSessions),
+                                                      ...(firefox ? ['--engine', 'firefox'] : [])]);
 
 // /proc/PID/status's field, in its unit (kB for memory); 0 when the process is gone.
 const statusField = (pid, field) => {

@@ -224,6 +224,11 @@ TEST(ConfigFiles, AFileThatDoesNotParseNamesItsLine) {
   const std::string message = read_error(path);
   EXPECT_NE(message.find(path.string() + ":2:"), std::string::npos) << message;
   EXPECT_NE(message.find("not valid TOML"), std::string::npos) << message;
+  // A table header whose key starts with neither a key character nor a quote (toml++ asserted on it: fuzz.config).
+  for (const char* text : {"[.", "[[ .x]]\n", "model = \"m\"\n[ =]\n"}) {
+    const auto header = dir.write("header.toml", text);
+    EXPECT_NE(read_error(header).find("not valid TOML"), std::string::npos) << text;
+  }
 }
 
 // Text that is not ASCII is taken in comments and in one-line strings that are values, and refused, naming its line,

@@ -25,12 +25,43 @@ void tell_starter(int port) {
   ::unsetenv("VIMGPT_READY_FD");
 }
 
+// One way `browse` can run: the settings and model client the flags make in one --mode. A usage error when the flags
+// cannot make them; `no_model` when none is configured (every other tool works without one).
+struct BrowseMode {
+  std::optional<RunSettings> settings;
+  std::optional<vision::ClientOptions> model;
+  std::unique_ptr<vision::Client> client;
+  CheckerClient checker;
+  std::string no_model;
+};
+
+Result<BrowseMode> browse_mode(Options o, const Config& config, const std::string& mode) {
+  o.mode = mode;
+  BrowseMode made;
+  VIMGPT_TRY(made.settings, run_settings(o, config, ModelUse::ScriptInstead));
+  auto model = client_options(o, config);
+  if (!model) {
+    made.no_model = model.error().message;
+    return made;
+  }
+  VIMGPT_TRY(made.client, vision::Client::create(*model));
+  // --verify: every browse's answer checked, by the same client or --verify-model's.
+  const bool verify = o.verify || !o.verify_model.empty();
+  VIMGPT_TRY(made.checker,
+             checker_client(verify ? std::optional(checker_options(o, *model)) : std::nullopt, made.client.get()));
+  made.model = std::move(*model);
+  return made;
+}
+
 }  // namespace
 
 int mcp_command(const Options& o, const McpFlags& flags) {
   const Config config = Config::load();
-  auto settings = run_settings(o, config, ModelUse::ScriptInstead);
-  if (!settings) return usage(settings.error().message);
+  // browse runs in the server's --mode, or in the other one a call asks for: both made from the same flags now, the
+  // other's refusal (a model with no computer tool) told to the call that asks for it.
+  auto server_mode = browse_mode(o, config, o.mode);
+  if (!server_mode) return usage(server_mode.error().message);
+  const RunSettings& settings = *server_mode->settings;
   if (flags.observe_after != "changed" && flags.observe_after != "look" && flags.observe_after != "never") {
     return usage("--observe-after takes changed, look or never, not '" + flags.observe_after + "'");
   }
@@ -66,21 +97,8 @@ int mcp_command(const Options& o, const McpFlags& flags) {
     return usage("--shared-browser, --max-sessions and --exit-idle are for --http (stdio is one session)");
   }
 
-  // browse uses vimgpt's own model when one is configured; every other tool works without one.
-  auto model = client_options(o, config);
-  std::unique_ptr<vision::Client> client;
-  std::string no_model = model ? std::string() : model.error().message;
-  if (model) {
-    print_model_notices(*model);
-    auto created = vision::Client::create(*model);
-    if (!created) return usage(created.error().message);
-    client = std::move(*created);
-  }
-  // --verify: every browse's answer checked, by the same client or --verify-model's.
-  const bool verify = model && (o.verify || !o.verify_model.empty());
-  auto made_checker = checker_client(verify ? std::optional(checker_options(o, *model)) : std::nullopt, client.get());
-  if (!made_checker) return usage(made_checker.error().message);
-  vision::Client* checker = made_checker->client;
+  if (server_mode->model) print_model_notices(*server_mode->model);
+  auto other_mode = browse_mode(o, config, o.mode == "computer-use" ? "labels" : "computer-use");
 
   auto live_view = start_live_view(o);
   if (!live_view) return report_error(live_view.error());
@@ -93,13 +111,23 @@ int mcp_command(const Options& o, const McpFlags& flags) {
     };
   };
   options.watch = watch_as("MCP session");
-  options.make_planner = [&](const nlohmann::json& answer_schema) -> Result<std::unique_ptr<agent::Planner>> {
-    if (!client) return fail(ErrorKind::InvalidArgument, no_model);
-    agent::PlannerSettings planner = settings->planner;
+  options.make_browse = [&](const nlohmann::json& answer_schema, const std::string& mode) -> Result<mcp::BrowseSetup> {
+    const bool asks_other = !mode.empty() && mode != o.mode;
+    if (asks_other && !other_mode) {
+      return fail(ErrorKind::InvalidArgument, "mode " + mode + ": " + other_mode.error().message);
+    }
+    const BrowseMode& made = asks_other ? *other_mode : *server_mode;
+    if (!made.client) return fail(ErrorKind::InvalidArgument, made.no_model);
+    agent::PlannerSettings planner = made.settings->planner;
     planner.answer_schema = answer_schema;
-    return std::unique_ptr<agent::Planner>(std::make_unique<agent::ModelPlanner>(*client, planner, checker));
+    return mcp::BrowseSetup{std::make_unique<agent::ModelPlanner>(*made.client, planner, made.checker.client),
+                            made.settings->capture};
   };
-  options.agent = agent_options(o, *settings);
+  options.agent = agent_options(o, settings);
+  // The tools an agent drives itself show it the labels, whatever mode browse's model acts in.
+  Options labelled = o;
+  labelled.mode = "labels";
+  if (auto capture = capture_options(labelled)) options.agent.capture = *capture;
   options.agent.record_dir = o.record;
   options.observe_after = flags.observe_after == "never"  ? mcp::ObserveAfter::Never
                           : flags.observe_after == "look" ? mcp::ObserveAfter::Look
@@ -108,7 +136,7 @@ int mcp_command(const Options& o, const McpFlags& flags) {
   // One server, one browser: stdio's single session, or every HTTP session with --shared-browser.
   auto shared_server = [&] {
     mcp::ServerOptions one = options;
-    one.open_tab = [&o, &settings] { return open_browser_tab(o, settings->launch, settings->tab); };
+    one.open_tab = [&o, &settings] { return open_browser_tab(o, settings.launch, settings.tab); };
     return std::make_unique<mcp::Server>(std::move(one));
   };
   // Each HTTP session its own browser (a Chromium, or a context of its own on --browser), and its own record and
@@ -118,9 +146,9 @@ int mcp_command(const Options& o, const McpFlags& flags) {
     mcp::ServerOptions own = options;
     own.watch = watch_as("MCP session " + std::to_string(number));
     if (!own.agent.record_dir.empty()) own.agent.record_dir += "/" + folder;
-    browser::TabOptions tab = settings->tab;
+    browser::TabOptions tab = settings.tab;
     if (!tab.download_dir.empty()) tab.download_dir += "/" + folder;
-    own.open_tab = [&o, &settings, tab] { return open_browser_tab(o, settings->launch, tab); };
+    own.open_tab = [&o, &settings, tab] { return open_browser_tab(o, settings.launch, tab); };
     return std::make_unique<mcp::Server>(std::move(own));
   };
 

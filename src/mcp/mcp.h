@@ -57,13 +57,20 @@ inline constexpr std::size_t kDefaultMaxLabels = 50;
 // `look` argument overrides it.
 enum class ObserveAfter { Changed, Look, Never };
 
+// What one `browse` runs with.
+struct BrowseSetup {
+  std::unique_ptr<agent::Planner> planner;
+  hints::CaptureOptions capture;
+};
+
 struct ServerOptions {
   // Starts the browser (a local Chromium or a tab in a remote one) on the first tool call; the tab is kept
   // for the session. Injected, so the server never knows how processes are spawned.
   std::function<Result<std::unique_ptr<browser::Tab>>()> open_tab;
   // For `browse`: a planner with vimgpt's configured model, telling it the JSON Schema the answer must fit (null:
-  // none); empty or failing: browse says how to configure one.
-  std::function<Result<std::unique_ptr<agent::Planner>>(const Json& answer_schema)> make_planner;
+  // none), in the mode the call asks for ("labels" or "computer-use"; empty: the server's --mode), and the capture
+  // that mode shows the model (computer-use: the page unlabelled); empty or failing: browse says what to do.
+  std::function<Result<BrowseSetup>(const Json& answer_schema, const std::string& mode)> make_browse;
   // Acting and capturing as the agent does: settle cap, secrets (<secret:NAME>), the upload folder, budgets.
   agent::AgentOptions agent;
   ObserveAfter observe_after = ObserveAfter::Changed;

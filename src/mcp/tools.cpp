@@ -124,6 +124,12 @@ Json tool_list() {
            schema({{"objective", {{"type", "string"}}},
                    {"start_url", {{"type", "string"}, {"description", "default: the current page"}}},
                    {"max_steps", {{"type", "integer"}, {"minimum", 1}, {"maximum", 1000}}},
+                   {"mode",
+                    {{"type", "string"},
+                     {"enum", {"labels", "computer-use"}},
+                     {"description",
+                      "how the model acts: vimgpt's labels, or its provider's own computer tool on the unlabelled "
+                      "page (default: the server's --mode)"}}},
                    {"output_schema",
                     {{"type", "object"},
                      {"description",
@@ -407,19 +413,20 @@ Json Tools::tabs() {
 }
 
 Json Tools::browse(const BrowseTask& task, const Json& progress, const Notify& notify) {
-  if (!options_.make_planner) return error_result("browse needs a model: start vimgpt mcp with one configured");
-  auto planner = options_.make_planner(task.output_schema ? task.output_schema->document() : Json());
-  if (!planner) return error_result("browse needs a model: " + planner.error().message);
+  if (!options_.make_browse) return error_result("browse needs a model: start vimgpt mcp with one configured");
+  auto setup = options_.make_browse(task.output_schema ? task.output_schema->document() : Json(), task.mode);
+  if (!setup) return error_result("browse cannot run: " + setup.error().message);
   auto open = tab();
   if (!open) return error_result(open.error().message);
   agent::AgentOptions run = acting_;
+  run.capture = setup->capture;
   run.objective = task.objective;
   run.start_url = task.start_url;
   run.max_steps = task.max_steps.value_or(run.max_steps);
   run.answer_schema = task.output_schema;
   if (!run.record_dir.empty()) run.record_dir += "/browse-" + std::to_string(++browse_runs_);
   run.overseer = watch_.get();
-  agent::Agent agent(run, **open, std::move(*planner));
+  agent::Agent agent(run, **open, std::move(setup->planner));
   const auto result = agent.run([&](const agent::StepRecord& step) {
     if (progress.is_null() || !notify) return;
     notify({{"jsonrpc", "2.0"},
@@ -546,15 +553,20 @@ std::variant<Json, BadArguments> Tools::call(const std::string& name, const Json
     auto objective = argument<std::string>(arguments, "objective", true, bad);
     auto start_url = argument<std::string>(arguments, "start_url", false, bad);
     auto max_steps = argument<int>(arguments, "max_steps", false, bad);
+    auto mode = argument<std::string>(arguments, "mode", false, bad);
     if (!objective || !bad.message.empty()) return bad;
     if (max_steps && (*max_steps < 1 || *max_steps > 1000)) return BadArguments{"max_steps takes 1 to 1000"};
+    if (mode && *mode != "labels" && *mode != "computer-use") {
+      return BadArguments{"mode takes labels or computer-use, not \"" + *mode + "\""};
+    }
     std::optional<JsonSchema> output_schema;
     if (const auto given = arguments.find("output_schema"); given != arguments.end() && !given->is_null()) {
       auto schema = JsonSchema::read(*given);
       if (!schema) return BadArguments{"output_schema: " + schema.error().message};
       output_schema = std::move(*schema);
     }
-    return browse({*objective, start_url.value_or(""), max_steps, std::move(output_schema)}, progress, notify);
+    return browse({*objective, start_url.value_or(""), max_steps, std::move(output_schema), mode.value_or("")},
+                  progress, notify);
   } else {
     return BadArguments{"unknown tool \"" + name + "\"; tools/list names them"};
   }

@@ -22,6 +22,7 @@ struct BrowseTask {
   std::string start_url;  // empty: the current page
   std::optional<int> max_steps;
   std::optional<JsonSchema> output_schema;  // the answer must fit it
+  std::string mode;                         // "labels", "computer-use"; empty: the server's --mode
 };
 
 class Tools {

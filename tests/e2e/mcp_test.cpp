@@ -11,6 +11,7 @@
 
 #include "common/file.h"
 #include "support/cli_runner.h"
+#include "support/dialect_fake.h"
 #include "support/fake_model_server.h"
 #include "support/mcp_process.h"
 #include "support/remote_chromium.h"
@@ -423,6 +424,59 @@ TEST_F(McpStdio, BrowseInComputerUseModeSpeaksTheProvidersTool) {
   EXPECT_NE(requests[1].body["messages"][2].dump().find("pressed"), std::string::npos)
       << requests[1].body["messages"][2].dump().substr(0, 800);
   EXPECT_TRUE(model.problems().empty()) << model.problems().front();
+  EXPECT_EQ(mcp.finish(), 0);
+}
+
+// A browse asks for its own mode: the provider's computer tool on a labels server, labels by default; a mode the
+// model has no tool for is refused in words at that call, the server running on. Under --mode computer-use, the tools
+// an agent drives itself still show it the labels.
+TEST_F(McpStdio, ABrowseTakesItsModeAndTheAgentsOwnLookKeepsTheLabels) {
+  test::FakeModelServer model;
+  model.set_responder([&](const test::ReceivedRequest& request) {
+    if (!request.body.contains("tools") || request.body["tools"][0].value("type", "") != "computer_20251124")
+      return test::ScriptedReply::text(R"({"done": "labelled"})");
+    return test::ScriptedReply::text("by the tool");
+  });
+  const std::vector<std::string> claude = {"--base-url",        model.url(), "--provider", "anthropic",     "--model",
+                                           "claude-sonnet-5-5", "--api-key", "k",          "--max-retries", "0"};
+  const auto browse = [&](McpProcess& mcp, const nlohmann::json& mode) {
+    nlohmann::json arguments = {{"objective", "how many results?"}, {"start_url", site_->url("/fx/index.html")}};
+    if (!mode.is_null()) arguments["mode"] = mode;
+    return mcp.call("browse", arguments);
+  };
+  {
+    McpProcess mcp(claude);
+    mcp.request("initialize", initialize_params());
+    const auto by_tool = browse(mcp, "computer-use");
+    EXPECT_EQ(by_tool["structuredContent"]["answer"], "by the tool") << result_text(by_tool);
+    EXPECT_EQ(model.requests().back().body["tools"][0]["type"], "computer_20251124");
+    const auto by_labels = browse(mcp, nullptr);
+    EXPECT_EQ(by_labels["structuredContent"]["answer"], "labelled") << result_text(by_labels);
+    EXPECT_EQ(model.requests().back().body.dump().find("computer_20251124"), std::string::npos);
+    EXPECT_EQ(mcp.request("tools/call", {{"name", "browse"},
+                                         {"arguments", {{"objective", "x"}, {"mode", "pixels"}}}})["error"]["code"],
+              -32602);
+    EXPECT_EQ(mcp.finish(), 0);
+  }
+  {
+    McpProcess mcp({"--base-url", model.url(), "--provider", "openai", "--model", "gpt-4.1", "--api-key", "k"});
+    mcp.request("initialize", initialize_params());
+    const std::size_t asked = model.requests().size();
+    const auto refused = browse(mcp, "computer-use");
+    EXPECT_TRUE(refused.value("isError", false));
+    EXPECT_NE(result_text(refused).find("the catalogue knows no computer tool for gpt-4.1: --mode computer-use takes"),
+              std::string::npos)
+        << result_text(refused);
+    EXPECT_EQ(model.requests().size(), asked);
+    EXPECT_EQ(mcp.finish(), 0);
+  }
+  std::vector<std::string> computer_use = claude;
+  computer_use.insert(computer_use.end(), {"--mode", "computer-use"});
+  McpProcess mcp(computer_use);
+  mcp.request("initialize", initialize_params());
+  const auto look = mcp.call("open", {{"url", site_->url("/fx/index.html")}});
+  // The labels' yellow (#fff785 to #ffc542) is in the frame the agent is shown.
+  EXPECT_TRUE(test::find_colour(test::result_image(look), {255, 222, 100})) << result_text(look);
   EXPECT_EQ(mcp.finish(), 0);
 }
 

@@ -304,6 +304,7 @@ struct StepRecord {
   std::optional<hints::Rect> target;  // the element acted on, for drawing it in the report
   std::string recovered;              // before this step: how a crashed page or a dead browser was brought back
   std::vector<std::string> consent;   // before this step's capture: the cookie-consent dialogs answered (consent.h)
+  bool last_action_changed_nothing = false;  // this step's page is the one the last step's action was taken on
   // What a replay finds the step's element by (hints::to_json of the labelled hint), when the action names one.
   Json signature;
   // When it names several (a drag to an element, a scroll in one, an actions list): one per label, in

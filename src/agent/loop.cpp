@@ -32,8 +32,11 @@ struct Agent::Impl {
   std::vector<vision::HistoryEntry> history;
   int restarts = 0;
   Clock::time_point started_at;
-  std::string last_url;       // where a restarted browser goes back to
-  ProgressWatch progress;     // loop detection
+  std::string last_url;    // where a restarted browser goes back to
+  ProgressWatch progress;  // loop detection
+  // The history entry of the last action that acted on the page and said it did: told, once the next page is seen,
+  // when it changed nothing there.
+  std::optional<std::size_t> last_acted_entry;
   int answers_sent_back = 0;  // --output-schema
   int checks_sent_back = 0;   // --verify
   // --confirm-risky: the start page's site and every site the person let the run go to.
@@ -318,6 +321,18 @@ struct Agent::Impl {
 
   // What a replay needs to find this step again: the element the action names, and for an answer, the text
   // it was read from.
+  // A click on what does nothing reads "clicked button 'Save'": what the last action left is said beside it when the
+  // page it left is the one it was taken on (its address, its elements, what they hold, where it is scrolled), for
+  // the model's next look and in this step's record.
+  void tell_if_unchanged(StepRecord& record, const hints::Capture& capture) {
+    if (!last_acted_entry) return;
+    const std::size_t entry = *last_acted_entry;
+    last_acted_entry.reset();
+    if (entry >= history.size() || !progress.unchanged_since_last_action(record.url, capture.map)) return;
+    history[entry].result += "; the page did not change";
+    record.last_action_changed_nothing = true;
+  }
+
   void note_target(StepRecord& record, const Action& action, const hints::Capture& capture,
                    const Observation& observation) {
     record_signatures(record, action, capture.map);
@@ -403,6 +418,7 @@ struct Agent::Impl {
     auto capture = capture_with_recovery(record);
     if (!capture) return end(Outcome::Error, capture.error().message, number - 1);
     note_page(record, *capture, step_start);
+    tell_if_unchanged(record, *capture);
     Observation observation = observe(record, *capture);
     if (auto passed = over_budget(observation)) {
       return end(Outcome::BudgetExhausted, "stopped before passing " + *passed, number - 1);
@@ -541,6 +557,7 @@ struct Agent::Impl {
       if (ending == Outcome::Unverified) return end(ending, acted.message, number, std::move(*answer));
       return end(Outcome::Done, "done", number, std::move(*answer));
     }
+    if (acted_on_page && acted.ok) last_acted_entry = history.size();
     history.push_back({planned->action, acted.ok ? acted.message : "", record.url, acted.ok ? "" : acted.message,
                        planned->raw_reply});
     return std::nullopt;

@@ -3,8 +3,16 @@
 
 namespace vimgpt::agent {
 
+std::size_t ProgressWatch::digest(const std::string& url, const hints::HintMap& map) {
+  return std::hash<std::string>()(url + "#" + map.to_text() + "#" + map.state());
+}
+
+bool ProgressWatch::unchanged_since_last_action(const std::string& url, const hints::HintMap& map) const {
+  return !window_.empty() && window_.back().page == digest(url, map);
+}
+
 ProgressWatch::Verdict ProgressWatch::note(const Action& action, const std::string& url, const hints::HintMap& map) {
-  const std::size_t page = std::hash<std::string>()(url + "#" + map.to_text() + "#" + map.state());
+  const std::size_t page = digest(url, map);
   const std::string act = to_json(action).dump();
   ++step_;
   // What the last action did: the page it left behind is this one. Waiting for a slow page is not an action

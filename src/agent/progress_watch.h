@@ -24,6 +24,8 @@ class ProgressWatch {
 
   // The action about to be taken on this page: a warning for the model, or why the run ends before it.
   Verdict note(const Action& action, const std::string& url, const hints::HintMap& map);
+  // Whether this page is the one the last noted action was taken on: that action changed nothing it shows.
+  [[nodiscard]] bool unchanged_since_last_action(const std::string& url, const hints::HintMap& map) const;
 
  private:
   static constexpr std::size_t kWindow = 12;
@@ -40,6 +42,7 @@ class ProgressWatch {
   };
 
   static std::string list(const std::vector<int>& steps);
+  static std::size_t digest(const std::string& url, const hints::HintMap& map);
 
   std::deque<Seen> window_;
   int step_ = 0;       // actions noted

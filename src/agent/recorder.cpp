@@ -98,6 +98,7 @@ void Recorder::add_step(const StepRecord& step, const hints::Capture& capture) {
                {"usage_so_far", vision::to_json(step.usage_so_far)}};
   if (!step.recovered.empty()) line["recovered"] = step.recovered;
   if (!step.consent.empty()) line["consent"] = step.consent;
+  if (step.last_action_changed_nothing) line["last_action_changed_nothing"] = true;
   if (!step.takeover.is_null()) line["takeover"] = step.takeover;
   if (!step.check.is_null()) line["check"] = step.check;
   if (!step.signature.is_null()) line["signature"] = step.signature;

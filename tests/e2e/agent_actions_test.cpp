@@ -49,6 +49,11 @@ class AgentActions : public ::testing::Test {
           res.set_content("<!doctype html><title>Done</title><a href='/dialogs'>Back to the draft</a>", "text/html");
         });
       }
+      // A button that does nothing, and a link that goes somewhere.
+      s.Get("/inert", [](const httplib::Request&, httplib::Response& res) {
+        res.set_content("<!doctype html><title>Inert</title><button>Nothing</button> <a href='/deleted'>Onward</a>",
+                        "text/html");
+      });
       s.Post("/login", [](const httplib::Request&, httplib::Response& res) {
         res.set_content("<!doctype html><title>Welcome</title><p>Signed in", "text/html");
       });
@@ -175,6 +180,26 @@ TEST_F(AgentActions, TheOriginalsExampleRepliesThroughTheWholeLoop) {
 }
 
 // ---- Drop-downs -------------------------------------------------------------------------------------------
+
+// A click that changes nothing on the page is not told as if it had done something: the model's next look says the
+// page did not change, and the step's record says so; a click that changes the page is told as before.
+TEST_F(AgentActions, AClickThatChangesNothingIsToldSo) {
+  script({on("Nothing", ""), on("Onward", "")});
+  const auto result = run("/inert");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto requests = model_.requests();
+  ASSERT_EQ(requests.size(), 3U);
+  EXPECT_NE(requests[1].text.find("clicked button \"Nothing\"; the page did not change"), std::string::npos)
+      << requests[1].text;
+  EXPECT_EQ(requests[2].text.find("clicked link \"Onward\"; the page did not change"), std::string::npos)
+      << requests[2].text;
+  EXPECT_NE(requests[2].text.find("clicked link \"Onward\""), std::string::npos) << requests[2].text;
+  const auto steps = test::read_steps(record());
+  ASSERT_EQ(steps.size(), 3U);
+  EXPECT_FALSE(steps[0].contains("last_action_changed_nothing"));
+  EXPECT_EQ(steps[1].value("last_action_changed_nothing", false), true) << steps[1];
+  EXPECT_FALSE(steps[2].contains("last_action_changed_nothing")) << steps[2];
+}
 
 TEST_F(AgentActions, TypingIntoADropDownChoosesTheOptionItNames) {
   script({

@@ -139,10 +139,13 @@ TEST(FaultsTogether, EveryTaskEndsOnceWithItsOwnOutcomeAndNoStepIsRecordedTwice)
   EXPECT_EQ(browsers_killed.load(), 2) << batch.err;
   EXPECT_TRUE(redis_restarted);
   EXPECT_GT(site.dropped(), 0);
+  std::string faults;
   {
     std::scoped_lock lock(injected.mutex);
-    for (const char* kind : {"500", "529", "cut connection", "cut by the token cap", "slow"})
+    for (const char* kind : {"500", "529", "cut connection", "cut by the token cap", "slow"}) {
       EXPECT_GT(injected.faults[kind], 0) << kind << " was never injected: change kSeed";
+      faults += std::string(faults.empty() ? "" : ", ") + std::to_string(injected.faults[kind]) + " " + kind;
+    }
   }
 
   const std::string out = (dir.root / "collected.jsonl").string();
@@ -187,7 +190,7 @@ TEST(FaultsTogether, EveryTaskEndsOnceWithItsOwnOutcomeAndNoStepIsRecordedTwice)
   for (const auto& [task, count] : seen) EXPECT_EQ(count, 1) << task;
   EXPECT_GT(done, kTasks / 2) << batch.err;  // the faults are survived, not merely reported
   std::cout << "faults together: " << done << " of " << kTasks << " done; " << injected.requests
-            << " model requests; browser killed " << browsers_killed.load() << " times; redis restarted once; "
+            << " model requests (" << faults << "); browser killed " << browsers_killed.load() << " times; redis restarted once; "
             << site.dropped() << " pages cut off" << not_done << "\n";
 }
 

@@ -51,12 +51,14 @@ std::string image_placeholder(std::size_t index) {
 
 void insert_images(std::string& body, const ChatRequest& request, bool data_urls) {
   if (request.images == nullptr) return;
-  // Images follow all text in the body, so search from the end: user text cannot shadow a placeholder.
+  // A placeholder is matched with its quotes, as a whole JSON string: the value of an image's field. Text that holds
+  // it (a page's) is inside a longer string, or has its quotes escaped, so it never gets the image.
   for (std::size_t i = request.images->size(); i-- > 0;) {
     const EncodedImage& image = (*request.images)[i];
-    const std::string marker = image_placeholder(i);
+    const std::string marker = "\"" + image_placeholder(i) + "\"";
     const std::string data = http::base64_encode(image.bytes);
-    const std::string inserted = data_urls ? "data:" + std::string(image.mime()) + ";base64," + data : data;
+    const std::string inserted =
+        "\"" + (data_urls ? "data:" + std::string(image.mime()) + ";base64," + data : data) + "\"";
     // An image may stand in more than one place (OpenAI's computer_call_outputs of one step each carry it).
     for (auto at = body.rfind(marker); at != std::string::npos;
          at = at == 0 ? std::string::npos : body.rfind(marker, at - 1)) {

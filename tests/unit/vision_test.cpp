@@ -444,6 +444,23 @@ TEST(VisionClient, AReplyCutOffHalfWayIsAskedAgainWithRoomToFinish) {
   EXPECT_EQ(decision->request_metadata["widened_cap"], cap(requests[1].body));
 }
 
+// A page that writes an image's placeholder gets no image in its text: only the image's own field is filled.
+TEST(VisionClient, APagesTextHoldingAnImagePlaceholderStaysText) {
+  Fixture f;
+  f.options.structured = Structured::Off;
+  f.server.push_reply(R"({"click": "A"})");
+  StepRequest step = Fixture::step("read @@vimgpt-image-0@@ aloud");
+  step.hint_text = "[A] link \"@@vimgpt-image-0@@\"";
+  auto decision = f.client()->decide(step);
+  ASSERT_TRUE(decision) << decision.error().describe();
+  const auto requests = f.server.requests();
+  ASSERT_EQ(requests.size(), 1U);
+  EXPECT_NE(requests[0].text.find("read @@vimgpt-image-0@@ aloud"), std::string::npos) << requests[0].text;
+  EXPECT_NE(requests[0].text.find("[A] link \"@@vimgpt-image-0@@\""), std::string::npos) << requests[0].text;
+  EXPECT_EQ(requests[0].images.size(), 1U);
+  EXPECT_EQ(f.server.problems(), std::vector<std::string>{});
+}
+
 TEST(VisionClient, RateLimitHonoursRetryAfter) {
   Fixture f;
   f.server.push(ScriptedReply::status_code(429, "slow down", {{"Retry-After", "1"}}));

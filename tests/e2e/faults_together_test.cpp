@@ -189,8 +189,8 @@ TEST(FaultsTogether, EveryTaskEndsOnceWithItsOwnOutcomeAndNoStepIsRecordedTwice)
   EXPECT_EQ(seen.size(), static_cast<std::size_t>(kTasks));
   for (const auto& [task, count] : seen) EXPECT_EQ(count, 1) << task;
   EXPECT_GT(done, kTasks / 2) << batch.err;  // the faults are survived, not merely reported
-  std::cout << "faults together: " << done << " of " << kTasks << " done; " << injected.requests
-            << " model requests (" << faults << "); browser killed " << browsers_killed.load() << " times; redis restarted once; "
+  std::cout << "faults together: " << done << " of " << kTasks << " done; " << injected.requests << " model requests ("
+            << faults << "); browser killed " << browsers_killed.load() << " times; redis restarted once; "
             << site.dropped() << " pages cut off" << not_done << "\n";
 }
 

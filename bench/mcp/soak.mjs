@@ -68,6 +68,7 @@ function sample(pid, at) {
 
 let done = 0;
 let failed = 0;
+const errors = [];  // the first few failed calls' words
 let nextSample = 0;
 const samples = [];
 const counted = () => {
@@ -85,7 +86,10 @@ async function oneSession(index, share) {
   await client.connect(transport);
   const call = async (name, args) => {
     const result = await client.callTool({name, arguments: args});
-    if (result.isError) ++failed;
+    if (result.isError) {
+      ++failed;
+      if (errors.length < 5) errors.push(`${name}: ${textOf(result).slice(0, 300)}`);
+    }
     counted();
     return result;
   };
@@ -115,7 +119,7 @@ rmSync(scratch, {recursive: true, force: true});
 const warm = samples.find((s) => s.at >= kEvery) ?? samples[0];
 const end = samples.at(-1);
 const result = {
-  sessions: kSessions, calls: done, failed, seconds, exit: code, load: `${loadBefore} -> ${load()}`,
+  sessions: kSessions, calls: done, failed, errors, seconds, exit: code, load: `${loadBefore} -> ${load()}`,
   warm, end, after_close: afterClose, rss_growth_after_warm_pct: 100 * (end.rss_mb - warm.rss_mb) / warm.rss_mb,
   more_fds: end.fds - warm.fds, more_threads: end.threads - warm.threads, samples,
 };

@@ -19,6 +19,9 @@ namespace bidi {
 
 using Clock = std::chrono::steady_clock;
 constexpr milliseconds kBidiTimeout{15000};
+// session.new is answered once Firefox's first window is ready: eight Firefoxes started at once on two cores (an MCP
+// server's sessions, the soak on Firefox) took longer than kBidiTimeout, and the session's first call failed.
+constexpr milliseconds kSessionStartTimeout{60000};
 constexpr const char* kSandbox = "vimgpt";  // the isolated world's realm, as CDP's world is named
 // BiDi's network events come from Firefox's parent process, a little after the page acted: a request a load handler
 // starts can reach us later than the 50 ms network-quiet window Chromium needs after its load event. After a load the
@@ -91,6 +94,7 @@ struct BidiTab::State : TabCore {
   // removed when it closes. Empty for a Firefox the tab launched, whose default user context it uses.
   std::string user_context;
   std::string intercept;
+  std::string events;  // the session.subscribe this tab made (its id), given back when a shared connection's tab goes
 
   // Written by the event handler on the connection's reader thread.
   std::condition_variable changed;
@@ -301,11 +305,12 @@ struct BidiTab::State : TabCore {
       session_exists = status && status->is_object() && !status->value("ready", true);
     }
     if (!session_exists) {
-      VIMGPT_TRY_VOID(
-          call("session.new", {{"capabilities", {{"alwaysMatch", launch::firefox_session_capabilities()}}}}));
+      VIMGPT_TRY_VOID(call("session.new", {{"capabilities", {{"alwaysMatch", launch::firefox_session_capabilities()}}}},
+                           bidi::kSessionStartTimeout));
     }
     subscription = connection->subscribe([this](const wire::Event& event) { on_event(event); });
-    VIMGPT_TRY_VOID(call("session.subscribe", {{"events", {"browsingContext", "network", "input"}}}));
+    VIMGPT_TRY(Json subscribed, call("session.subscribe", {{"events", {"browsingContext", "network", "input"}}}));
+    events = subscribed.is_object() ? subscribed.value("subscription", "") : "";
     std::string first;
     if (shared) {
       VIMGPT_TRY(Json made, call("browser.createUserContext", Json::object()));

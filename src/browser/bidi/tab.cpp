@@ -82,9 +82,11 @@ void BidiTab::close() {
     s_->connection->close();
   } else {
     // A shared connection stays open for the next tab: this one's intercept goes (a request it would hold has no one
-    // to decide it) and its user context with every tab in it.
+    // to decide it), its event subscription (the session would keep it to its end: a batch worker's session outlives
+    // hundreds of tabs) and its user context with every tab in it.
     if (s_->connection->alive()) {
       if (!s_->intercept.empty()) (void)s_->call("network.removeIntercept", {{"intercept", s_->intercept}});
+      if (!s_->events.empty()) (void)s_->call("session.unsubscribe", {{"subscriptions", {s_->events}}});
       (void)s_->call("browser.removeUserContext", {{"userContext", s_->user_context}});
     }
     s_->connection->unsubscribe(s_->subscription);

@@ -44,6 +44,22 @@ class ConsentE2E : public ::testing::Test {
     return test::run_vimgpt(args);
   }
 
+  // With --consent accept, `page`'s banner is accepted (the site told so, once) and gone from the model's first look,
+  // which is told what was answered.
+  void expect_accepted_before_the_first_look(const std::string& page) {
+    const auto run = visit_museum({"--consent", "accept"}, page);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_EQ(site_.count("GET", "/consent/accept"), 1);
+    EXPECT_EQ(site_.count("GET", "/consent/reject"), 0);
+    const auto requests = model_.requests();
+    ASSERT_EQ(requests.size(), 1U);
+    EXPECT_TRUE(
+        test::has(requests[0].text,
+                  "the page's cookie-consent dialog (Onetrust) was answered for you: consent given (--consent accept)"))
+        << requests[0].text;
+    EXPECT_FALSE(test::has(requests[0].text, "Accept all cookies")) << requests[0].text;
+  }
+
   // A consent platform's dialog in a frame from its own site (localhost: another site, so a process of its own).
   test::SiteServer site_{[](httplib::Server& s) {
     s.Get("/framed", [](const httplib::Request& req, httplib::Response& res) {
@@ -91,33 +107,14 @@ TEST_F(ConsentE2E, WithConsentOffTheBannerIsTheModelsToAnswer) {
 }
 
 TEST_F(ConsentE2E, WithConsentAcceptTheBannerBuiltLikeOneTrustsIsAccepted) {
-  const auto run = visit_museum({"--consent", "accept"});
-  ASSERT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_EQ(site_.count("GET", "/consent/accept"), 1);
-  EXPECT_EQ(site_.count("GET", "/consent/reject"), 0);
-  const auto requests = model_.requests();
-  ASSERT_EQ(requests.size(), 1U);
-  EXPECT_TRUE(
-      test::has(requests[0].text,
-                "the page's cookie-consent dialog (Onetrust) was answered for you: consent given (--consent accept)"))
-      << requests[0].text;
-  EXPECT_FALSE(test::has(requests[0].text, "Accept all cookies")) << requests[0].text;
+  expect_accepted_before_the_first_look("/fx/consent.html");
 }
 
 // A banner its platform puts in only after the page has loaded: autoconsent's first look finds no dialog and it looks
 // again while the first capture waits (its state then is "started", a look under way), so the banner is gone from
 // the model's first look and what was answered is told there.
 TEST_F(ConsentE2E, ABannerShownAfterTheLoadIsAnsweredBeforeTheFirstLook) {
-  const auto run = visit_museum({"--consent", "accept"}, "/fx/consent-late.html");
-  ASSERT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_EQ(site_.count("GET", "/consent/accept"), 1);
-  const auto requests = model_.requests();
-  ASSERT_EQ(requests.size(), 1U);
-  EXPECT_TRUE(
-      test::has(requests[0].text,
-                "the page's cookie-consent dialog (Onetrust) was answered for you: consent given (--consent accept)"))
-      << requests[0].text;
-  EXPECT_FALSE(test::has(requests[0].text, "Accept all cookies")) << requests[0].text;
+  expect_accepted_before_the_first_look("/fx/consent-late.html");
 }
 
 // Cookie Script's dialog: autoconsent's rules refuse it, but hold no step that accepts it. With accept it is left to

@@ -319,8 +319,6 @@ struct Agent::Impl {
     return planned;
   }
 
-  // What a replay needs to find this step again: the element the action names, and for an answer, the text
-  // it was read from.
   // A click on what does nothing reads "clicked button 'Save'": what the last action left is said beside it when the
   // page it left is the one it was taken on (its address, its elements, what they hold, where it is scrolled), for
   // the model's next look and in this step's record.
@@ -333,6 +331,8 @@ struct Agent::Impl {
     record.last_action_changed_nothing = true;
   }
 
+  // What a replay needs to find this step again: the element the action names, and for an answer, the text
+  // it was read from.
   void note_target(StepRecord& record, const Action& action, const hints::Capture& capture,
                    const Observation& observation) {
     record_signatures(record, action, capture.map);

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <iostream>
+#include <mutex>
 
 #include "cli/commands.h"
 #include "common/text.h"
@@ -57,7 +58,7 @@ Result<BrowseMode> browse_mode(Options o, const Config& config, const std::strin
 
 int mcp_command(const Options& o, const McpFlags& flags) {
   const Config config = Config::load();
-  // browse runs in the server's --mode, or in the other one a call asks for: both made from the same flags now, the
+  // browse runs in the server's --mode, or in the other one a call asks for: both made from the same flags, the
   // other's refusal (a model with no computer tool) told to the call that asks for it.
   auto server_mode = browse_mode(o, config, o.mode);
   if (!server_mode) return usage(server_mode.error().message);
@@ -98,7 +99,9 @@ int mcp_command(const Options& o, const McpFlags& flags) {
   }
 
   if (server_mode->model) print_model_notices(*server_mode->model);
-  auto other_mode = browse_mode(o, config, o.mode == "computer-use" ? "labels" : "computer-use");
+  // The other mode is made on the first browse that asks for it (sessions run on threads of their own).
+  std::once_flag other_made;
+  std::optional<Result<BrowseMode>> other_mode;
 
   auto live_view = start_live_view(o);
   if (!live_view) return report_error(live_view.error());
@@ -113,10 +116,11 @@ int mcp_command(const Options& o, const McpFlags& flags) {
   options.watch = watch_as("MCP session");
   options.make_browse = [&](const nlohmann::json& answer_schema, const std::string& mode) -> Result<mcp::BrowseSetup> {
     const bool asks_other = !mode.empty() && mode != o.mode;
-    if (asks_other && !other_mode) {
-      return fail(ErrorKind::InvalidArgument, "mode " + mode + ": " + other_mode.error().message);
+    if (asks_other) std::call_once(other_made, [&] { other_mode = browse_mode(o, config, mode); });
+    if (asks_other && !*other_mode) {
+      return fail(ErrorKind::InvalidArgument, "mode " + mode + ": " + other_mode->error().message);
     }
-    const BrowseMode& made = asks_other ? *other_mode : *server_mode;
+    const BrowseMode& made = asks_other ? **other_mode : *server_mode;
     if (!made.client) return fail(ErrorKind::InvalidArgument, made.no_model);
     agent::PlannerSettings planner = made.settings->planner;
     planner.answer_schema = answer_schema;

@@ -526,10 +526,9 @@ Result<Decision> Client::decide(const StepRequest& step) {
     ~UsageGuard() { self.count(used); }
   } guard{self, decision.usage};
 
-  // Kept to ask again with more room should the reply be cut off by the cap half way (a copy: the images are sent in
-  // base64 anyway, and a step's request is a few hundred kilobytes at most).
-  detail::ChatRequest asked = request;
-  VIMGPT_TRY(detail::ChatReply reply, self.call(std::move(request), decision));
+  // call() gets a copy (the prompt's text; the images are held by pointer): `request` is kept to ask again with more
+  // room should the reply be cut off by the cap half way.
+  VIMGPT_TRY(detail::ChatReply reply, self.call(request, decision));
   decision.raw_reply = reply.text;
   decision.finish_reason = reply.finish_reason;
   if (self.dialect) return self.finish_dialect(step, images, reply, std::move(decision), model_start, start);
@@ -545,15 +544,16 @@ Result<Decision> Client::decide(const StepRequest& step) {
   }
 
   auto parsed = self.parse(reply);
-  if (!parsed && !formalize && reply.finish_reason == "length" && asked.widen_when_starved) {
+  if (!parsed && !formalize && reply.finish_reason == "length" && request.widen_when_starved) {
     // Cut off by the cap half way: what was never written cannot be repaired, so the step is asked again, once, with
     // room to finish (as a reply starved by its reasoning is).
-    asked.max_tokens *= kCutOffRetryFactor;
-    decision.request_metadata["widened_cap"] = asked.max_tokens;
-    self.note("model " + asked.model + " was cut off at its " + std::to_string(asked.max_tokens / kCutOffRetryFactor) +
-              "-token cap half way through its reply: asked again with " + std::to_string(asked.max_tokens) +
+    const int cap = request.max_tokens;
+    request.max_tokens *= kCutOffRetryFactor;
+    decision.request_metadata["widened_cap"] = request.max_tokens;
+    self.note("model " + request.model + " was cut off at its " + std::to_string(cap) +
+              "-token cap half way through its reply: asked again with " + std::to_string(request.max_tokens) +
               " (raise --max-tokens to keep it so).");
-    VIMGPT_TRY(reply, self.call(std::move(asked), decision));
+    VIMGPT_TRY(reply, self.call(std::move(request), decision));
     decision.raw_reply = reply.text;
     decision.finish_reason = reply.finish_reason;
     parsed = self.parse(reply);

@@ -29,7 +29,8 @@ constexpr std::string_view kAcceptInstead =
     "  !(r.rule && Array.isArray(r.rule.optIn) && r.rule.optIn.length === 0)); })();\n";
 
 // Resolves when autoconsent is not answering a dialog, at most `cap`; on the document's first call, when the page holds
-// an element of a platform autoconsent knows (what it hides while it answers: its rules' prehide selectors), also not
+// an element of a platform autoconsent knows (what it hides while it answers, its rules' prehide selectors, or what it
+// detects the platform by, their `exists` and `visible` steps: piano.io's rule has no prehide selector), also not
 // while it is about to look, is looking (it looks again each half second while it finds nothing: a platform that
 // shows its dialog late) or has found the platform and not yet its dialog, at most kFirstLook. A page without one
 // is not waited for: autoconsent looks once the page is idle, a quarter of a second after the load here, and what its
@@ -44,9 +45,12 @@ std::string settle_script(milliseconds cap) {
          " const answering = () => ['openPopupDetected', 'runningOptOut', 'runningOptIn'].includes(state().lifecycle);"
          " const first = !s.vimgptSettled; s.vimgptSettled = true;"
          " let known = false;"
-         " if (first) try { const selectors = (s.instance.rules || []).filter((r) => r.prehideSelectors &&"
-         "  r.checkRunContext()).flatMap((r) => r.prehideSelectors); known = selectors.length > 0 &&"
-         "  document.querySelector(selectors.join(',')) !== null; } catch (e) { known = true; }"
+         " const present = (selector) => { try { return document.querySelector(selector) !== null; }"
+         "  catch (e) { return false; } };"
+         " const marks = (r) => (r.prehideSelectors || []).concat(((r.rule && Array.isArray(r.rule.detectCmp)) ?"
+         "  r.rule.detectCmp : []).map((step) => step.exists || step.visible));"
+         " if (first) try { known = (s.instance.rules || []).filter((r) => r.checkRunContext()).flatMap(marks)"
+         "  .some((selector) => typeof selector === 'string' && present(selector)); } catch (e) { known = true; }"
          " const looking = () => known &&"
          "  ['loading', 'waitingForInitResponse', 'initialized', 'started', 'cmpDetected'].includes(state().lifecycle);"
          " const push = s.messages.push; const timers = [];"

@@ -6,10 +6,12 @@
 namespace vimgpt {
 
 DataFence DataFence::drawn() {
+  // Decimal, not hexadecimal: a tokenizer reads 15 digits as 5 tokens and 12 hex digits as 9, and the marker is sent
+  // twice with every look. 10^15 is about 2^50.
   std::random_device random;
-  char marker[13];
-  const unsigned long long bits = (static_cast<unsigned long long>(random()) << 32U) ^ random();
-  std::snprintf(marker, sizeof marker, "%012llx", bits & 0xFFFFFFFFFFFFULL);
+  std::uniform_int_distribution<unsigned long long> draw(0, 999'999'999'999'999ULL);
+  char marker[16];
+  std::snprintf(marker, sizeof marker, "%015llu", draw(random));
   return DataFence(marker);
 }
 

@@ -10,7 +10,7 @@ namespace vimgpt {
 
 class DataFence {
  public:
-  // A new marker: 12 hexadecimal digits from the system's random source.
+  // A new marker: 15 decimal digits from the system's random source.
   static DataFence drawn();
   // A fence with this marker (tests, and a run recorded with one).
   explicit DataFence(std::string marker) : marker_(std::move(marker)) {}

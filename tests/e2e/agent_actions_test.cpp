@@ -390,7 +390,7 @@ TEST_F(AgentActions, TabsAreListedSwitchedAndClosed) {
   EXPECT_EQ(steps[1]["url"], site_->url("/fx/item.html"));           // followed into the new tab
   // The titles are the pages' words: inside the run's page-data fence.
   const std::regex tab_list(
-      "Open tabs \\(switch with \\{\"tab\": N\\}\\):\n<<<page-data ([0-9a-f]{12})>>>\n1\\. Tabs - 127\\.0\\.0\\.1\n"
+      "Open tabs \\(switch with \\{\"tab\": N\\}\\):\n<<<page-data ([0-9]{15})>>>\n1\\. Tabs - 127\\.0\\.0\\.1\n"
       "2\\. Blue Widget - 127\\.0\\.0\\.1 \\(this tab\\)\n<<<end-page-data \\1>>>");
   EXPECT_TRUE(std::regex_search(requests[1].text, tab_list)) << requests[1].text;
   EXPECT_EQ(steps[1]["result"], "switched to tab 1");

@@ -10,6 +10,7 @@
 #include <regex>
 
 #include "common/file.h"
+#include "support/assertions.h"
 #include "support/cli_runner.h"
 #include "support/dialect_fake.h"
 #include "support/fake_model_server.h"
@@ -177,9 +178,8 @@ TEST_F(McpStdio, PageDataComesBetweenTheSessionsFenceLines) {
     const std::string found = result_text(mcp.call("find", {{"query", "tickets"}}));
     const std::string tabs = result_text(mcp.call("tabs"));
     EXPECT_EQ(mcp.finish(), 0);
-    const auto named = looked.find("<<<page-data ");
-    EXPECT_NE(named, std::string::npos) << looked;
-    const std::string marker = named == std::string::npos ? std::string() : looked.substr(named + 13, 12);
+    const std::string marker = test::fence_marker(looked);
+    EXPECT_FALSE(marker.empty()) << looked;
     for (const auto& text : {looked, found, tabs}) {
       const auto opened = text.find("<<<page-data " + marker + ">>>\n");
       const std::string close = "<<<end-page-data " + marker + ">>>";

@@ -28,7 +28,8 @@ inline bool has(const nlohmann::json& value, std::string_view text) {
 // The run's page-data fence marker in a prompt (common/fence.h: "<<<page-data MARKER>>>"), or empty.
 inline std::string fence_marker(const std::string& prompt) {
   const auto named = prompt.find("<<<page-data ");
-  return named == std::string::npos ? std::string() : prompt.substr(named + 13, 12);
+  const auto ends = named == std::string::npos ? named : prompt.find(">>>", named);
+  return ends == std::string::npos ? std::string() : prompt.substr(named + 13, ends - named - 13);
 }
 
 // Whether `order` stands in `prompt` inside the run's fence: after an opening line and before the next closing one.

@@ -24,8 +24,8 @@ TEST(DataFence, EachRunDrawsAMarkerOfItsOwn) {
   std::set<std::string> markers;
   for (int i = 0; i < 50; ++i) {
     const auto marker = DataFence::drawn().marker();
-    EXPECT_EQ(marker.size(), 12U);
-    EXPECT_EQ(marker.find_first_not_of("0123456789abcdef"), std::string::npos) << marker;
+    EXPECT_EQ(marker.size(), 15U);
+    EXPECT_EQ(marker.find_first_not_of("0123456789"), std::string::npos) << marker;
     markers.insert(marker);
   }
   EXPECT_EQ(markers.size(), 50U);

@@ -2,7 +2,8 @@
 // front of it) writes, reading it in its family's dialect, building the next conversation from it and reading it as
 // --verify's verdict must give a value or an error, never crash or read out of bounds. So must the providers' computer
 // tools' replies (--mode computer-use: Anthropic's tool_use blocks, OpenAI's computer and function calls with their
-// safety checks). The first byte picks the family or the tool; the rest is the reply.
+// safety checks, Gemini's functionCall parts with their safety decisions). The first byte picks the family or the tool;
+// the rest is the reply.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -19,9 +20,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static constexpr std::array<const char*, 10> kFamilies = {"qwen2.5-vl", "qwen3-vl",    "qwen3.5",     "fara",
                                                             "fara-1.5",   "ui-tars-1.5", "gui-owl-1.5", "glm-v",
                                                             "holo3",      "molmoweb"};
-  static const std::array<vision::Dialect, 2> kComputerTools = {
+  static const std::array<vision::Dialect, 3> kComputerTools = {
       vision::detail::computer_tool_dialect(vision::Provider::Anthropic),
-      vision::detail::computer_tool_dialect(vision::Provider::OpenAI)};
+      vision::detail::computer_tool_dialect(vision::Provider::OpenAI),
+      vision::detail::computer_tool_dialect(vision::Provider::Gemini)};
   const std::size_t pick = data[0] % (kFamilies.size() + kComputerTools.size());
   const bool computer_tool = pick >= kFamilies.size();
   const vision::Dialect* dialect =
@@ -49,7 +51,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   step.earlier_frames = 1;
   if (computer_tool) {
     (void)vision::detail::pending_safety_checks(text);
-    (void)vision::detail::computer_tool_turns(step, {{768, 512}, {768, 512}});
+    (void)vision::detail::computer_tool_turns(step, {{768, 512}, {768, 512}}, dialect->kind);
   } else {
     (void)vision::detail::dialect_turns(*dialect, step, {{768, 512}, {768, 512}});
   }

@@ -74,7 +74,8 @@ void add_model_flags(CLI::App& app, Options& o) {
       "holo_json, molmoweb_json), or vimgpt");
   app.add_option("--mode", o.mode,
                  "How the model acts: labels (vimgpt's yellow labels, the default) or computer-use (the provider's "
-                 "own computer tool on the unlabelled page: Anthropic's, for claude-* models)");
+                 "own computer tool on the unlabelled page: Anthropic's, OpenAI's or Gemini's; vimgpt models NAME says "
+                 "which a model takes)");
   app.add_option("--img-res", o.img_res,
                  "Width of the image sent to the model: a preset (" + vision::image_preset_names() + "; default " +
                      std::string(vision::kDefaultImagePreset) + ") or pixels");

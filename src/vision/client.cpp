@@ -358,8 +358,9 @@ Result<std::unique_ptr<Client>> Client::create(ClientOptions options) {
   if (options.mode == InteractionMode::ComputerUse) {
     VIMGPT_TRY(impl->computer_tool, detail::computer_tool_of(options, impl->rules.provider, impl->rules.spec));
     impl->dialect = detail::computer_tool_dialect(impl->rules.provider);
-    // OpenAI's computer tool is the Responses API's only.
+    // OpenAI's computer tool is the Responses API's only; Gemini's is Google's native API's.
     if (impl->rules.provider == Provider::OpenAI) impl->rules.api = ModelApi::Responses;
+    if (impl->rules.provider == Provider::Gemini) impl->rules.api = ModelApi::GenerateContent;
   }
   if (impl->dialect) impl->rules.structured = StructuredMethod::None;
   impl->options = std::move(options);

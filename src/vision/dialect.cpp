@@ -18,6 +18,7 @@ std::string_view to_string(DialectKind kind) {
     case DialectKind::MolmoWeb: return "molmoweb_json";
     case DialectKind::AnthropicComputer: return "anthropic_computer";
     case DialectKind::OpenAIComputer: return "openai_computer";
+    case DialectKind::GeminiComputer: return "gemini_computer";
   }
   return "vimgpt";
 }
@@ -176,8 +177,9 @@ std::vector<Turn> dialect_turns(const Dialect& dialect, const StepRequest& step,
   if (dialect.reads_marks()) return glm_turns(dialect, step, images.empty() ? -1 : static_cast<int>(images.size()) - 1);
   if (dialect.kind == DialectKind::HoloJson) return holo_turns(dialect, step, images);
   if (dialect.kind == DialectKind::MolmoWeb) return molmoweb_turns(dialect, step, images);
-  if (dialect.kind == DialectKind::AnthropicComputer || dialect.kind == DialectKind::OpenAIComputer) {
-    return computer_tool_turns(step, images);
+  if (dialect.kind == DialectKind::AnthropicComputer || dialect.kind == DialectKind::OpenAIComputer ||
+      dialect.kind == DialectKind::GeminiComputer) {
+    return computer_tool_turns(step, images, dialect.kind);
   }
   const Size screen = dialect.told_screen ? *dialect.told_screen
                       : images.empty()    ? Size{}
@@ -279,6 +281,7 @@ Result<DialectReply> read_dialect_reply(const Dialect& dialect, std::string_view
       : dialect.kind == DialectKind::MolmoWeb          ? read_molmoweb(body, dialect, frames, before)
       : dialect.kind == DialectKind::AnthropicComputer ? read_anthropic_computer(body, dialect, frames, before)
       : dialect.kind == DialectKind::OpenAIComputer    ? read_openai_computer(body, dialect, frames, before)
+      : dialect.kind == DialectKind::GeminiComputer    ? read_gemini_computer(body, dialect, frames, before)
                                                        : read_computer_use(body, dialect, frames, before);
   if (!action) return action.failure();
   if (!before.empty()) thoughts += (thoughts.empty() ? "" : "\n") + before;

@@ -93,10 +93,12 @@ std::string python_repr(const nlohmann::ordered_json& value);
 Result<ComputerTool> computer_tool_of(const ClientOptions& options, Provider provider, const ModelSpec* spec);
 Dialect computer_tool_dialect(Provider provider);
 void add_computer_tool(ChatRequest& request, const ComputerTool& tool, Size display);
-std::vector<Turn> computer_tool_turns(const StepRequest& step, const std::vector<Size>& images);
+std::vector<Turn> computer_tool_turns(const StepRequest& step, const std::vector<Size>& images, DialectKind kind);
 Result<Json> read_anthropic_computer(std::string_view text, const Dialect& dialect, const PointFrame& frames,
                                      std::string& thoughts);
 Result<Json> read_openai_computer(std::string_view text, const Dialect& dialect, const PointFrame& frames,
+                                  std::string& thoughts);
+Result<Json> read_gemini_computer(std::string_view text, const Dialect& dialect, const PointFrame& frames,
                                   std::string& thoughts);
 std::vector<std::string> pending_safety_checks(std::string_view reply);
 // A key as a computer tool names it ("Return", "Page_Down", "CTRL", "ARROWDOWN") as vimgpt does ("Enter").

@@ -31,6 +31,9 @@ enum class DialectKind {
   // OpenAI's `computer` tool on the Responses API (--mode computer-use): computer_call items answered by
   // computer_call_output items that carry the next screenshot.
   OpenAIComputer,
+  // Gemini's `computer_use` tool on Google's native API (--mode computer-use): functionCall parts answered by
+  // functionResponse parts that carry the next screenshot; points on a 0-999 grid.
+  GeminiComputer,
 };
 // Where a dialect's points are: pixels of the image the model saw after its server's smart_resize, thousandths of
 // the image's width and height (0-1000), or percent of them (0-100).

@@ -71,6 +71,10 @@ struct Turn {
   Json tool_uses;
   std::vector<std::string> tool_results;
   bool acknowledged = false;  // the calls answered ran with the person's yes to their safety checks
+  // The same user turn's parts for a wire that answers in fields (Gemini's functionResponse: {url, output}): the
+  // page's address, and what the actions did (`text` holds both, in words).
+  std::string url;
+  std::string outcome;
 };
 
 struct ChatRequest {
@@ -137,14 +141,20 @@ Result<ChatReply> parse_anthropic_response(const http::HttpResponse& response, b
 http::HttpRequest build_responses_request(const ChatRequest& request);
 Result<ChatReply> parse_responses_response(const http::HttpResponse& response, bool structured);
 
-// Gemini and compatible servers speak OpenAI's Chat Completions; OpenAI's Responses-only models its Responses API.
+http::HttpRequest build_gemini_request(const ChatRequest& request);
+Result<ChatReply> parse_gemini_response(const http::HttpResponse& response);
+
+// Gemini and compatible servers speak OpenAI's Chat Completions; OpenAI's Responses-only models its Responses API;
+// Gemini's computer tool Google's native API.
 inline http::HttpRequest build_request(const ChatRequest& request) {
   if (request.provider == Provider::Anthropic) return build_anthropic_request(request);
+  if (request.api == ModelApi::GenerateContent) return build_gemini_request(request);
   return request.api == ModelApi::Responses ? build_responses_request(request) : build_openai_request(request);
 }
 inline Result<ChatReply> parse_reply(const ChatRequest& request, const http::HttpResponse& response) {
   const bool structured = request.structured != StructuredMethod::None;
   if (request.provider == Provider::Anthropic) return parse_anthropic_response(response, structured);
+  if (request.api == ModelApi::GenerateContent) return parse_gemini_response(response);
   return request.api == ModelApi::Responses ? parse_responses_response(response, structured)
                                             : parse_openai_response(response, structured);
 }

@@ -134,7 +134,9 @@ struct Price {
 // and tokens cost and when it ends, with the date and the sources they were read from. `vimgpt models` prints it.
 
 enum class ModelStatus { Active, Legacy, Deprecated, Retired };
-enum class ModelApi { Chat, Messages, Responses };  // Responses: not served on Chat Completions
+// Responses: not served on Chat Completions. GenerateContent: Google's native API, the wire of Gemini's computer_use
+// tool (--mode computer-use), which its OpenAI-compatible endpoint does not carry.
+enum class ModelApi { Chat, Messages, Responses, GenerateContent };
 // Whether a temperature other than the default is accepted: always, never, or only while the model does not
 // reason (OpenAI's reasoning models at effort "none").
 enum class TemperatureRule { Yes, No, WithoutReasoning };

@@ -155,11 +155,14 @@ class ComputerUseE2E : public ::testing::Test {
 
   test::CliRun run(const test::FakeModelServer& model, const std::string& name, const std::string& flag = {},
                    const std::string& input = {}) {
+    const bool gemini = name.starts_with("gemini");
     std::vector<std::string> args = {"write rush in the note, then press the order button",
                                      "--base-url",
-                                     model.url(),
+                                     gemini ? model.gemini_url() : model.url(),
                                      "--provider",
-                                     name.starts_with("claude") ? "anthropic" : "openai",
+                                     name.starts_with("claude") ? "anthropic"
+                                     : gemini                   ? "gemini"
+                                                                : "openai",
                                      "--model",
                                      name,
                                      "--api-key",
@@ -321,6 +324,95 @@ TEST_F(ComputerUseE2E, GptFillsAndOrdersThroughItsComputerTool) {
       "user",   "reasoning", "computer_call", "computer_call_output", "user"};
   EXPECT_EQ(kinds, expected) << input.dump().substr(0, 3000);
   EXPECT_NE(input[5].dump().find("The action: "), std::string::npos) << input[5].dump();
+}
+
+// Gemini's calls: functionCall parts with points on its 0-999 grid, answered on Google's native API.
+nlohmann::json gemini_call(const std::string& name, nlohmann::json args) {
+  return nlohmann::json::array({{{"name", name}, {"args", std::move(args)}}});
+}
+
+// Where a point of the 1080x720 frame lies on Gemini's 0-999 grid.
+nlohmann::json on_grid(double x, double y, nlohmann::json args = nlohmann::json::object()) {
+  args["x"] = std::lround(x * 1000 / 1080);
+  args["y"] = std::lround(y * 1000 / 720);
+  return args;
+}
+
+// Gemini's computer_use tool: the earlier models' type_text_at (a click on the field, what it held cleared, the
+// text typed), then a click, on Google's native API; every call goes back with its thought signature and is answered
+// by a functionResponse holding the address, what the actions did and the next screenshot (the fake refuses a
+// signature left out, or a call left unanswered, as Google does).
+TEST_F(ComputerUseE2E, GeminiFillsAndOrdersThroughItsComputerUseTool) {
+  test::FakeModelServer model{
+      test::Expectations{"test-key", "gemini-3.8-flash", 0, 0, test::Requirement::Any, test::Service::Gemini}};
+  int step = 0;
+  model.set_responder([&](const test::ReceivedRequest& request) {
+    const auto image = test::last_image(request.body);
+    const auto button = image ? test::find_colour(*image, kBlue) : std::nullopt;
+    const double scale = button ? 1080.0 / button->width : 1.0;  // the frame's pixels per screenshot pixel
+    if (++step == 1) {
+      return test::ScriptedReply::tool_use(
+          gemini_call("type_text_at", on_grid(170, 43, {{"text", "rush"}, {"press_enter", false}})));
+    }
+    if (button)
+      return test::ScriptedReply::tool_use(gemini_call("click", on_grid(button->x * scale, button->y * scale)));
+    return test::ScriptedReply::text("The order is placed.");
+  });
+  const test::CliRun result = run(model, "gemini-3.8-flash");
+  expect_filled_and_ordered(result, model);
+  const auto requests = model.requests();
+  ASSERT_EQ(requests.size(), 3U);
+  for (const auto& request : requests) {
+    EXPECT_EQ(request.path, "/v1beta/models/gemini-3.8-flash:generateContent");
+    EXPECT_EQ(request.header("x-goog-api-key"), "test-key");
+    EXPECT_EQ(request.body["tools"][0], (nlohmann::json{{"computerUse", {{"environment", "ENVIRONMENT_BROWSER"}}}}));
+    EXPECT_EQ(request.body["generationConfig"]["thinkingConfig"]["thinkingLevel"], "LOW");
+  }
+  const auto& contents = requests[2].body["contents"];
+  std::vector<std::string> roles;
+  for (const auto& content : contents) roles.push_back(content.value("role", ""));
+  EXPECT_EQ(roles, (std::vector<std::string>{"user", "model", "user", "model", "user"}))
+      << contents.dump().substr(0, 3000);
+  const auto& answer = contents[4]["parts"][0]["functionResponse"];
+  EXPECT_EQ(answer["name"], "click");
+  EXPECT_EQ(answer["response"]["url"], site_->url("/"));
+  EXPECT_NE(answer["response"].value("output", "").find("The action: "), std::string::npos) << answer.dump();
+  EXPECT_EQ(answer["parts"][0]["inlineData"]["mimeType"], "image/jpeg");
+  const auto steps = test::read_steps(record_);
+  ASSERT_EQ(steps.size(), 3U);
+  // The point on the button is recorded with its element's signature, for the run cache and replay.
+  ASSERT_TRUE(steps[1].contains("signature") && steps[1]["signature"].is_object()) << steps[1].dump();
+  EXPECT_NE(steps[1]["signature"].dump().find("Order"), std::string::npos) << steps[1]["signature"].dump();
+}
+
+// Gemini's safety decision is the person's to confirm: their yes runs the action, and the call's response
+// acknowledges it (the fake refuses one without, as Google's reference agent never sends).
+TEST_F(ComputerUseE2E, APersonsYesToGeminisSafetyDecisionRunsTheActionAndAcknowledgesIt) {
+  test::FakeModelServer model{
+      test::Expectations{"test-key", "gemini-3.8-flash", 0, 0, test::Requirement::Any, test::Service::Gemini}};
+  int step = 0;
+  model.set_responder([&](const test::ReceivedRequest& request) {
+    const auto image = test::last_image(request.body);
+    const auto button = image ? test::find_colour(*image, kBlue) : std::nullopt;
+    if (++step > 1 || !button) return test::ScriptedReply::text("The order is placed.");
+    const double scale = 1080.0 / button->width;
+    return test::ScriptedReply::tool_use(gemini_call(
+        "click",
+        on_grid(button->x * scale, button->y * scale,
+                {{"safety_decision",
+                  {{"decision", "require_confirmation"}, {"explanation", "Placing an order spends money."}}}})));
+  });
+  const test::CliRun result = run(model, "gemini-3.8-flash", "--confirm", "y\n");
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.err.find("the model's provider asks a person to confirm it: Placing an order spends money."),
+            std::string::npos)
+      << result.err;
+  EXPECT_EQ(ordered_.load(), 1);
+  EXPECT_EQ(model.problems(), std::vector<std::string>{});
+  const auto requests = model.requests();
+  ASSERT_EQ(requests.size(), 2U);
+  EXPECT_EQ(requests[1].body["contents"][2]["parts"][0]["functionResponse"]["response"]["safety_acknowledgement"],
+            "true");
 }
 
 // A safety check the provider asks a person to acknowledge, with nobody there: the run ends needing input, the

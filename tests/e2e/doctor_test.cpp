@@ -136,6 +136,28 @@ TEST(Doctor, ComputerUseModeChecksThatTheToolsPointLandsOnTheTarget) {
   EXPECT_FALSE(test::find_colour(*image, {255, 214, 0}).has_value()) << "the doctor's frame carried labels";
 }
 
+// Gemini's tool on Google's native API: its point on the 0-999 grid, converted back onto the square.
+TEST(Doctor, ComputerUseModeOnGeminiChecksItsGridPoint) {
+  FakeModelServer model{
+      test::Expectations{"k", "gemini-3.8-flash", 0, 0, test::Requirement::Any, test::Service::Gemini}};
+  model.set_responder([](const test::ReceivedRequest& request) {
+    const auto image = test::last_image(request.body);
+    const auto blue = image ? test::find_colour(*image, {30, 60, 220}) : std::nullopt;
+    if (!blue) return test::ScriptedReply::text("I see no blue square.");
+    return test::ScriptedReply::tool_use(nlohmann::json::array(
+        {{{"name", "click"},
+          {"args",
+           {{"x", std::lround(blue->x * 1000 / blue->width)}, {"y", std::lround(blue->y * 1000 / blue->height)}}}}}));
+  });
+  const auto run = run_vimgpt({"doctor", "--model", "gemini-3.8-flash", "--api-key", "k", "--base-url",
+                               model.gemini_url(), "--provider", "gemini", "--mode", "computer-use"});
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("the point lands on the target (gemini_computer dialect)"), std::string::npos) << run.out;
+  EXPECT_EQ(model.problems(), std::vector<std::string>{});
+  ASSERT_EQ(model.requests().size(), 1U);
+  EXPECT_EQ(model.requests()[0].path, "/v1beta/models/gemini-3.8-flash:generateContent");
+}
+
 TEST(Doctor, WhatAModelCannotTakeIsAUsageErrorBeforeAnyRequest) {
   FakeModelServer model;
   auto run = run_vimgpt({"doctor", "--model", "gpt-5.5-pro", "--effort", "low", "--api-key", "k"});

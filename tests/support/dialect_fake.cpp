@@ -55,6 +55,21 @@ std::optional<std::string> last_image(const json& body) {
       if (auto decoded = decode_data_url(*url)) return decoded->second;
     }
   }
+  // Google's native API: a part's inlineData, or a functionResponse's own parts'.
+  const json contents = body.value("contents", json::array());
+  for (auto content = contents.rbegin(); contents.is_array() && content != contents.rend(); ++content) {
+    std::vector<json> blobs;
+    for (const auto& part : content->value("parts", json::array())) {
+      if (part.contains("inlineData")) blobs.push_back(part["inlineData"]);
+      for (const auto& inner : part.value("functionResponse", json::object()).value("parts", json::array())) {
+        if (inner.contains("inlineData")) blobs.push_back(inner["inlineData"]);
+      }
+    }
+    for (auto blob = blobs.rbegin(); blob != blobs.rend(); ++blob) {
+      if (auto decoded = decode_data_url("data:" + blob->value("mimeType", "") + ";base64," + blob->value("data", "")))
+        return decoded->second;
+    }
+  }
   const auto& messages = body.value("messages", json::array());
   for (auto message = messages.rbegin(); message != messages.rend(); ++message) {
     json content = message->value("content", json());

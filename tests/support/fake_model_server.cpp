@@ -157,6 +157,38 @@ void read_responses(const json& body, ReceivedRequest& received, bool decode) {
   if (received.structured) received.schema = format["schema"];
 }
 
+// Google's native API: systemInstruction and contents of parts (text, inlineData, and a functionResponse's own
+// response words and inlineData parts).
+void read_gemini(const json& body, ReceivedRequest& received, bool decode) {
+  const auto read_parts = [&](const json& parts) {
+    for (const auto& part : parts.is_array() ? parts : json::array()) {
+      if (part.value("text", json()).is_string()) append_text(received.text, part["text"].get<std::string>());
+      const json& data = part.value("inlineData", json());
+      if (data.is_object()) {
+        const std::string base64 = data.value("data", "");
+        auto bytes = decode_base64(base64);
+        if (!bytes) {
+          received.problems.emplace_back("inlineData is not base64");
+          continue;
+        }
+        received.images.push_back(inspect_image(data.value("mimeType", ""), *bytes, "", decode));
+        received.images.back().base64_bytes = base64.size();
+      }
+    }
+  };
+  read_parts(body.value("systemInstruction", json::object()).value("parts", json::array()));
+  for (const auto& content : body.value("contents", json::array())) {
+    const json parts = content.value("parts", json::array());
+    read_parts(parts);
+    for (const auto& part : parts.is_array() ? parts : json::array()) {
+      const json& answer = part.value("functionResponse", json());
+      if (!answer.is_object()) continue;
+      append_text(received.text, answer.value("response", json::object()).dump());
+      read_parts(answer.value("parts", json::array()));
+    }
+  }
+}
+
 void read_anthropic(const json& body, ReceivedRequest& received, bool decode) {
   const auto& system = body.value("system", json());
   if (system.is_string()) append_text(received.text, system.get<std::string>());
@@ -301,16 +333,27 @@ struct Spend {
   bool cut_off = false;  // the cap ran out before the answer: no answer at all
 };
 
+// Gemini thinks at the level sent (its default, medium, when none is): the fake's sizes, as reasoning_spend's.
+int gemini_thinking_spend(const json& body) {
+  const std::string level = body.value("generationConfig", json::object())
+                                .value("thinkingConfig", json::object())
+                                .value("thinkingLevel", "MEDIUM");
+  return level == "LOW" ? 600 : level == "HIGH" ? 7000 : 2500;
+}
+
 Spend spend_of(ApiFlavor flavor, Service service, const ReceivedRequest& received, const ScriptedReply& reply) {
   Spend spend;
   // A compatible server's model is whatever it runs: it reasons only when the script says so.
   const bool provider = flavor == ApiFlavor::Anthropic || service != Service::Compatible;
-  spend.reasoning = reply.reasoning_tokens >= 0 ? reply.reasoning_tokens
-                    : provider                  ? reasoning_spend(received.body, flavor == ApiFlavor::Anthropic)
-                                                : 0;
+  spend.reasoning = reply.reasoning_tokens >= 0         ? reply.reasoning_tokens
+                    : flavor == ApiFlavor::GeminiNative ? gemini_thinking_spend(received.body)
+                    : provider                          ? reasoning_spend(received.body, flavor == ApiFlavor::Anthropic)
+                                                        : 0;
   spend.completion = spend.reasoning + reply.completion_tokens;
   const json& body = received.body;
-  const json cap = body.contains("max_output_tokens")       ? body["max_output_tokens"]
+  const json& generation = body.value("generationConfig", json::object());
+  const json cap = generation.contains("maxOutputTokens")   ? generation["maxOutputTokens"]
+                   : body.contains("max_output_tokens")     ? body["max_output_tokens"]
                    : body.contains("max_completion_tokens") ? body["max_completion_tokens"]
                                                             : body.value("max_tokens", json());
   if (cap.is_number_integer() && spend.completion > cap.get<int>()) {
@@ -323,6 +366,12 @@ Spend spend_of(ApiFlavor flavor, Service service, const ReceivedRequest& receive
 
 json usage_json(ApiFlavor flavor, const ScriptedReply& reply, const ReceivedRequest::Cache& cache, const Spend& spend) {
   const int prompt = cache.asked ? cache.prompt_tokens : reply.prompt_tokens;
+  if (flavor == ApiFlavor::GeminiNative) {  // thoughts are counted apart from the candidates' tokens
+    return {{"promptTokenCount", prompt},
+            {"candidatesTokenCount", spend.completion - spend.reasoning},
+            {"thoughtsTokenCount", spend.reasoning},
+            {"totalTokenCount", prompt + spend.completion}};
+  }
   if (flavor == ApiFlavor::OpenAIResponses) {
     return {{"input_tokens", prompt},
             {"input_tokens_details", {{"cached_tokens", cache.read}, {"cache_write_tokens", cache.written}}},
@@ -355,6 +404,27 @@ std::string success_body(ApiFlavor flavor, Service service, const ReceivedReques
   const Spend spend = spend_of(flavor, service, received, reply);
   const std::string finish = spend.cut_off ? "length" : reply.finish_reason;
   const std::string text = spend.cut_off ? "" : content;
+  if (flavor == ApiFlavor::GeminiNative) {
+    static std::atomic<int> signatures_made{0};
+    json parts = json::array();
+    if (!text.empty() && reply.fault == Fault::None) parts.push_back({{"text", text}});
+    for (const auto& use : reply.tool_uses.is_array() && !spend.cut_off ? reply.tool_uses : json::array()) {
+      parts.push_back({{"functionCall", {{"name", use.value("name", "")}, {"args", use.value("args", json::object())}}},
+                       {"thoughtSignature", "sig-fake-" + std::to_string(++signatures_made)}});
+    }
+    if (reply.fault == Fault::NoChoices)
+      return json{{"candidates", json::array()}, {"usageMetadata", usage_json(flavor, reply, received.cache, spend)}}
+          .dump();
+    const std::string reason = spend.cut_off || finish == "length" ? "MAX_TOKENS"
+                               : reply.fault == Fault::Refusal     ? "SAFETY"
+                                                                   : "STOP";
+    json candidate = {{"finishReason", reason}, {"index", 0}};
+    if (!parts.empty()) candidate["content"] = {{"role", "model"}, {"parts", std::move(parts)}};
+    return json{{"candidates", json::array({std::move(candidate)})},
+                {"usageMetadata", usage_json(flavor, reply, received.cache, spend)},
+                {"modelVersion", received.model}}
+        .dump();
+  }
   if (flavor == ApiFlavor::OpenAIResponses) {
     json output = json::array();
     static std::atomic<int> items_made{0};
@@ -465,13 +535,14 @@ std::string success_body(ApiFlavor flavor, Service service, const ReceivedReques
 }
 
 std::string error_body(ApiFlavor flavor, Service service, int status, const std::string& message) {
-  if (flavor != ApiFlavor::Anthropic && service == Service::Gemini) {
+  if (flavor == ApiFlavor::GeminiNative || (flavor != ApiFlavor::Anthropic && service == Service::Gemini)) {
     const std::string google_status = status == 400   ? "INVALID_ARGUMENT"
                                       : status == 403 ? "PERMISSION_DENIED"
                                       : status == 404 ? "NOT_FOUND"
                                       : status == 429 ? "RESOURCE_EXHAUSTED"
                                       : status == 503 ? "UNAVAILABLE"
                                                       : "INTERNAL";
+    if (flavor == ApiFlavor::GeminiNative) return gemini_native_error(status, google_status, message).body.dump();
     return gemini_error(status, google_status, message).body.dump();
   }
   if (flavor != ApiFlavor::Anthropic) {
@@ -586,6 +657,10 @@ FakeModelServer::FakeModelServer(Expectations expectations)
   server_->Post("/v1/messages", [this](const httplib::Request& request, httplib::Response& response) {
     handle(ApiFlavor::Anthropic, request, response);
   });
+  server_->Post(R"(/v1beta/models/([^/:]+):generateContent)",
+                [this](const httplib::Request& request, httplib::Response& response) {
+                  handle(ApiFlavor::GeminiNative, request, response);
+                });
   server_->set_payload_max_length(std::size_t{64} * 1024 * 1024);
   // Headers and body go out in separate writes; without NODELAY, Nagle plus the client's delayed ACK adds
   // ~40 ms to every reply.
@@ -668,11 +743,11 @@ std::vector<std::string> FakeModelServer::problems() const {
 void FakeModelServer::check(ReceivedRequest& received) const {
   const Expectations& want = expectations_;
   const bool google = want.service == Service::Gemini;
-  if (google && !received.path.starts_with("/v1beta/openai/")) {
+  if (google && received.flavor != ApiFlavor::GeminiNative && !received.path.starts_with("/v1beta/openai/")) {
     received.problems.push_back("sent to " + received.path + ", not Google's /v1beta/openai/chat/completions");
   }
-  // (Google answers a wrong key itself: gemini_refusal.)
-  if (!want.api_key.empty() && !google) {
+  // (Google answers a wrong key itself: gemini_refusal, gemini_native_refusal.)
+  if (!want.api_key.empty() && !google && received.flavor != ApiFlavor::GeminiNative) {
     if (received.flavor != ApiFlavor::Anthropic && received.header("authorization") != "Bearer " + want.api_key) {
       received.problems.emplace_back("missing or wrong Authorization: Bearer header");
     }
@@ -733,7 +808,9 @@ void FakeModelServer::handle(ApiFlavor flavor, const httplib::Request& request, 
     received.body = nullptr;
     received.problems.emplace_back("body is not a JSON object");
   } else {
-    received.model = received.body.value("model", "");
+    // Google's native API names the model in the path.
+    received.model = flavor == ApiFlavor::GeminiNative && request.matches.size() > 1 ? std::string(request.matches[1])
+                                                                                     : received.body.value("model", "");
     bool decode = true;
     {
       std::scoped_lock lock(mutex_);
@@ -743,6 +820,8 @@ void FakeModelServer::handle(ApiFlavor flavor, const httplib::Request& request, 
       read_openai(received.body, received, decode);
     } else if (flavor == ApiFlavor::OpenAIResponses) {
       read_responses(received.body, received, decode);
+    } else if (flavor == ApiFlavor::GeminiNative) {
+      read_gemini(received.body, received, decode);
     } else {
       read_anthropic(received.body, received, decode);
     }
@@ -763,6 +842,9 @@ void FakeModelServer::handle(ApiFlavor flavor, const httplib::Request& request, 
     } else if (flavor == ApiFlavor::OpenAIResponses) {
       refusal = responses_refusal(received.body, expectations_.service, images);
       if (!refusal) refusal = responses_tool_refusal(received.body);
+    } else if (flavor == ApiFlavor::GeminiNative) {
+      refusal = gemini_native_refusal(received.body, received.model, received.header("x-goog-api-key"),
+                                      expectations_.api_key);
     } else if (expectations_.service == Service::Gemini) {
       refusal = gemini_refusal(received.body, received.header("authorization"), expectations_.api_key,
                                received.raw_body.size(), images.size());

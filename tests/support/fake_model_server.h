@@ -1,5 +1,6 @@
 // A fake model provider on 127.0.0.1 speaking OpenAI Chat Completions (POST /v1/chat/completions), OpenAI's
-// Responses API (POST /v1/responses) and Anthropic Messages (POST /v1/messages). It checks every request it receives
+// Responses API (POST /v1/responses), Anthropic Messages (POST /v1/messages) and Google's native Gemini API (POST
+// /v1beta/models/MODEL:generateContent, for Gemini's computer tool). It checks every request it receives
 // (credentials, model, that each image decodes and its declared MIME type matches its bytes, image width,
 // structured-output schema), refuses what the real service refuses (provider_contract.h: the parameters a model does
 // not take, schemas outside strict mode's rules, empty blocks, oversized images; each refusal is also a problem),
@@ -42,7 +43,7 @@ struct Response;
 
 namespace vimgpt::test {
 
-enum class ApiFlavor { OpenAI, OpenAIResponses, Anthropic };
+enum class ApiFlavor { OpenAI, OpenAIResponses, Anthropic, GeminiNative };
 
 enum class Requirement { Any, Required, Forbidden };
 
@@ -120,7 +121,8 @@ struct ScriptedReply {
   // reasoning and answer pass the request's cap, the reply is cut off with no answer, as the real ones are.
   int reasoning_tokens = -1;
   std::string finish_reason = "stop";  // "length" simulates a reply cut off by max_tokens
-  // Anthropic tool calls, [{"name", "input"}], answered as tool_use blocks after `content` (when not empty).
+  // Anthropic tool calls, [{"name", "input"}], answered as tool_use blocks after `content` (when not empty); on
+  // Gemini's native API [{"name", "args"}], answered as functionCall parts with thought signatures.
   nlohmann::json tool_uses;
 
   static ScriptedReply text(std::string content);

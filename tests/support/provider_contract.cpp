@@ -1,6 +1,7 @@
 #include "support/provider_contract.h"
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <map>
 #include <set>
@@ -404,6 +405,108 @@ Refusal gemini_error(int status, std::string google_status, std::string message,
   }
   refusal.body = json::array({{{"error", std::move(error)}}});
   return refusal;
+}
+
+Refusal gemini_native_error(int status, std::string google_status, std::string message, std::string reason) {
+  Refusal refusal = gemini_error(status, std::move(google_status), std::move(message), std::move(reason));
+  refusal.body = json(refusal.body[0]);  // the native API's error is the object itself, not a list of one
+  return refusal;
+}
+
+std::optional<Refusal> gemini_native_refusal(const json& body, const std::string& model, const std::string& key_header,
+                                             const std::string& key) {
+  const auto refuse = [](const std::string& message) { return gemini_native_error(400, "INVALID_ARGUMENT", message); };
+  if (!key.empty() && key_header != key) {
+    return gemini_native_error(400, "INVALID_ARGUMENT", "API key not valid. Please pass a valid API key.",
+                               "API_KEY_INVALID");
+  }
+  const Entry* entry = entry_for(model);
+  if (entry == nullptr || entry->model.status == "retired" || entry->model.provider != "gemini") {
+    return gemini_native_error(
+        404, "NOT_FOUND",
+        "models/" + model + " is not found for API version v1beta, or is not supported for generateContent.");
+  }
+  for (const auto& tool : body.value("tools", json::array())) {
+    if (!tool.contains("computerUse")) continue;
+    if (entry->model.computer_tool.empty()) return refuse("Computer Use is not supported by models/" + model + ".");
+    const std::string environment = tool["computerUse"].value("environment", "");
+    if (environment != "ENVIRONMENT_BROWSER" && environment != "ENVIRONMENT_DESKTOP" &&
+        environment != "ENVIRONMENT_MOBILE") {
+      return refuse("Invalid value at 'tools[0].computer_use.environment'.");
+    }
+  }
+  const json level = body.value("generationConfig", json::object())
+                         .value("thinkingConfig", json::object())
+                         .value("thinkingLevel", json());
+  if (level.is_string()) {
+    std::string lower_level = level.get<std::string>();
+    std::transform(lower_level.begin(), lower_level.end(), lower_level.begin(),
+                   [](unsigned char c) { return std::tolower(c); });
+    if (!has(entry->model.efforts, lower_level)) {
+      return refuse("Thinking level " + level.get<std::string>() + " is not supported for this model.");
+    }
+  }
+  const json contents = body.value("contents", json::array());
+  if (!contents.is_array() || contents.empty())
+    return refuse("* GenerateContentRequest.contents: contents is not specified");
+  for (std::size_t i = 0; i < contents.size(); ++i) {
+    const std::string role = contents[i].value("role", "");
+    if (role != "user" && role != "model") return refuse("Please use a valid role: user, model.");
+    const json parts = contents[i].value("parts", json::array());
+    if (!parts.is_array() || parts.empty()) {
+      return refuse("* GenerateContentRequest.contents[" + std::to_string(i) +
+                    "].parts: contents.parts must not be empty.");
+    }
+    if (role != "model") continue;
+    std::vector<json> calls;
+    for (const auto& part : parts) {
+      if (!part.value("functionCall", json()).is_object()) continue;
+      if (!part.value("thoughtSignature", json()).is_string()) {
+        return refuse(
+            "Function call is missing a thought_signature in functionCall parts. This is required for tools "
+            "to work correctly, and missing thought_signature may lead to degraded model performance. "
+            "Additional data, function call `" +
+            part["functionCall"].value("name", "") + "` , position " + std::to_string(i + 1) +
+            ". Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.");
+      }
+      calls.push_back(part["functionCall"]);
+    }
+    if (calls.empty()) continue;
+    const json answers = i + 1 < contents.size() ? contents[i + 1].value("parts", json::array()) : json::array();
+    std::vector<json> responses;
+    for (const auto& part : answers) {
+      if (part.value("functionResponse", json()).is_object()) responses.push_back(part["functionResponse"]);
+    }
+    if (i + 1 == contents.size())
+      return refuse("The last content's function calls are not answered: send their responses.");
+    if (responses.size() != calls.size()) {
+      return refuse(
+          "Please ensure that the number of function response parts is equal to the number of function call "
+          "parts of the function call turn.");
+    }
+    for (std::size_t c = 0; c < calls.size(); ++c) {
+      const json& response = responses[c];
+      if (response.value("name", "") != calls[c].value("name", "")) {
+        return refuse("Function response " + response.value("name", "") + " does not answer function call " +
+                      calls[c].value("name", "") + ".");
+      }
+      const json& args = calls[c].value("args", json::object());
+      if (args.is_object() && args.contains("safety_decision") &&
+          response.value("response", json::object()).value("safety_acknowledgement", "") != "true") {
+        return refuse(
+            "Function call " + calls[c].value("name", "") +
+            " carried a safety_decision: its function response must acknowledge it (safety_acknowledgement).");
+      }
+      for (const auto& shot : response.value("parts", json::array())) {
+        const json& data = shot.value("inlineData", json());
+        if (!data.is_object() || !data.value("mimeType", json()).is_string() ||
+            !data.value("data", json()).is_string()) {
+          return refuse("Function response parts must hold inlineData with its mimeType and data.");
+        }
+      }
+    }
+  }
+  return std::nullopt;
 }
 
 std::optional<Refusal> gemini_refusal(const json& body, const std::string& authorization, const std::string& key,

@@ -79,6 +79,19 @@ std::optional<Refusal> anthropic_tool_refusal(const nlohmann::json& body, const 
 // pending safety checks not acknowledged in its output.
 std::optional<Refusal> responses_tool_refusal(const nlohmann::json& body);
 
+// What Google's native Gemini API (POST /v1beta/models/MODEL:generateContent) refuses of Gemini's computer-use loop
+// (`key_header` is the x-goog-api-key header sent, `key` the one that works; errors as {"error": {"code", "message",
+// "status"}}): a key that is not valid, a model it does not serve, the computerUse tool on a model whose page says it
+// does not take it or without an environment, a role other than user and model, a thinking level the model does not
+// take, a model's functionCall sent back without its thoughtSignature (Gemini 3's rule: the API's own words as
+// reported in lbjlaq/Antigravity-Manager#3202 and BigPizzaV3/CodexPlusPlus#332, 2026), a call turn not answered
+// by as many functionResponse parts naming its calls, and a call that carried a safety_decision answered without
+// safety_acknowledgement (Google's reference agent sends it; the wording of these last refusals is the fake's).
+std::optional<Refusal> gemini_native_refusal(const nlohmann::json& body, const std::string& model,
+                                             const std::string& key_header, const std::string& key);
+// Google's native error body: {"error": {"code", "message", "status"}}.
+Refusal gemini_native_error(int status, std::string google_status, std::string message, std::string reason = {});
+
 // Reasoning tokens a model spends before it answers, as the fake makes them up: nothing at OpenAI's "none" or with
 // Anthropic's thinking off; otherwise more the higher the effort (the model's default effort when none is sent).
 // Documented only in kind ("reasoning tokens count against max_completion_tokens", "thinking tokens count toward

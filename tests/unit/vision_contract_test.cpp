@@ -1048,5 +1048,88 @@ TEST(ToolLoopContract, AnthropicRefusesABrokenToolLoopAndTakesVimgptsRequest) {
   EXPECT_EQ(sent["messages"][2]["content"][0]["tool_use_id"], "toolu_1");
 }
 
+// Gemini's computer tool speaks Google's native API: its address from the OpenAI-compatible base, the key in
+// x-goog-api-key, usage with thoughts counted apart, and a reply cut off, filtered or blocked told apart.
+TEST(GeminiNative, TheWireIsGooglesAndItsRepliesAreToldApart) {
+  detail::ChatRequest request;
+  request.provider = Provider::Gemini;
+  request.api = ModelApi::GenerateContent;
+  request.base_url = std::string(kGeminiBaseUrl);
+  request.api_key = "g-key";
+  request.model = "gemini-3.8-flash";
+  request.system = "sys";
+  request.blocks = {"the task"};
+  request.effort = "low";
+  const auto http = detail::build_gemini_request(request);
+  EXPECT_EQ(http.url, "https://generativelanguage.googleapis.com/v1beta/models/gemini-3.8-flash:generateContent");
+  EXPECT_EQ(http.headers.get("x-goog-api-key").value_or(""), "g-key");
+  EXPECT_FALSE(http.headers.get("Authorization").has_value());
+  const auto sent = Json::parse(http.body);
+  EXPECT_EQ(sent["systemInstruction"]["parts"][0]["text"], "sys");
+  EXPECT_EQ(sent["contents"][0]["parts"][0]["text"], "the task");
+  EXPECT_EQ(sent["generationConfig"]["thinkingConfig"]["thinkingLevel"], "LOW");
+  EXPECT_FALSE(test::gemini_native_refusal(sent, request.model, "g-key", "g-key")) << sent.dump();
+
+  const auto read = [](std::string body) {
+    http::HttpResponse response;
+    response.status = 200;
+    response.body = std::move(body);
+    return detail::parse_gemini_response(response);
+  };
+  auto called = read(R"({"candidates": [{"finishReason": "STOP", "content": {"role": "model", "parts": [
+      {"text": "Clicking.", "thought": true}, {"text": "The button."},
+      {"functionCall": {"name": "click", "args": {"x": 1, "y": 2}}, "thoughtSignature": "sig"}]}}],
+    "usageMetadata": {"promptTokenCount": 1200, "candidatesTokenCount": 30, "thoughtsTokenCount": 400,
+                      "cachedContentTokenCount": 1000}})");
+  ASSERT_TRUE(called) << called.error().message;
+  EXPECT_EQ(called->reasoning, "Clicking.");
+  EXPECT_TRUE(called->text.starts_with("The button.")) << called->text;
+  EXPECT_NE(called->text.find(R"("thoughtSignature":"sig")"), std::string::npos) << called->text;
+  EXPECT_EQ(called->prompt_tokens, 1200);
+  EXPECT_EQ(called->completion_tokens, 430);  // thoughts are billed as output
+  EXPECT_EQ(called->reasoning_tokens, 400);
+  EXPECT_EQ(called->cached_tokens, 1000);
+  auto cut = read(R"({"candidates": [{"finishReason": "MAX_TOKENS"}], "usageMetadata": {"thoughtsTokenCount": 300}})");
+  ASSERT_TRUE(cut);
+  EXPECT_EQ(cut->finish_reason, "length");
+  EXPECT_TRUE(cut->text.empty());
+  auto filtered = read(R"({"candidates": [{"finishReason": "SAFETY"}]})");
+  ASSERT_FALSE(filtered);
+  EXPECT_EQ(filtered.error().kind, ErrorKind::Refused);
+  auto blocked = read(R"({"promptFeedback": {"blockReason": "PROHIBITED_CONTENT"}})");
+  ASSERT_FALSE(blocked);
+  EXPECT_EQ(blocked.error().kind, ErrorKind::Refused);
+  EXPECT_NE(blocked.error().message.find("PROHIBITED_CONTENT"), std::string::npos);
+  EXPECT_FALSE(read("<html>"));
+}
+
+// The fake refuses what Google refuses of the loop: computer use on a model that does not take it, a call sent back
+// without its thought signature, a call turn not answered call for call, a safety decision not acknowledged.
+TEST(FakeContracts, GooglesComputerUseRulesAreEnforced) {
+  const Json tools = Json::array({{{"computerUse", {{"environment", "ENVIRONMENT_BROWSER"}}}}});
+  const Json call = {{"functionCall", {{"name", "click"}, {"args", {{"x", 1}, {"y", 1}}}}}, {"thoughtSignature", "s"}};
+  const Json answer = {{"functionResponse", {{"name", "click"}, {"response", {{"url", "http://127.0.0.1/"}}}}}};
+  Json body = {{"tools", tools},
+               {"contents",
+                {{{"role", "user"}, {"parts", {{{"text", "task"}}}}},
+                 {{"role", "model"}, {"parts", {call}}},
+                 {{"role", "user"}, {"parts", {answer}}}}}};
+  EXPECT_FALSE(test::gemini_native_refusal(body, "gemini-3.8-flash", "k", "k")) << body.dump();
+  EXPECT_TRUE(test::gemini_native_refusal(body, "gemini-3.8-flash", "wrong", "k"));
+  EXPECT_TRUE(test::gemini_native_refusal(body, "gemini-3.5-flash-lite", "k", "k"));  // takes no computer use
+  Json unsigned_call = body;
+  unsigned_call["contents"][1]["parts"][0].erase("thoughtSignature");
+  EXPECT_TRUE(test::gemini_native_refusal(unsigned_call, "gemini-3.8-flash", "k", "k"));
+  Json unanswered = body;
+  unanswered["contents"][2]["parts"] = Json::array({{{"text", "nothing"}}});
+  EXPECT_TRUE(test::gemini_native_refusal(unanswered, "gemini-3.8-flash", "k", "k"));
+  Json unsafe = body;
+  unsafe["contents"][1]["parts"][0]["functionCall"]["args"]["safety_decision"] = {{"decision", "require_confirmation"},
+                                                                                  {"explanation", "risky"}};
+  EXPECT_TRUE(test::gemini_native_refusal(unsafe, "gemini-3.8-flash", "k", "k"));
+  unsafe["contents"][2]["parts"][0]["functionResponse"]["response"]["safety_acknowledgement"] = "true";
+  EXPECT_FALSE(test::gemini_native_refusal(unsafe, "gemini-3.8-flash", "k", "k")) << unsafe.dump();
+}
+
 }  // namespace
 }  // namespace vimgpt::vision

@@ -969,7 +969,7 @@ TEST(ComputerTool, EachCallIsAnsweredByItsResultWithTheWordsOfWhatHappened) {
   HistoryEntry paused;  // not the model's: told with the next result
   paused.result = "the person paused the run";
   step.history = {clicked, paused};
-  const auto turns = detail::computer_tool_turns(step, {{540, 360}});
+  const auto turns = detail::computer_tool_turns(step, {{540, 360}}, DialectKind::AnthropicComputer);
   ASSERT_EQ(turns.size(), 4U);
   EXPECT_EQ(turns[0].role, "system");
   EXPECT_EQ(turns[1].role, "user");
@@ -1029,6 +1029,63 @@ TEST(ComputerTool, OpenAIsBatchedActionsBecomeVimgptsAndItsChecksAreKeptForThePe
       dialect, std::string(detail::kToolUseOpen) + held.dump() + std::string(detail::kToolUseClose), "", frames);
   ASSERT_TRUE(read);
   EXPECT_TRUE(read->action.contains("unsupported")) << read->action.dump();
+}
+
+// Gemini's functionCall parts, both action sets (Gemini 3.5 Flash's and the earlier models'), as vimgpt's actions:
+// points from its 0-999 grid onto the frame, type_text_at as a click, the field cleared and the text typed (Enter only
+// when asked), a safety decision kept for the person.
+TEST(ComputerTool, GeminisCallsOnItsGridBecomeVimgptsAndItsSafetyDecisionIsKeptForThePerson) {
+  const Dialect dialect = detail::computer_tool_dialect(Provider::Gemini);
+  EXPECT_EQ(dialect.kind, DialectKind::GeminiComputer);
+  const PointFrame frames{{768, 512}, {1080, 720}};
+  const auto call = [](const std::string& name, nlohmann::json args) {
+    return nlohmann::json{{"functionCall", {{"name", name}, {"args", std::move(args)}}}, {"thoughtSignature", "s"}};
+  };
+  const nlohmann::json parts = {
+      {{"text", "The field first."}},
+      call("type_text_at", {{"x", 500}, {"y", 250}, {"text", "rush"}}),
+      call("click",
+           {{"x", 100},
+            {"y", 500},
+            {"safety_decision", {{"decision", "require_confirmation"}, {"explanation", "It buys something."}}}}),
+      call("hotkey", {{"keys", {"ctrl", "a"}}}),
+      call("key_combination", {{"keys", "ctrl+c"}}),
+      call("scroll", {{"x", 500}, {"y", 500}, {"direction", "down"}, {"magnitude", 800}}),
+      call("scroll_document", {{"direction", "up"}}),
+      call("drag_and_drop", {{"x", 0}, {"y", 0}, {"destination_x", 1000}, {"destination_y", 1000}}),
+      call("type", {{"text", "hi"}, {"press_enter", true}}),
+      call("wait_5_seconds", nlohmann::json::object()),
+      call("navigate", {{"url", "https://example.org"}}),
+      call("go_back", nlohmann::json::object())};
+  const std::string reply =
+      "The field first." + std::string(detail::kToolUseOpen) + parts.dump() + std::string(detail::kToolUseClose);
+  auto read = detail::read_dialect_reply(dialect, reply, "", frames);
+  ASSERT_TRUE(read) << read.error().message;
+  EXPECT_EQ(read->action, (nlohmann::json{{"actions",
+                                           {{{"click_at", {540.0, 180.0}}},
+                                            {{"key", "Control+A"}},
+                                            {{"type", "rush"}, {"enter", false}},
+                                            {{"click_at", {108.0, 360.0}}},
+                                            {{"key", "Control+a"}},
+                                            {{"key", "Control+c"}},
+                                            {{"hover", {540.0, 360.0}}},
+                                            {{"scroll", "down"}},
+                                            {{"scroll", "up"}},
+                                            {{"drag", {0.0, 0.0}}, {"to", {1080.0, 720.0}}},
+                                            {{"type", "hi"}, {"enter", true}},
+                                            {{"wait", 5.0}},
+                                            {{"navigate", "https://example.org"}},
+                                            {{"back", true}}}}}));
+  EXPECT_EQ(read->thoughts, "The field first.");
+  EXPECT_EQ(detail::pending_safety_checks(reply), std::vector<std::string>{"It buys something."});
+  // What vimgpt cannot do is the step's error, saying what to use instead.
+  for (const std::string name : {"go_forward", "search", "middle_click", "key_down", "teleport"}) {
+    const nlohmann::json one = nlohmann::json::array({call(name, {{"x", 1}, {"y", 1}})});
+    read = detail::read_dialect_reply(
+        dialect, std::string(detail::kToolUseOpen) + one.dump() + std::string(detail::kToolUseClose), "", frames);
+    ASSERT_TRUE(read) << name << ": " << read.error().message;
+    EXPECT_TRUE(read->action.contains("unsupported")) << name << ": " << read->action.dump();
+  }
 }
 
 }  // namespace

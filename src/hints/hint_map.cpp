@@ -202,9 +202,10 @@ std::string to_text(const Hint& hint, std::string_view page_url) {
   if (hint.value != FieldValue::NotAField && !hint.input_type.empty() && !type_said)
     out += " (" + hint.input_type + ")";
   if (!hint.text.empty()) out += " \"" + hint.text + "\"";
-  if (hint.value != FieldValue::NotAField) {
+  // An empty field shows its placeholder; a filled one shows what it holds instead, so its placeholder is not said.
+  if (hint.value == FieldValue::Empty) {
     if (!hint.placeholder.empty() && hint.placeholder != hint.text) out += " placeholder \"" + hint.placeholder + "\"";
-    if (hint.value == FieldValue::Empty) out += " empty";
+    out += " empty";
   }
   if (!hint.href.empty()) {
     const std::string target = link_target(hint.href, page_url);

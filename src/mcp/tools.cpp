@@ -335,8 +335,9 @@ Json Tools::look(const std::string& prefix, bool failed, bool only_if_changed) {
   if (const std::size_t open_tabs = (*open)->page_count(); open_tabs > 1) {
     seen += "Tabs: " + std::to_string(open_tabs) + " open (see tabs)\n";
   }
+  // The label lines say what they are ("[A] link ..."): no heading before them.
   seen += seen_->map.empty() ? "No labels: nothing on this screen can be clicked.\n"
-                             : "Labels:\n" + label_list(seen_->map, options_.max_labels, page.url);
+                             : label_list(seen_->map, options_.max_labels, page.url);
   std::string text = prefix + answered + fence_.wrap(seen);
   const auto& frame = seen_->labelled;
   return {

@@ -209,6 +209,10 @@ TEST(HintMap, TextListsLabelRoleNameHref) {
   const std::string text = sample_map().to_text();
   EXPECT_NE(text.find("[A] link \"Link 0\" -> http://127.0.0.1/0\n"), std::string::npos) << text;
   EXPECT_NE(text.find("[D] textbox (search) \"Link 3\" placeholder \"Search\" empty\n"), std::string::npos) << text;
+  // Filled, the field shows what it holds, not its placeholder: the line does not say it either.
+  Hint filled = sample_map().hints()[3];
+  filled.value = FieldValue::Filled;
+  EXPECT_EQ(to_text(filled, ""), "[D] textbox (search) \"Link 3\"");
 }
 
 // A target is written where the text does not say it: every word of the path in the text (one-letter folders aside)

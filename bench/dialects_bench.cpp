@@ -94,6 +94,12 @@ test::FakeModelServer::Responder computer_tool_responder(const std::string& prov
       return test::ScriptedReply::tool_use(
           json::array({{{"name", "computer"}, {"input", {{"action", "left_click"}, {"coordinate", {x, y}}}}}}));
     }
+    if (provider == "gemini") {  // its 0-999 grid over the screenshot
+      return test::ScriptedReply::tool_use(json::array(
+          {{{"name", "click"},
+            {"args",
+             {{"x", std::lround(aim->x * 1000 / aim->width)}, {"y", std::lround(aim->y * 1000 / aim->height)}}}}}));
+    }
     return test::ScriptedReply::tool_use(json::array(
         {{{"name", "computer"}, {"actions", {{{"type", "click"}, {"button", "left"}, {"x", x}, {"y", y}}}}}}));
   };
@@ -171,6 +177,8 @@ int main(int argc, char** argv) {
       {"claude-sonnet-5-5", "", "", "anthropic", "computer-use", "claude cu"},
       {"gpt-5.4", "", "", "openai", "", "gpt-5.4 labels"},
       {"gpt-5.4", "", "", "openai", "computer-use", "gpt-5.4 cu"},
+      {"gemini-3.8-flash", "", "", "gemini", "", "gemini labels"},
+      {"gemini-3.8-flash", "", "", "gemini", "computer-use", "gemini cu"},
   };
   std::map<std::string, Figures> figures;
   const std::string load_before = [] {
@@ -223,7 +231,7 @@ int main(int argc, char** argv) {
       }
       std::vector<std::string> args = {"press the order button",
                                        "--base-url",
-                                       model.url(),
+                                       family.provider == "gemini" ? model.gemini_url() : model.url(),
                                        "--model",
                                        family.served,
                                        "--start-url",

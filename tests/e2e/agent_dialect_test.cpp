@@ -338,24 +338,33 @@ nlohmann::json on_grid(double x, double y, nlohmann::json args = nlohmann::json:
   return args;
 }
 
+// The blue button's centre on Gemini's grid, in the screenshot the request carries (with `args` beside it); nullopt
+// when it is not shown.
+std::optional<nlohmann::json> button_on_grid(const test::ReceivedRequest& request,
+                                             nlohmann::json args = nlohmann::json::object()) {
+  const auto image = test::last_image(request.body);
+  const auto button = image ? test::find_colour(*image, kBlue) : std::nullopt;
+  if (!button) return std::nullopt;
+  const double scale = 1080.0 / button->width;  // the frame's pixels per screenshot pixel
+  return on_grid(button->x * scale, button->y * scale, std::move(args));
+}
+
+// Google's API as the fake plays it, for gemini-3.8-flash.
+const test::Expectations kGemini{"test-key", "gemini-3.8-flash", 0, 0, test::Requirement::Any, test::Service::Gemini};
+
 // Gemini's computer_use tool: the earlier models' type_text_at (a click on the field, what it held cleared, the
 // text typed), then a click, on Google's native API; every call goes back with its thought signature and is answered
 // by a functionResponse holding the address, what the actions did and the next screenshot (the fake refuses a
 // signature left out, or a call left unanswered, as Google does).
 TEST_F(ComputerUseE2E, GeminiFillsAndOrdersThroughItsComputerUseTool) {
-  test::FakeModelServer model{
-      test::Expectations{"test-key", "gemini-3.8-flash", 0, 0, test::Requirement::Any, test::Service::Gemini}};
+  test::FakeModelServer model{kGemini};
   int step = 0;
   model.set_responder([&](const test::ReceivedRequest& request) {
-    const auto image = test::last_image(request.body);
-    const auto button = image ? test::find_colour(*image, kBlue) : std::nullopt;
-    const double scale = button ? 1080.0 / button->width : 1.0;  // the frame's pixels per screenshot pixel
     if (++step == 1) {
       return test::ScriptedReply::tool_use(
           gemini_call("type_text_at", on_grid(170, 43, {{"text", "rush"}, {"press_enter", false}})));
     }
-    if (button)
-      return test::ScriptedReply::tool_use(gemini_call("click", on_grid(button->x * scale, button->y * scale)));
+    if (auto button = button_on_grid(request)) return test::ScriptedReply::tool_use(gemini_call("click", *button));
     return test::ScriptedReply::text("The order is placed.");
   });
   const test::CliRun result = run(model, "gemini-3.8-flash");
@@ -388,19 +397,14 @@ TEST_F(ComputerUseE2E, GeminiFillsAndOrdersThroughItsComputerUseTool) {
 // Gemini's safety decision is the person's to confirm: their yes runs the action, and the call's response
 // acknowledges it (the fake refuses one without, as Google's reference agent never sends).
 TEST_F(ComputerUseE2E, APersonsYesToGeminisSafetyDecisionRunsTheActionAndAcknowledgesIt) {
-  test::FakeModelServer model{
-      test::Expectations{"test-key", "gemini-3.8-flash", 0, 0, test::Requirement::Any, test::Service::Gemini}};
+  test::FakeModelServer model{kGemini};
   int step = 0;
   model.set_responder([&](const test::ReceivedRequest& request) {
-    const auto image = test::last_image(request.body);
-    const auto button = image ? test::find_colour(*image, kBlue) : std::nullopt;
+    const auto button = button_on_grid(
+        request, {{"safety_decision",
+                   {{"decision", "require_confirmation"}, {"explanation", "Placing an order spends money."}}}});
     if (++step > 1 || !button) return test::ScriptedReply::text("The order is placed.");
-    const double scale = 1080.0 / button->width;
-    return test::ScriptedReply::tool_use(gemini_call(
-        "click",
-        on_grid(button->x * scale, button->y * scale,
-                {{"safety_decision",
-                  {{"decision", "require_confirmation"}, {"explanation", "Placing an order spends money."}}}})));
+    return test::ScriptedReply::tool_use(gemini_call("click", *button));
   });
   const test::CliRun result = run(model, "gemini-3.8-flash", "--confirm", "y\n");
   EXPECT_EQ(result.exit_code, 0) << result.err;

@@ -50,14 +50,6 @@ Json tool_conversation(const ChatRequest& request) {
   return messages;
 }
 
-std::string system_of(const ChatRequest& request) {
-  if (request.turns.empty()) return request.system;
-  for (const auto& turn : request.turns) {
-    if (turn.role == "system") return turn.text;
-  }
-  return {};
-}
-
 }  // namespace
 
 http::HttpRequest build_anthropic_request(const ChatRequest& request) {

@@ -196,6 +196,22 @@ std::string key_combo(std::string_view keys) {
   return combo;
 }
 
+// ["CTRL", "A"], the form OpenAI's keypress and Gemini's hotkey take, as vimgpt's "Control+A"; empty for none.
+std::string joined_keys(const Json& keys) {
+  std::string combo;
+  for (const auto& key : keys.is_array() ? keys : Json::array()) {
+    if (key.is_string()) combo += (combo.empty() ? "" : "+") + key_name(key.get<std::string>());
+  }
+  return combo;
+}
+
+// A scroll up or down, with the pointer first moved to the point the tool gave (the part of the page that scrolls).
+Json scroll_at(const std::optional<FramePoint>& at, const std::string& direction) {
+  Json scroll = {{"scroll", direction}};
+  if (!at) return scroll;
+  return {{"actions", Json::array({{{"hover", point_json(*at)}}, std::move(scroll)})}};
+}
+
 Json computer_action(const Json& input, const Dialect& dialect, const PointFrame& frames) {
   const std::string action = input.value("action", "");
   const auto at = point_of(input, "coordinate", dialect, frames);
@@ -225,9 +241,7 @@ Json computer_action(const Json& input, const Dialect& dialect, const PointFrame
     if (direction != "up" && direction != "down") {
       return unsupported(action + " " + direction, "the page scrolls up and down only");
     }
-    Json scroll = {{"scroll", direction}};
-    if (!at) return scroll;
-    return {{"actions", Json::array({{{"hover", point_json(*at)}}, std::move(scroll)})}};
+    return scroll_at(at, direction);
   }
   if (action == "wait") {
     const Json& duration = input.value("duration", Json(1));
@@ -353,17 +367,14 @@ Json openai_action(const Json& action, const Dialect& dialect, const PointFrame&
     return {{"drag", end(path.front())}, {"to", end(path.back())}};
   }
   if (type == "keypress") {
-    std::string combo;
-    for (const auto& key : keys.is_array() ? keys : Json::array()) {
-      if (key.is_string()) combo += (combo.empty() ? "" : "+") + key_name(key.get<std::string>());
-    }
+    const std::string combo = joined_keys(keys);
     return combo.empty() ? unsupported(type, "give the keys") : Json{{"key", combo}};
   }
   if (type == "type") return {{"type", action.value("text", "")}, {"enter", false}};
   if (type == "scroll") {
     const double down = action.value("scroll_y", 0.0);
     if (down == 0) return unsupported(type + " sideways", "the page scrolls up and down only");
-    return {{"actions", Json::array({{{"hover", point_json(*at)}}, {{"scroll", down > 0 ? "down" : "up"}}})}};
+    return scroll_at(at, down > 0 ? "down" : "up");
   }
   if (type == "wait") return {{"wait", 1}};
   if (type == "screenshot") return {{"wait", 0}};  // every output carries a screenshot already
@@ -474,9 +485,7 @@ Json gemini_action(const std::string& name, const Json& args, const Dialect& dia
     if (direction != "up" && direction != "down") {
       return unsupported(name + " " + direction, "the page scrolls up and down only");
     }
-    Json scroll = {{"scroll", direction}};  // a screen's height, whatever the magnitude asked
-    if (!at) return scroll;
-    return {{"actions", Json::array({{{"hover", point_json(*at)}}, std::move(scroll)})}};
+    return scroll_at(at, direction);  // a screen's height, whatever the magnitude asked
   }
   if (name == "wait" || name == "wait_5_seconds") {
     const Json& seconds = args.value("seconds", Json(name == "wait" ? 1 : 5));
@@ -491,11 +500,7 @@ Json gemini_action(const std::string& name, const Json& args, const Dialect& dia
   }
   if (name == "key_combination" || name == "hotkey" || name == "press_key") {
     const Json& keys = args.contains("keys") ? args["keys"] : args.value("key", Json());
-    std::string combo;
-    if (keys.is_string()) combo = key_combo(keys.get<std::string>());
-    for (const auto& key : keys.is_array() ? keys : Json::array()) {
-      if (key.is_string()) combo += (combo.empty() ? "" : "+") + key_name(key.get<std::string>());
-    }
+    const std::string combo = keys.is_string() ? key_combo(keys.get<std::string>()) : joined_keys(keys);
     return combo.empty() ? unsupported(name, "give the keys") : Json{{"key", combo}};
   }
   if (name == "drag_and_drop") {

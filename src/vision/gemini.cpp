@@ -19,10 +19,7 @@ namespace vimgpt::vision::detail {
 namespace {
 
 Json inline_image(const ChatRequest& request, std::size_t index) {
-  const std::string mime = request.images != nullptr && index < request.images->size()
-                               ? std::string((*request.images)[index].mime())
-                               : std::string("image/jpeg");
-  return {{"inlineData", {{"mimeType", mime}, {"data", image_placeholder(index)}}}};
+  return {{"inlineData", {{"mimeType", (*request.images)[index].mime()}, {"data", image_placeholder(index)}}}};
 }
 
 // The previous model turn's calls answered, in its order: each by a functionResponse with the page's address (and
@@ -86,14 +83,6 @@ Json contents_of(const ChatRequest& request) {
     contents.push_back({{"role", "user"}, {"parts", std::move(parts)}});
   }
   return contents;
-}
-
-std::string system_of(const ChatRequest& request) {
-  if (request.turns.empty()) return request.system;
-  for (const auto& turn : request.turns) {
-    if (turn.role == "system") return turn.text;
-  }
-  return {};
 }
 
 // The native API's address from the base URL: Google's OpenAI-compatible base (…/v1beta/openai, vimgpt's default for

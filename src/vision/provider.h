@@ -112,6 +112,15 @@ struct ChatRequest {
   std::string beta;   // Anthropic's anthropic-beta header (a computer tool's version); empty: none
 };
 
+// The system prompt: a one-message request's, or a conversation's system turn; empty when there is none.
+inline std::string system_of(const ChatRequest& request) {
+  if (request.turns.empty()) return request.system;
+  for (const auto& turn : request.turns) {
+    if (turn.role == "system") return turn.text;
+  }
+  return {};
+}
+
 // A field a server refused by name taken out of the request (structure only when `may_drop_structure`); false when
 // the request has no such field to take out.
 bool drop_field(ChatRequest& request, const std::string& field, bool may_drop_structure);

@@ -60,6 +60,22 @@ class ConsentE2E : public ::testing::Test {
     EXPECT_FALSE(test::has(requests[0].text, "Accept all cookies")) << requests[0].text;
   }
 
+  // `page`'s Piano-like banner, in a frame from another site, is refused there (the site told so, once) and gone from
+  // the model's first look, which is told what was answered in which frame.
+  void expect_frame_dialog_refused_before_the_first_look(const std::string& page) {
+    const auto run = visit_museum({}, page);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_EQ(site_.count("GET", "/consent/reject"), 1);
+    const auto requests = model_.requests();
+    ASSERT_EQ(requests.size(), 1U);
+    EXPECT_TRUE(
+        test::has(requests[0].text,
+                  "the cookie-consent dialog in a frame from localhost (piano.io) was answered for you: consent "
+                  "refused (--consent reject)"))
+        << requests[0].text;
+    EXPECT_FALSE(test::has(requests[0].text, "Accept all cookies")) << requests[0].text;
+  }
+
   // A consent platform's dialog in a frame from its own site (localhost: another site, so a process of its own).
   test::SiteServer site_{[](httplib::Server& s) {
     s.Get("/framed", [](const httplib::Request& req, httplib::Response& res) {
@@ -139,30 +155,14 @@ TEST_F(ConsentE2E, WithConsentAcceptAPlatformItCannotAcceptOnIsLeftToTheModel) {
 }
 
 TEST_F(ConsentE2E, ADialogInACrossOriginFrameIsAnsweredThereAndTold) {
-  const auto run = visit_museum({}, "/framed");
-  ASSERT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_EQ(site_.count("GET", "/consent/reject"), 1);
-  const auto requests = model_.requests();
-  ASSERT_EQ(requests.size(), 1U);
-  EXPECT_TRUE(test::has(requests[0].text,
-                        "the cookie-consent dialog in a frame from localhost (piano.io) was answered for you: consent "
-                        "refused (--consent reject)"))
-      << requests[0].text;
-  EXPECT_FALSE(test::has(requests[0].text, "Accept all cookies")) << requests[0].text;
+  expect_frame_dialog_refused_before_the_first_look("/framed");
 }
 
 // The frame's thread busy for two seconds after its load (a loaded machine): vimgpt asks the frame before autoconsent
 // there has begun to look, and piano.io's rule hides nothing while it looks, so only the element its rule detects the
 // platform by says a dialog is coming.
 TEST_F(ConsentE2E, ADialogInAFrameStillToBeLookedAtIsWaitedFor) {
-  const auto run = visit_museum({}, "/framed?busy=2000");
-  ASSERT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_EQ(site_.count("GET", "/consent/reject"), 1);
-  const auto requests = model_.requests();
-  ASSERT_EQ(requests.size(), 1U);
-  EXPECT_TRUE(test::has(requests[0].text, "in a frame from localhost (piano.io) was answered for you"))
-      << requests[0].text;
-  EXPECT_FALSE(test::has(requests[0].text, "Accept all cookies")) << requests[0].text;
+  expect_frame_dialog_refused_before_the_first_look("/framed?busy=2000");
 }
 
 TEST_F(ConsentE2E, AConsentModeVimgptHasNotIsAUsageErrorThatSaysWhatItHas) {

@@ -77,6 +77,19 @@ ReceivedImage inspect_image(std::string declared_mime, std::string_view bytes, s
   return image;
 }
 
+// An image sent as base64 with its declared MIME type (Anthropic's source, Gemini's inlineData): kept with its size as
+// sent; `problem` recorded when it is not base64.
+void add_base64_image(ReceivedRequest& received, std::string mime, const std::string& base64, bool decode,
+                      const char* problem) {
+  auto bytes = decode_base64(base64);
+  if (!bytes) {
+    received.problems.emplace_back(problem);
+    return;
+  }
+  received.images.push_back(inspect_image(std::move(mime), *bytes, "", decode));
+  received.images.back().base64_bytes = base64.size();
+}
+
 void append_text(std::string& text, std::string_view part) {
   if (!text.empty()) text += '\n';
   text += part;
@@ -165,14 +178,8 @@ void read_gemini(const json& body, ReceivedRequest& received, bool decode) {
       if (part.value("text", json()).is_string()) append_text(received.text, part["text"].get<std::string>());
       const json& data = part.value("inlineData", json());
       if (data.is_object()) {
-        const std::string base64 = data.value("data", "");
-        auto bytes = decode_base64(base64);
-        if (!bytes) {
-          received.problems.emplace_back("inlineData is not base64");
-          continue;
-        }
-        received.images.push_back(inspect_image(data.value("mimeType", ""), *bytes, "", decode));
-        received.images.back().base64_bytes = base64.size();
+        add_base64_image(received, data.value("mimeType", ""), data.value("data", ""), decode,
+                         "inlineData is not base64");
       }
     }
   };
@@ -226,14 +233,8 @@ void read_anthropic(const json& body, ReceivedRequest& received, bool decode) {
           received.problems.emplace_back("image source is not base64");
           continue;
         }
-        const std::string data = source.value("data", "");
-        auto bytes = decode_base64(data);
-        if (!bytes) {
-          received.problems.emplace_back("image data is not valid base64");
-          continue;
-        }
-        received.images.push_back(inspect_image(source.value("media_type", ""), *bytes, "", decode));
-        received.images.back().base64_bytes = data.size();
+        add_base64_image(received, source.value("media_type", ""), source.value("data", ""), decode,
+                         "image data is not valid base64");
       }
     }
   }

@@ -50,11 +50,12 @@ struct Family {
   std::string name;      // as printed
 };
 
-// What Anthropic adds to each request that carries its computer tool, unseen in the request: the tool's definition
-// (735 tokens) and the tool-use system prompt (346, tool_choice auto), as a third party reads Anthropic's pricing
-// tables (claudecodeguides.com, "Claude Computer Use Token Cost Breakdown", read 2026-12-06); Anthropic's own
-// tool-use page as stored lists only Claude 3's system prompts. Counted in a computer-use run's time and cost.
-constexpr int kAnthropicComputerToolTokens = 735 + 346;
+// What Anthropic adds to each request that carries its computer toolset (Claude 5.5's, computer_toolset_20260801),
+// unseen in the request: "about 4,500 input tokens", of which zoom's "about 410" are saved when it is withheld, as
+// vimgpt withholds it (Anthropic's computer-use tool page, stored copy of 2026-09-26, read 2026-12-06; models.json
+// "ant-computer-toolset"). The five other members withheld save some more, by an amount the page does not give: this
+// is an upper bound. Counted in a computer-use run's time and cost.
+constexpr int kAnthropicComputerToolTokens = 4500 - 410;
 
 // agent_bench's shared profile.
 std::chrono::milliseconds model_time(int prompt_tokens, std::size_t reply_bytes) {
@@ -91,8 +92,8 @@ test::FakeModelServer::Responder computer_tool_responder(const std::string& prov
     const long x = std::lround(aim->x);
     const long y = std::lround(aim->y);
     if (provider == "anthropic") {
-      return test::ScriptedReply::tool_use(
-          json::array({{{"name", "computer"}, {"input", {{"action", "left_click"}, {"coordinate", {x, y}}}}}}));
+      return test::ScriptedReply::tool_use(  // a member of the toolset
+          json::array({{{"name", "left_click"}, {"input", {{"coordinate", {x, y}}}}}}));
     }
     if (provider == "gemini") {  // its 0-999 grid over the screenshot
       return test::ScriptedReply::tool_use(json::array(

@@ -21,12 +21,22 @@ Json image_block(const ChatRequest& request, int index) {
       {"source", {{"type", "base64"}, {"media_type", (*request.images)[at].mime()}, {"data", image_placeholder(at)}}}};
 }
 
+// The toolset a tool_use block's member belongs to (Anthropic's computer toolset: "computer"); empty for a tool of
+// its own. Its tool_result must name the same.
+std::string toolset_of(const Json& tool_uses, const std::string& id) {
+  for (const auto& block : tool_uses.is_array() ? tool_uses : Json::array()) {
+    if (block.is_object() && block.value("id", "") == id) return block.value("toolset_name", "");
+  }
+  return {};
+}
+
 // A tool loop's conversation (Anthropic's computer tool): each assistant turn's tool_use blocks as the model wrote
 // them, each user turn after them a tool_result per block, in their order, the turn's words and screenshot in the
 // last ("each tool_use must be followed by its tool_result" in the next user message). Only the tool and the system
 // prompt are cached: the conversation drops its oldest screenshot at every step, so no longer beginning repeats.
 Json tool_conversation(const ChatRequest& request) {
   Json messages = Json::array();
+  const Json* previous_uses = nullptr;
   for (const auto& turn : request.turns) {
     if (turn.role == "system") continue;
     Json content = Json::array();
@@ -37,14 +47,20 @@ Json tool_conversation(const ChatRequest& request) {
     }
     for (std::size_t i = 0; i < turn.tool_results.size(); ++i) {
       Json result = {{"type", "tool_result"}, {"tool_use_id", turn.tool_results[i]}};
+      if (previous_uses != nullptr) {
+        if (std::string toolset = toolset_of(*previous_uses, turn.tool_results[i]); !toolset.empty()) {
+          result["toolset_name"] = std::move(toolset);
+        }
+      }
       Json inner = Json::array();
       const bool last = i + 1 == turn.tool_results.size();
-      const std::string words = last ? turn.text : "done; what came of the calls follows the last one's result";
+      const std::string words = last ? turn.text : "what came of this turn's calls is in the last one's result";
       if (!blank(words)) inner.push_back({{"type", "text"}, {"text", words}});
       if (last && turn.image >= 0) inner.push_back(image_block(request, turn.image));
       result["content"] = std::move(inner);
       content.push_back(std::move(result));
     }
+    if (turn.role == "assistant") previous_uses = &turn.tool_uses;
     messages.push_back({{"role", turn.role}, {"content", std::move(content)}});
   }
   return messages;

@@ -10,6 +10,7 @@
 // what the actions did and the next screenshot; its own navigate and go_back open addresses (gemini.cpp and
 // models.json's "gem-computer-use"). A reply with no call is the model's answer: the task is done.
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <functional>
 
@@ -71,7 +72,9 @@ std::vector<std::string> call_ids(const Json& items) {
 
 // vimgpt's own tool beside the provider's computer tool.
 Json browser_action(const std::string& name, const Json& input) {
-  if (name != kBrowserTool) return {{"unsupported", "there is no tool \"" + name + "\": use computer or browser"}};
+  if (name != kBrowserTool) {
+    return {{"unsupported", "there is no tool \"" + name + "\": use the computer tool's actions or browser"}};
+  }
   const std::string action = input.value("action", "");
   if (action == "back") return {{"back", true}};
   if (action == "navigate" && !input.value("url", "").empty()) return {{"navigate", input.value("url", "")}};
@@ -212,13 +215,16 @@ Json scroll_at(const std::optional<FramePoint>& at, const std::string& direction
   return {{"actions", Json::array({{{"hover", point_json(*at)}}, std::move(scroll)})}};
 }
 
-Json computer_action(const Json& input, const Dialect& dialect, const PointFrame& frames) {
-  const std::string action = input.value("action", "");
+// `held`: the keys the tool holds down during a click, drag or scroll (computer_20251124's "key", the toolset's
+// "text"), which vimgpt's actions have no room for.
+Json computer_action(const std::string& action, const Json& input, const std::string& held, const Dialect& dialect,
+                     const PointFrame& frames) {
   const auto at = point_of(input, "coordinate", dialect, frames);
-  const bool held = input.value("key", Json()).is_string() && !input["key"].get<std::string>().empty();
+  if (!held.empty()) {
+    return unsupported(action, "actions with keys held are not available: press the keys on their own");
+  }
   const auto at_point = [&](const char* name) -> Json {
     if (!at) return unsupported(action, "give \"coordinate\": [x, y] (vimgpt does not track where the mouse rests)");
-    if (held) return unsupported(action, "clicks with keys held are not available: click, then press the keys");
     return {{name, point_json(*at)}};
   };
   if (action == "left_click") return at_point("click_at");
@@ -234,7 +240,14 @@ Json computer_action(const Json& input, const Dialect& dialect, const PointFrame
   if (action == "type") return {{"type", input.value("text", "")}, {"enter", false}};
   if (action == "key") {
     const std::string combo = key_combo(input.value("text", ""));
-    return combo.empty() ? unsupported(action, "give the keys as \"text\", e.g. \"ctrl+a\"") : Json{{"key", combo}};
+    if (combo.empty()) return unsupported(action, "give the keys as \"text\", e.g. \"ctrl+a\"");
+    // The toolset's "repeat" (1 to 100): the combination pressed that many times.
+    const Json& repeat = input.value("repeat", Json(1));
+    const int times = std::clamp(repeat.is_number_integer() ? repeat.get<int>() : 1, 1, 100);
+    if (times == 1) return {{"key", combo}};
+    Json list = Json::array();
+    for (int i = 0; i < times; ++i) list.push_back({{"key", combo}});
+    return {{"actions", std::move(list)}};
   }
   if (action == "scroll") {
     const std::string direction = input.value("scroll_direction", "");
@@ -257,10 +270,23 @@ Json computer_action(const Json& input, const Dialect& dialect, const PointFrame
                      "scroll or wait");
 }
 
+// What a member of Anthropic's toolset does with its "text": the keys held during the action, or what it types.
+bool text_is_held_keys(std::string_view member) {
+  return member != "type" && member != "key" && member != "hold_key";
+}
+
 Json call_action(const Json& block, const Dialect& dialect, const PointFrame& frames) {
   const Json input = block.value("input", Json::object());
   const std::string name = block.value("name", "");
-  if (name == "computer") return computer_action(input, dialect, frames);
+  const auto keys_in = [&](const char* field) {
+    const Json& keys = input.value(field, Json());
+    return keys.is_string() ? keys.get<std::string>() : std::string();
+  };
+  // The toolset's members are tools of their own: the member's name is the action.
+  if (block.value("toolset_name", "") == "computer") {
+    return computer_action(name, input, text_is_held_keys(name) ? keys_in("text") : std::string(), dialect, frames);
+  }
+  if (name == "computer") return computer_action(input.value("action", ""), input, keys_in("key"), dialect, frames);
   return browser_action(name, input);
 }
 
@@ -313,11 +339,24 @@ std::vector<Turn> computer_tool_turns(const StepRequest& step, const std::vector
 
 namespace {
 
+// The toolset's members vimgpt cannot do, withheld from the model (the toolset offers all 17 unless told): it then
+// never spends a call on them, and the tool's description costs fewer tokens.
+constexpr std::array<std::string_view, 6> kToolsetMembersNotDone = {
+    "cursor_position", "hold_key", "left_mouse_down", "left_mouse_up", "middle_click", "zoom"};
+
 Json anthropic_computer_tools(const ComputerTool& tool, Size display) {
-  return Json::array({{{"type", tool.type},
-                       {"name", "computer"},
-                       {"display_width_px", display.width},
-                       {"display_height_px", display.height}},
+  Json computer = {{"type", tool.type}};
+  if (tool.toolset()) {
+    // The screenshot's pixels are the toolset's: it is told no display size.
+    Json configs = Json::object();
+    for (const auto member : kToolsetMembersNotDone) configs[std::string(member)] = {{"enabled", false}};
+    computer["configs"] = std::move(configs);
+  } else {
+    computer["name"] = "computer";
+    computer["display_width_px"] = display.width;
+    computer["display_height_px"] = display.height;
+  }
+  return Json::array({std::move(computer),
                       {{"name", std::string(kBrowserTool)},
                        {"description", std::string(kBrowserToolText)},
                        {"input_schema", browser_tool_schema()}}});

@@ -173,8 +173,10 @@ ImageTokenRule default_image_rule(Provider provider);
 // header that turns it on, and whether it has the zoom action.
 struct ComputerTool {
   std::string type;  // "computer_20251124"
-  std::string beta;  // "computer-use-2025-11-24"; empty: none (OpenAI's)
+  std::string beta;  // "computer-use-2025-11-24"; empty: none (OpenAI's, Anthropic's toolset)
   bool zoom = false;
+  // Anthropic's toolset (computer_toolset_20260801): one entry whose members are tools of their own, called by name.
+  [[nodiscard]] bool toolset() const { return type.starts_with("computer_toolset_"); }
 };
 
 // How the model is asked to act: by vimgpt's labels (the seed's design, the default), or through its provider's own

@@ -201,6 +201,12 @@ nlohmann::json computer(nlohmann::json input) {
   return nlohmann::json::array({{{"name", "computer"}, {"input", std::move(input)}}});
 }
 
+// A call of one of the toolset's members (the fake names its toolset, as Anthropic does).
+nlohmann::json member(const std::string& name, nlohmann::json input) {
+  return nlohmann::json::array({{{"name", name}, {"input", std::move(input)}}});
+}
+
+// Claude 5.5 takes Anthropic's computer toolset only (computer_toolset_20260801): no beta header, no display size.
 TEST_F(ComputerUseE2E, ClaudeFillsAndOrdersThroughItsComputerTool) {
   test::FakeModelServer model;
   int step = 0;
@@ -212,12 +218,12 @@ TEST_F(ComputerUseE2E, ClaudeFillsAndOrdersThroughItsComputerTool) {
     const double scale = button ? button->width / 1080.0 : 1.0;
     if (step == 1)
       return test::ScriptedReply::tool_use(
-          computer({{"action", "left_click"}, {"coordinate", {std::lround(170 * scale), std::lround(43 * scale)}}}),
+          member("left_click", {{"coordinate", {std::lround(170 * scale), std::lround(43 * scale)}}}),
           "The note field first.");
-    if (step == 2) return test::ScriptedReply::tool_use(computer({{"action", "type"}, {"text", "rush"}}));
+    if (step == 2) return test::ScriptedReply::tool_use(member("type", {{"text", "rush"}}));
     if (button) {
       return test::ScriptedReply::tool_use(
-          computer({{"action", "left_click"}, {"coordinate", {std::lround(button->x), std::lround(button->y)}}}));
+          member("left_click", {{"coordinate", {std::lround(button->x), std::lround(button->y)}}}));
     }
     return test::ScriptedReply::text("The order is placed.");
   });
@@ -226,13 +232,12 @@ TEST_F(ComputerUseE2E, ClaudeFillsAndOrdersThroughItsComputerTool) {
   const auto requests = model.requests();
   ASSERT_EQ(requests.size(), 4U);
   for (const auto& request : requests) {
-    EXPECT_EQ(request.header("anthropic-beta"), "computer-use-2025-11-24");
+    EXPECT_EQ(request.header("anthropic-beta"), "");
     const auto& tool = request.body["tools"][0];
-    EXPECT_EQ(tool["type"], "computer_20251124");
-    // The display is the screenshot as sent, so a point in it is a point of the frame.
-    ASSERT_FALSE(request.images.empty());
-    EXPECT_EQ(tool["display_width_px"], request.images.back().width);
-    EXPECT_EQ(tool["display_height_px"], request.images.back().height);
+    EXPECT_EQ(tool["type"], "computer_toolset_20260801");
+    // Its points are the screenshot's pixels: it is told no display size.
+    EXPECT_FALSE(tool.contains("display_width_px")) << tool.dump();
+    EXPECT_EQ(tool["configs"]["middle_click"]["enabled"], false);
     EXPECT_FALSE(request.body.contains("output_config") && request.body["output_config"].contains("format"));
   }
   // The page as it shows itself: no yellow label in what the tool sees.
@@ -247,9 +252,11 @@ TEST_F(ComputerUseE2E, ClaudeFillsAndOrdersThroughItsComputerTool) {
   EXPECT_EQ(messages[1]["content"][0]["text"], "The note field first.");
   const auto& call = messages[1]["content"][1];
   EXPECT_EQ(call["type"], "tool_use");
+  EXPECT_EQ(call["name"], "left_click");
   const auto& result_block = messages[2]["content"][0];
   EXPECT_EQ(result_block["type"], "tool_result");
   EXPECT_EQ(result_block["tool_use_id"], call["id"]);
+  EXPECT_EQ(result_block["toolset_name"], "computer");
   EXPECT_NE(result_block.dump().find("The action: clicked at"), std::string::npos)
       << result_block.dump().substr(0, 600);
   const std::string typed = messages[4]["content"][0].dump();
@@ -275,7 +282,16 @@ TEST_F(ComputerUseE2E, AnActionVimgptCannotDoIsToldBackInTheToolResult) {
   EXPECT_EQ(model.problems(), std::vector<std::string>{});
   const auto requests = model.requests();
   ASSERT_EQ(requests.size(), 2U) << result.err;
-  EXPECT_EQ(requests[0].body["tools"][0]["type"], "computer_20251124");
+  // Opus 4.6 takes the beta tool: its header, and the display as the screenshot is sent, so a point in it is a
+  // point of the frame.
+  for (const auto& request : requests) {
+    EXPECT_EQ(request.header("anthropic-beta"), "computer-use-2025-11-24");
+    const auto& tool = request.body["tools"][0];
+    EXPECT_EQ(tool["type"], "computer_20251124");
+    ASSERT_FALSE(request.images.empty());
+    EXPECT_EQ(tool["display_width_px"], request.images.back().width);
+    EXPECT_EQ(tool["display_height_px"], request.images.back().height);
+  }
   const std::string told = requests[1].body["messages"][2]["content"][0].dump();
   EXPECT_NE(told.find("cannot do the computer tool's \\\"middle_click\\\""), std::string::npos) << told;
   EXPECT_EQ(ordered_.load(), 0);

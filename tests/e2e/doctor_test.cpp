@@ -121,8 +121,7 @@ TEST(Doctor, ComputerUseModeChecksThatTheToolsPointLandsOnTheTarget) {
     const auto blue = image ? test::find_colour(*image, {30, 60, 220}) : std::nullopt;
     if (!blue) return test::ScriptedReply::text("I see no blue square.");
     return test::ScriptedReply::tool_use(nlohmann::json::array(
-        {{{"name", "computer"},
-          {"input", {{"action", "left_click"}, {"coordinate", {std::lround(blue->x), std::lround(blue->y)}}}}}}));
+        {{{"name", "left_click"}, {"input", {{"coordinate", {std::lround(blue->x), std::lround(blue->y)}}}}}}));
   });
   const auto run = run_vimgpt(
       {"doctor", "--model", "claude-opus-5-5", "--api-key", "k", "--base-url", model.url(), "--mode", "computer-use"});
@@ -130,7 +129,7 @@ TEST(Doctor, ComputerUseModeChecksThatTheToolsPointLandsOnTheTarget) {
   EXPECT_NE(run.out.find("the point lands on the target (anthropic_computer dialect)"), std::string::npos) << run.out;
   EXPECT_EQ(model.problems(), std::vector<std::string>{});
   ASSERT_EQ(model.requests().size(), 1U);
-  EXPECT_EQ(model.requests()[0].body["tools"][0]["type"], "computer_20251124");
+  EXPECT_EQ(model.requests()[0].body["tools"][0]["type"], "computer_toolset_20260801");
   const auto image = test::last_image(model.requests()[0].body);
   ASSERT_TRUE(image.has_value());
   EXPECT_FALSE(test::find_colour(*image, {255, 214, 0}).has_value()) << "the doctor's frame carried labels";

@@ -404,7 +404,7 @@ TEST_F(McpStdio, BrowseInComputerUseModeSpeaksTheProvidersTool) {
   model.set_responder([&](const test::ReceivedRequest&) {
     if (++step == 1) {
       return test::ScriptedReply::tool_use(
-          nlohmann::json::array({{{"name", "computer"}, {"input", {{"action", "key"}, {"text", "Tab"}}}}}));
+          nlohmann::json::array({{{"name", "key"}, {"input", {{"text", "Tab"}}}}}));  // a toolset member
     }
     return test::ScriptedReply::text("2 results");
   });
@@ -419,7 +419,7 @@ TEST_F(McpStdio, BrowseInComputerUseModeSpeaksTheProvidersTool) {
   EXPECT_EQ(reply["result"]["structuredContent"]["answer"], "2 results");
   const auto requests = model.requests();
   ASSERT_EQ(requests.size(), 2U);
-  EXPECT_EQ(requests[0].body["tools"][0]["type"], "computer_20251124");
+  EXPECT_EQ(requests[0].body["tools"][0]["type"], "computer_toolset_20260801");
   EXPECT_EQ(requests[1].body["messages"][2]["content"][0]["type"], "tool_result");
   EXPECT_NE(requests[1].body["messages"][2].dump().find("pressed"), std::string::npos)
       << requests[1].body["messages"][2].dump().substr(0, 800);
@@ -433,7 +433,7 @@ TEST_F(McpStdio, BrowseInComputerUseModeSpeaksTheProvidersTool) {
 TEST_F(McpStdio, ABrowseTakesItsModeAndTheAgentsOwnLookKeepsTheLabels) {
   test::FakeModelServer model;
   model.set_responder([&](const test::ReceivedRequest& request) {
-    if (!request.body.contains("tools") || request.body["tools"][0].value("type", "") != "computer_20251124")
+    if (!request.body.contains("tools") || !request.body["tools"][0].value("type", "").starts_with("computer_"))
       return test::ScriptedReply::text(R"({"done": "labelled"})");
     return test::ScriptedReply::text("by the tool");
   });
@@ -449,10 +449,10 @@ TEST_F(McpStdio, ABrowseTakesItsModeAndTheAgentsOwnLookKeepsTheLabels) {
     mcp.request("initialize", initialize_params());
     const auto by_tool = browse(mcp, "computer-use");
     EXPECT_EQ(by_tool["structuredContent"]["answer"], "by the tool") << result_text(by_tool);
-    EXPECT_EQ(model.requests().back().body["tools"][0]["type"], "computer_20251124");
+    EXPECT_EQ(model.requests().back().body["tools"][0]["type"], "computer_toolset_20260801");
     const auto by_labels = browse(mcp, nullptr);
     EXPECT_EQ(by_labels["structuredContent"]["answer"], "labelled") << result_text(by_labels);
-    EXPECT_EQ(model.requests().back().body.dump().find("computer_20251124"), std::string::npos);
+    EXPECT_EQ(model.requests().back().body.dump().find("computer_toolset"), std::string::npos);
     EXPECT_EQ(mcp.request("tools/call", {{"name", "browse"},
                                          {"arguments", {{"objective", "x"}, {"mode", "pixels"}}}})["error"]["code"],
               -32602);

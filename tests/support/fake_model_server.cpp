@@ -509,10 +509,15 @@ std::string success_body(ApiFlavor flavor, Service service, const ReceivedReques
       if (!text.empty()) blocks.push_back({{"type", "text"}, {"text", text}});
       static std::atomic<int> calls_made{0};
       for (const auto& call : reply.tool_uses) {
-        blocks.push_back({{"type", "tool_use"},
-                          {"id", "toolu_fake" + std::to_string(++calls_made)},
-                          {"name", call.value("name", "computer")},
-                          {"input", call.value("input", json::object())}});
+        const std::string name = call.value("name", "computer");
+        json block = {{"type", "tool_use"},
+                      {"id", "toolu_fake" + std::to_string(++calls_made)},
+                      {"name", name},
+                      {"input", call.value("input", json::object())}};
+        if (std::string toolset = anthropic_toolset_of(received.body, name); !toolset.empty()) {
+          block["toolset_name"] = std::move(toolset);
+        }
+        blocks.push_back(std::move(block));
       }
       stop_reason = "tool_use";
     } else if (received.structured && received.body.contains("tools") && input.is_object()) {

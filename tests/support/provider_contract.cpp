@@ -1,6 +1,7 @@
 #include "support/provider_contract.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <fstream>
 #include <map>
@@ -725,6 +726,54 @@ bool fits_schema(const json& value, const json& schema) {
   return true;
 }
 
+namespace {
+
+// Anthropic's computer toolset (computer_toolset_20260801): its 17 members, the only keys its configs take.
+constexpr std::array<std::string_view, 17> kToolsetMembers = {
+    "cursor_position", "double_click",  "hold_key",     "key",        "left_click",  "left_click_drag",
+    "left_mouse_down", "left_mouse_up", "middle_click", "mouse_move", "right_click", "screenshot",
+    "scroll",          "triple_click",  "type",         "wait",       "zoom"};
+
+std::optional<Refusal> toolset_entry_refusal(const json& tool, const std::string& where) {
+  // The entry "carries only type, configs and cache_control": the single tool's fields are refused.
+  for (const char* field : {"name", "display_width_px", "display_height_px", "display_number", "enable_zoom"}) {
+    if (tool.contains(field)) {
+      return anthropic_error(400, "invalid_request_error", where + "." + field + ": Extra inputs are not permitted");
+    }
+  }
+  const json& configs = tool.value("configs", json::object());
+  if (!configs.is_object()) return anthropic_error(400, "invalid_request_error", where + ".configs: not an object");
+  for (const auto& [member, config] : configs.items()) {
+    if (std::find(kToolsetMembers.begin(), kToolsetMembers.end(), member) == kToolsetMembers.end()) {
+      return anthropic_error(400, "invalid_request_error",
+                             where + ".configs." + member + ": Extra inputs are not permitted");
+    }
+    if (!config.is_object() && !config.is_null()) {
+      return anthropic_error(400, "invalid_request_error", where + ".configs." + member + ": not an object");
+    }
+    const json& fields = config.is_object() ? config : json::object();
+    for (const auto& [key, value] : fields.items()) {
+      if ((key != "enabled" && key != "defer_loading") || !(value.is_boolean() || value.is_null())) {
+        return anthropic_error(400, "invalid_request_error",
+                               where + ".configs." + member + "." + key + ": Extra inputs are not permitted");
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string anthropic_toolset_of(const json& body, const std::string& name) {
+  for (const auto& tool : body.value("tools", json::array())) {
+    if (tool.is_object() && tool.value("type", "").starts_with("computer_toolset_") &&
+        std::find(kToolsetMembers.begin(), kToolsetMembers.end(), name) != kToolsetMembers.end()) {
+      return "computer";
+    }
+  }
+  return {};
+}
+
 std::optional<Refusal> anthropic_tool_refusal(const json& body, const std::string& beta) {
   const auto& tools = body.value("tools", json());
   if (!tools.is_null() && !tools.is_array())
@@ -734,7 +783,13 @@ std::optional<Refusal> anthropic_tool_refusal(const json& body, const std::strin
     const json& tool = tools[i];
     const std::string where = "tools." + std::to_string(i);
     const std::string type = tool.value("type", "");
-    if (type.starts_with("computer_")) {
+    if (type.starts_with("computer_") && entry != nullptr && entry->model.computer_tool != type) {
+      return anthropic_error(400, "invalid_request_error",
+                             "'" + entry->model.id + "' does not support tool types: " + type + ".");
+    }
+    if (type.starts_with("computer_toolset_")) {
+      if (auto refused = toolset_entry_refusal(tool, where)) return refused;
+    } else if (type.starts_with("computer_")) {
       // computer_20251124 is turned on by computer-use-2025-11-24.
       const std::string date = type.substr(9);
       const std::string wanted =
@@ -744,10 +799,6 @@ std::optional<Refusal> anthropic_tool_refusal(const json& body, const std::strin
         return anthropic_error(
             400, "invalid_request_error",
             where + ": the " + type + " tool needs the beta header \"anthropic-beta: " + wanted + "\"");
-      }
-      if (entry != nullptr && entry->model.computer_tool != type) {
-        return anthropic_error(400, "invalid_request_error",
-                               where + ".type: " + type + " is not supported by " + entry->model.id);
       }
       for (const char* side : {"display_width_px", "display_height_px"}) {
         const json& value = tool.value(side, json());
@@ -769,15 +820,22 @@ std::optional<Refusal> anthropic_tool_refusal(const json& body, const std::strin
   // user message; a tool_result answers only a tool_use of the message before it.
   const auto& messages = body.value("messages", json::array());
   std::vector<std::string> open;
+  std::map<std::string, std::string> open_toolsets;  // a toolset member's tool_use id → its toolset_name
   for (std::size_t m = 0; m < messages.size(); ++m) {
     const auto& content = messages[m].value("content", json());
     const std::string role = messages[m].value("role", "");
     std::vector<std::string> used;
+    std::map<std::string, std::string> used_toolsets;
     std::vector<std::string> answered;
     bool after_other = false;
     for (std::size_t b = 0; content.is_array() && b < content.size(); ++b) {
       const std::string type = content[b].value("type", "");
-      if (type == "tool_use") used.push_back(content[b].value("id", ""));
+      if (type == "tool_use") {
+        used.push_back(content[b].value("id", ""));
+        if (content[b].contains("toolset_name")) {
+          used_toolsets[used.back()] = content[b].value("toolset_name", "");
+        }
+      }
       if (type == "tool_result") {
         if (after_other || role != "user") {
           return anthropic_error(400, "invalid_request_error",
@@ -793,6 +851,15 @@ std::optional<Refusal> anthropic_tool_refusal(const json& body, const std::strin
                                      "previous message.");
         }
         answered.push_back(id);
+        // "For a toolset member tool_result, the toolset family of the paired tool_use": required, and only there.
+        const auto paired = open_toolsets.find(id);
+        const std::string wanted = paired == open_toolsets.end() ? std::string() : paired->second;
+        if (content[b].value("toolset_name", json("")) != json(wanted)) {
+          return anthropic_error(400, "invalid_request_error",
+                                 "messages." + std::to_string(m) + ".content." + std::to_string(b) + ".toolset_name: " +
+                                     (wanted.empty() ? "the paired tool_use belongs to no toolset"
+                                                     : "must be '" + wanted + "', the paired tool_use's toolset"));
+        }
         for (const auto& inner : content[b].value("content", json::array())) {
           if (auto refused = text_block_refusal(
                   inner, "messages." + std::to_string(m) + ".content." + std::to_string(b) + ".content")) {
@@ -813,6 +880,7 @@ std::optional<Refusal> anthropic_tool_refusal(const json& body, const std::strin
       }
     }
     open = role == "assistant" ? used : std::vector<std::string>{};
+    open_toolsets = role == "assistant" ? used_toolsets : std::map<std::string, std::string>{};
   }
   if (!open.empty()) {
     return anthropic_error(400, "invalid_request_error",

@@ -70,8 +70,13 @@ std::optional<Refusal> anthropic_refusal(const nlohmann::json& body, const std::
 // read 2026-12-06): a computer tool without its beta header (`beta`: the anthropic-beta header as sent) or with
 // another version than the model takes, a display size that is not a positive whole number, a custom tool without
 // its input_schema, and a tool_use left without its tool_result in the next user message (or a tool_result
-// answering no tool_use of the message before).
+// answering no tool_use of the message before). The computer toolset (computer_toolset_20260801, the same pages): on a
+// model that does not take it, with the single tool's fields (name, display size, enable_zoom) or a config key that
+// is no member's, and a member's tool_result without the toolset_name of its tool_use.
 std::optional<Refusal> anthropic_tool_refusal(const nlohmann::json& body, const std::string& beta);
+// The toolset_name Anthropic gives a tool_use block named `name` under the request's tools: "computer" for a member
+// of the computer toolset when the request offers it; empty for a tool of its own.
+std::string anthropic_toolset_of(const nlohmann::json& body, const std::string& name);
 // What OpenAI's Responses API refuses of a computer tool loop (openai-python's types at e43b422 and
 // openai-agents-python's loop at 7f7a44f, read 2026-12-06): the tool on a model that does not take it, or with
 // another version; a computer_call or function_call sent back without its output, or an output answering no call; a

@@ -3,9 +3,11 @@
 // their errors apart. A regression against a documented rule is a refusal here, and a failed test.
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <functional>
 
 #include "support/fake_model_server.h"
 #include "support/provider_contract.h"
+#include "vision/dialect.h"
 #include "vision/provider.h"
 #include "vision/vision.h"
 
@@ -1004,7 +1006,7 @@ TEST(ToolLoopContract, AnthropicRefusesABrokenToolLoopAndTakesVimgptsRequest) {
       {"type", "tool_use"}, {"id", "toolu_1"}, {"name", "computer"}, {"input", {{"action", "screenshot"}}}};
   const nlohmann::json answer = {
       {"type", "tool_result"}, {"tool_use_id", "toolu_1"}, {"content", {{{"type", "text"}, {"text", "ok"}}}}};
-  nlohmann::json body = {{"model", "claude-sonnet-5-5"},
+  nlohmann::json body = {{"model", "claude-opus-4-7"},  // takes the beta tool
                          {"max_tokens", 100},
                          {"tools", {tool}},
                          {"messages",
@@ -1033,7 +1035,7 @@ TEST(ToolLoopContract, AnthropicRefusesABrokenToolLoopAndTakesVimgptsRequest) {
   // vimgpt's own request for a step after a call: the call back as the model wrote it, then its result.
   detail::ChatRequest request;
   request.provider = Provider::Anthropic;
-  request.model = "claude-sonnet-5-5";
+  request.model = "claude-opus-4-7";
   request.turns = {{"system", "sys"}, {"user", "go"}, {"assistant", ""}, {"user", "The action: waited"}};
   request.turns[2].tool_uses = nlohmann::json::array({call});
   request.turns[3].tool_results = {"toolu_1"};
@@ -1046,6 +1048,71 @@ TEST(ToolLoopContract, AnthropicRefusesABrokenToolLoopAndTakesVimgptsRequest) {
   EXPECT_FALSE(test::anthropic_refusal(sent, {})) << sent.dump();
   EXPECT_EQ(sent["system"], "sys");
   EXPECT_EQ(sent["messages"][2]["content"][0]["tool_use_id"], "toolu_1");
+}
+
+// Anthropic's computer toolset: the fake refuses what Anthropic's pages say it refuses, and the request vimgpt builds
+// for a step after a member's call (the tools entry, no beta header, the result naming the toolset) passes.
+TEST(ToolLoopContract, AnthropicsToolsetRefusesTheSingleToolsShapeAndTakesVimgptsRequest) {
+  const nlohmann::json toolset = {{"type", "computer_toolset_20260801"}};
+  const nlohmann::json call = {{"type", "tool_use"},
+                               {"id", "toolu_1"},
+                               {"name", "left_click"},
+                               {"toolset_name", "computer"},
+                               {"input", {{"coordinate", {10, 20}}}}};
+  const nlohmann::json answer = {{"type", "tool_result"},
+                                 {"tool_use_id", "toolu_1"},
+                                 {"toolset_name", "computer"},
+                                 {"content", {{{"type", "text"}, {"text", "ok"}}}}};
+  const nlohmann::json body = {{"model", "claude-opus-5-5"},
+                               {"max_tokens", 100},
+                               {"tools", {toolset}},
+                               {"messages",
+                                {{{"role", "user"}, {"content", "go"}},
+                                 {{"role", "assistant"}, {"content", {call}}},
+                                 {{"role", "user"}, {"content", {answer}}}}}};
+  EXPECT_FALSE(test::anthropic_tool_refusal(body, ""));  // GA: no beta header
+  const auto refused_with = [&](const std::function<void(nlohmann::json&)>& change) {
+    nlohmann::json changed = body;
+    change(changed);
+    const auto refused = test::anthropic_tool_refusal(changed, "");
+    return refused ? refused->message : std::string();
+  };
+  EXPECT_NE(refused_with([](auto& b) { b["tools"][0]["display_width_px"] = 540; }).find("Extra inputs"),
+            std::string::npos);
+  EXPECT_NE(refused_with([](auto& b) { b["tools"][0]["name"] = "computer"; }), "");
+  EXPECT_NE(refused_with([](auto& b) { b["tools"][0]["configs"] = {{"teleport", {{"enabled", false}}}}; }), "");
+  EXPECT_EQ(refused_with([](auto& b) { b["tools"][0]["configs"] = {{"zoom", {{"enabled", false}}}}; }), "");
+  EXPECT_NE(refused_with([](auto& b) { b["messages"][2]["content"][0].erase("toolset_name"); }).find("toolset_name"),
+            std::string::npos);
+  // Which model takes which: the toolset alone on Opus 5.5, the beta tool alone on Opus 4.7.
+  EXPECT_NE(refused_with([](auto& b) { b["model"] = "claude-opus-4-7"; }).find("does not support tool types"),
+            std::string::npos);
+  EXPECT_NE(
+      refused_with([](auto& b) {
+        b["tools"][0] = {
+            {"type", "computer_20251124"}, {"name", "computer"}, {"display_width_px", 540}, {"display_height_px", 360}};
+      }).find("'claude-opus-5-5' does not support tool types: computer_20251124"),
+      std::string::npos);
+
+  // vimgpt's own request, built as --mode computer-use builds it from the catalogue.
+  const ModelSpec* spec = find_model("claude-opus-5-5");
+  ASSERT_NE(spec, nullptr);
+  ASSERT_TRUE(spec->computer_tool.has_value());
+  EXPECT_TRUE(spec->computer_tool->toolset());
+  detail::ChatRequest request;
+  request.provider = Provider::Anthropic;
+  request.model = "claude-opus-5-5";
+  request.turns = {{"system", "sys"}, {"user", "go"}, {"assistant", ""}, {"user", "The action: clicked"}};
+  request.turns[2].tool_uses = nlohmann::json::array({call});
+  request.turns[3].tool_results = {"toolu_1"};
+  detail::add_computer_tool(request, *spec->computer_tool, {540, 360});
+  const auto http = detail::build_anthropic_request(request);
+  EXPECT_FALSE(http.headers.get("anthropic-beta").has_value());
+  const auto sent = nlohmann::json::parse(http.body);
+  EXPECT_FALSE(test::anthropic_tool_refusal(sent, "")) << sent.dump();
+  EXPECT_EQ(sent["messages"][2]["content"][0]["toolset_name"], "computer");
+  EXPECT_EQ(sent["tools"][0]["configs"]["middle_click"]["enabled"], false);  // what vimgpt cannot do is withheld
+  EXPECT_FALSE(sent["tools"][0]["configs"].contains("left_click"));
 }
 
 // Gemini's computer tool speaks Google's native API: its address from the OpenAI-compatible base, the key in

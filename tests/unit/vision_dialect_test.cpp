@@ -956,6 +956,37 @@ TEST(ComputerTool, ItsActionsBecomeVimgptsWithPointsInTheFrame) {
   EXPECT_FALSE(detail::read_dialect_reply(dialect, "  ", "", frames));
 }
 
+// Anthropic's toolset (computer_toolset_20260801): each member a tool of its own, called by name with the toolset's
+// name beside it; its clicks' "text" is keys held, its key's "repeat" a count.
+TEST(ComputerTool, TheToolsetsMembersAreActionsByName) {
+  Dialect dialect;
+  dialect.kind = DialectKind::AnthropicComputer;
+  const PointFrame frames{{540, 360}, {1080, 720}};
+  const auto read = [&](const std::string& member, const nlohmann::json& input) {
+    nlohmann::json block = {
+        {"type", "tool_use"}, {"id", "toolu_1"}, {"name", member}, {"toolset_name", "computer"}, {"input", input}};
+    const std::string text =
+        std::string(detail::kToolUseOpen) + nlohmann::json::array({block}).dump() + std::string(detail::kToolUseClose);
+    auto reply = detail::read_dialect_reply(dialect, text, "", frames);
+    if (!reply) throw std::runtime_error(reply.error().message);
+    return reply->action;
+  };
+  EXPECT_EQ(read("left_click", {{"coordinate", {100, 50}}}), (nlohmann::json{{"click_at", {200.0, 100.0}}}));
+  EXPECT_EQ(read("right_click", {{"coordinate", {1, 1}}}), (nlohmann::json{{"right_click", {2.0, 2.0}}}));
+  EXPECT_EQ(read("type", {{"text", "ctrl"}}), (nlohmann::json{{"type", "ctrl"}, {"enter", false}}));  // typed, not held
+  EXPECT_EQ(read("key", {{"text", "Tab"}, {"repeat", 3}}),
+            (nlohmann::json{{"actions", {{{"key", "Tab"}}, {{"key", "Tab"}}, {{"key", "Tab"}}}}}));
+  EXPECT_EQ(read("key", {{"text", "Return"}}), (nlohmann::json{{"key", "Enter"}}));
+  EXPECT_EQ(read("screenshot", nlohmann::json::object()), (nlohmann::json{{"wait", 0}}));
+  const nlohmann::json held = read("left_click", {{"coordinate", {1, 1}}, {"text", "shift"}});
+  ASSERT_TRUE(held.contains("unsupported")) << held.dump();
+  EXPECT_NE(held["unsupported"].get<std::string>().find("keys held"), std::string::npos);
+  EXPECT_TRUE(
+      read("scroll", {{"scroll_direction", "down"}, {"scroll_amount", 1}, {"text", "ctrl"}}).contains("unsupported"));
+  // A member the toolset was told not to offer, should the model call it anyway.
+  EXPECT_TRUE(read("middle_click", {{"coordinate", {1, 1}}}).contains("unsupported"));
+}
+
 TEST(ComputerTool, EachCallIsAnsweredByItsResultWithTheWordsOfWhatHappened) {
   StepRequest step;
   step.objective = "order";

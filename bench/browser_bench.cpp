@@ -32,7 +32,7 @@ void BM_LaunchToFirstScreenshot(benchmark::State& state) {
     times.begin();
     auto tab = Tab::launch(loopback_only());
     if (!tab) state.SkipWithError(tab.error().message.c_str());
-    auto shot = (*tab)->screenshot({ImageFormat::Jpeg, 80, 1.0});
+    auto shot = (*tab)->screenshot({ImageFormat::Jpeg, 80, 1.0, std::nullopt});
     benchmark::DoNotOptimize(shot);
     times.end();
     state.PauseTiming();
@@ -53,7 +53,7 @@ void BM_Screenshot(benchmark::State& state) {
   vimgpt::bench::IterationTimes times(state);
   for (auto _ : state) {
     times.begin();
-    auto shot = (*tab)->screenshot({format, 80, 1.0});
+    auto shot = (*tab)->screenshot({format, 80, 1.0, std::nullopt});
     bytes = shot ? shot->bytes.size() : 0;
     times.end();
   }
@@ -145,7 +145,7 @@ void BM_ClickLoadCapture(benchmark::State& state) {
       auto clicked = (*tab)->click({(*where)[0].get<double>(), (*where)[1].get<double>()});
       auto settled = (*tab)->settle(std::chrono::milliseconds{3000}, std::chrono::milliseconds{150},
                                     vimgpt::browser::SettleWait::LeaveOpen);
-      auto shot = (*tab)->screenshot({ImageFormat::Jpeg, 85, 1.0});
+      auto shot = (*tab)->screenshot({ImageFormat::Jpeg, 85, 1.0, std::nullopt});
       times.end();
       if (!clicked || !settled || !shot) {
         state.SkipWithError("a step failed");
@@ -181,7 +181,7 @@ void BM_SavedPageWithFrame(benchmark::State& state) {
   for (auto _ : state) {
     times.begin();
     auto loaded = (*tab)->navigate(pages[next++ % pages.size()]);
-    auto shot = (*tab)->screenshot({ImageFormat::Jpeg, 85, 1.0});
+    auto shot = (*tab)->screenshot({ImageFormat::Jpeg, 85, 1.0, std::nullopt});
     times.end();
     if (!loaded || !shot) {
       state.SkipWithError("a page failed to load or frame");

@@ -119,7 +119,7 @@ void run_overlay_pass(benchmark::State& state) {
 // Image mode: find, label, and draw onto an already captured frame (decode, paint, encode), a JPEG as the
 // agent captures by default.
 void run_image_pass(benchmark::State& state) {
-  auto frame = tab().screenshot({browser::ImageFormat::Jpeg, 80, 1.0});
+  auto frame = tab().screenshot({browser::ImageFormat::Jpeg, 80, 1.0, std::nullopt});
   if (!frame) return state.SkipWithError(frame.error().describe().c_str());
   std::size_t hints = 0;
   bench::IterationTimes times(state);

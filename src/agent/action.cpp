@@ -108,6 +108,7 @@ std::string_view to_string(ActionKind kind) {
     case ActionKind::Actions: return "actions";
     case ActionKind::Dialog: return "dialog";
     case ActionKind::Page: return "page";
+    case ActionKind::Zoom: return "zoom";
   }
   return "action";
 }
@@ -319,6 +320,23 @@ Result<Action> parse_action(const Json& reply, std::size_t max_actions) {
     }
     return action;
   }
+  if (has(reply, "zoom")) {
+    const auto& box = reply.at("zoom");
+    if (!box.is_array() || box.size() != 4 ||
+        !std::all_of(box.begin(), box.end(), [](const Json& n) { return n.is_number(); })) {
+      return fail(ErrorKind::InvalidArgument,
+                  "\"zoom\" takes [x0, y0, x1, y1]: two corners of the region, in pixels of the screenshot");
+    }
+    action.kind = ActionKind::Zoom;
+    action.x = std::min(box[0].get<double>(), box[2].get<double>());
+    action.y = std::min(box[1].get<double>(), box[3].get<double>());
+    action.to_x = std::max(box[0].get<double>(), box[2].get<double>());
+    action.to_y = std::max(box[1].get<double>(), box[3].get<double>());
+    if (action.to_x - action.x < 1 || action.to_y - action.y < 1) {
+      return fail(ErrorKind::InvalidArgument, "\"zoom\"'s region has no area: give two opposite corners");
+    }
+    return action;
+  }
   if (has(reply, "select_text")) {
     action.kind = ActionKind::SelectText;
     VIMGPT_TRY(action.text, text_field(reply, "select_text"));
@@ -385,6 +403,7 @@ Json to_json(const Action& action) {
     case ActionKind::Back: return {{"back", true}};
     case ActionKind::Key: return {{"key", action.text}};
     case ActionKind::Wait: return {{"wait", action.seconds}};
+    case ActionKind::Zoom: return {{"zoom", {action.x, action.y, action.to_x, action.to_y}}};
     case ActionKind::Dialog: {
       Json json = {{"dialog", action.accept ? "accept" : "dismiss"}};
       if (!action.text.empty()) json["dialog_text"] = action.text;
@@ -472,6 +491,12 @@ std::string describe(const Action& action) {
     case ActionKind::Back: return "go back";
     case ActionKind::Key: return "press " + action.text;
     case ActionKind::Wait: return "wait " + std::to_string(action.seconds).substr(0, 4) + " s";
+    case ActionKind::Zoom: {
+      const auto at = [](double x, double y) {
+        return "(" + std::to_string(std::lround(x)) + ", " + std::to_string(std::lround(y)) + ")";
+      };
+      return "look closer at " + at(action.x, action.y) + "-" + at(action.to_x, action.to_y);
+    }
     case ActionKind::Hover:
     case ActionKind::DoubleClick:
     case ActionKind::RightClick: {

@@ -223,6 +223,7 @@ ActResult Actor::act(const Action& action, const hints::Capture& capture) {
       return {true, "pressed " + browser::to_string(*keys), std::nullopt};
     }
     case ActionKind::Wait: return wait(action);
+    case ActionKind::Zoom: return zoom(action, capture);
     case ActionKind::Hover: {
       if (action.label.empty()) {
         auto point = frame_point(action.x, action.y, capture);
@@ -296,6 +297,32 @@ Result<browser::Point> Actor::frame_point(double x, double y, const hints::Captu
   return browser::Point{x * scale, y * scale};
 }
 
+// The region captured on its own, as large as the frame allows (its aspect kept): Chromium renders it anew at that
+// scale, so small print reads better than in the frame; Firefox's capture is scaled up. The page is not touched.
+ActResult Actor::zoom(const Action& action, const hints::Capture& capture) {
+  const int width = capture.labelled.width;
+  const int height = capture.labelled.height;
+  // A corner on the frame's far edge is the edge itself.
+  auto top_left = frame_point(action.x, action.y, capture);
+  auto bottom_right = frame_point(std::min(action.to_x, width - 0.5), std::min(action.to_y, height - 0.5), capture);
+  if (!top_left) return failed(top_left.error());
+  if (!bottom_right) return failed(bottom_right.error());
+  browser::ScreenshotOptions options;
+  options.format = ImageFormat::Jpeg;
+  options.quality = 85;
+  options.region = browser::ViewportBox{top_left->x, top_left->y, std::max(1.0, bottom_right->x - top_left->x),
+                                        std::max(1.0, bottom_right->y - top_left->y)};
+  options.scale = std::clamp(std::min(width / options.region->width, height / options.region->height), 0.25, 4.0);
+  auto shot = tab_.screenshot(options);
+  if (!shot) return failed(shot.error());
+  ActResult looked{true,
+                   describe(action) + ": the region is shown at " + std::to_string(shot->width) + "x" +
+                       std::to_string(shot->height) + " in place of the page's screenshot; the page was not touched",
+                   std::nullopt};
+  looked.closer_look = std::move(*shot);
+  return looked;
+}
+
 ActResult Actor::drag(const Action& action, const hints::Capture& capture) {
   // Each end: a labelled element's visible point, or a point of the frame.
   const auto end = [&](const std::string& label, double x, double y) -> Result<std::pair<browser::Point, std::string>> {
@@ -339,6 +366,7 @@ ActResult Actor::act_all(const Action& list, const hints::Capture& capture) {
     ActResult done = one.kind == ActionKind::Done ? ActResult{true, "done", std::nullopt} : act(one, capture);
     all.message.append("\n").append(number).append(done.ok ? "done: " : "not done: ").append(done.message);
     if (!all.target) all.target = done.target;
+    if (done.closer_look) all.closer_look = std::move(done.closer_look);
     if (!done.ok) {
       all.ok = false;
       stopped = "action " + std::to_string(i + 1) + " failed";

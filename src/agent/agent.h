@@ -59,6 +59,7 @@ enum class ActionKind {
   Actions,  // several actions in one reply, done in order
   Dialog,   // how the page's dialogs opened during the next action are answered
   Page,     // a page of the PDF the tab shows
+  Zoom,     // a closer look at a region (a provider's computer tool asks it): the page is not touched
 };
 std::string_view to_string(ActionKind kind);
 
@@ -79,10 +80,10 @@ struct Action {
   Json answer;                // Done
   browser::ScrollDirection direction = browser::ScrollDirection::Down;
   double seconds = 0;  // Wait
-  double x = 0;        // ClickAt, Drag from a point: in pixels of the frame the model saw
+  double x = 0;        // ClickAt, Drag from a point, Zoom's top left: in pixels of the frame the model saw
   double y = 0;
   std::string in;        // Scroll, SelectText: the label of the element to scroll or to look in; empty: the page
-  std::string to_label;  // Drag to an element; empty: to (to_x, to_y), pixels of the frame
+  std::string to_label;  // Drag to an element; empty: to (to_x, to_y), pixels of the frame (Zoom's bottom right)
   double to_x = 0;
   double to_y = 0;
   std::vector<Action> actions;  // Actions
@@ -167,6 +168,7 @@ struct Observation {
   std::string page_text;                  // the viewport's text, when the planner wants it (--observe text)
   std::string page_note;                  // vision::StepRequest::page_note
   int max_tokens = 0;                     // the reply cap the budgets leave (vision::Client::fit); 0: the model's
+  std::optional<browser::Screenshot> closer_look;  // the region the last action (zoom) asked to see closer
 };
 
 struct Plan {
@@ -453,9 +455,13 @@ class Agent {
 
 // What an action did, for the model and the record.
 struct ActResult {
+  ActResult() = default;
+  ActResult(bool ok_, std::string message_, std::optional<hints::Rect> target_)
+      : ok(ok_), message(std::move(message_)), target(target_) {}
   bool ok = true;
   std::string message;
-  std::optional<hints::Rect> target;  // the element acted on, circled in the report
+  std::optional<hints::Rect> target;               // the element acted on, circled in the report
+  std::optional<browser::Screenshot> closer_look;  // Zoom: the region, shown to the model in place of the next frame
 };
 
 // Carries out one action on the tab as a person would (a click at a visible point, typing with the Enter a
@@ -499,6 +505,7 @@ class Actor {
   static ActResult typed_result(const hints::KeysTarget& target, const hints::TypingEffect& effect,
                                 const std::string& message);
   ActResult wait(const Action& action);
+  ActResult zoom(const Action& action, const hints::Capture& capture);
   ActResult drag(const Action& action, const hints::Capture& capture);
   ActResult act_all(const Action& list, const hints::Capture& capture);
   [[nodiscard]] Result<browser::Point> frame_point(double x, double y, const hints::Capture& capture) const;

@@ -37,8 +37,9 @@ struct Agent::Impl {
   // The history entry of the last action that acted on the page and said it did: told, once the next page is seen,
   // when it changed nothing there.
   std::optional<std::size_t> last_acted_entry;
-  int answers_sent_back = 0;  // --output-schema
-  int checks_sent_back = 0;   // --verify
+  std::optional<browser::Screenshot> closer_look;  // what the last step's zoom captured, for the next request
+  int answers_sent_back = 0;                       // --output-schema
+  int checks_sent_back = 0;                        // --verify
   // --confirm-risky: the start page's site and every site the person let the run go to.
   std::vector<std::string> task_hosts{url_host(options.start_url)};
 
@@ -262,7 +263,9 @@ struct Agent::Impl {
                             open_tabs(),
                             upload_choices(options.upload_dir),
                             {},
-                            {}};
+                            {},
+                            0,
+                            std::exchange(closer_look, std::nullopt)};
     // A PDF's text is sent with its frame whatever --observe says: what it says is what it is for.
     const auto* pdf = actor.shown_pdf();
     if (pdf != nullptr) observation.page_note = Actor::pdf_note(*pdf) + "; {\"page\": N} turns to page N";
@@ -505,6 +508,7 @@ struct Agent::Impl {
                       Outcome::Stuck, verdict.stuck);
       }
       acted = actor.act(*action, *capture);
+      closer_look = std::move(acted.closer_look);
       if (!verdict.warning.empty()) acted.message += ". " + verdict.warning;
       acted_on_page = true;
     }

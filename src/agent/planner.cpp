@@ -34,6 +34,7 @@ vision::StepRequest ModelPlanner::request_for(const Observation& observation) co
   request.earlier_frames = static_cast<int>(earlier_frames_.size());
   if (observation.capture->clean) request.images.push_back(*observation.capture->clean);
   request.images.push_back(observation.capture->labelled);
+  request.closer_look = observation.closer_look;
   return request;
 }
 

@@ -15,8 +15,8 @@ ProgressWatch::Verdict ProgressWatch::note(const Action& action, const std::stri
   const std::size_t page = digest(url, map);
   const std::string act = to_json(action).dump();
   ++step_;
-  // What the last action did: the page it left behind is this one. Waiting for a slow page is not an action
-  // that failed to change it.
+  // What the last action did: the page it left behind is this one. Waiting for a slow page, or looking closer at
+  // it, is not an action that failed to change it.
   if (!window_.empty() && window_.back().page == page) {
     if (!window_.back().waited) ++unchanged_;
   } else {
@@ -25,7 +25,7 @@ ProgressWatch::Verdict ProgressWatch::note(const Action& action, const std::stri
   std::vector<int> earlier;  // the steps that took this action on this page
   for (const Seen& seen : window_)
     if (seen.page == page && seen.act == act) earlier.push_back(seen.step);
-  window_.push_back({act, page, step_, action.kind == ActionKind::Wait});
+  window_.push_back({act, page, step_, action.kind == ActionKind::Wait || action.kind == ActionKind::Zoom});
   if (window_.size() > kWindow) window_.pop_front();
 
   Verdict verdict;

@@ -28,10 +28,21 @@ struct Viewport {
 
 using vimgpt::ImageFormat;  // common/encoded_image.h
 
+// A part of the viewport, in CSS px from its top-left corner.
+struct ViewportBox {
+  double x = 0;
+  double y = 0;
+  double width = 0;
+  double height = 0;
+};
+
 struct ScreenshotOptions {
   ImageFormat format = ImageFormat::Png;
   int quality = 80;    // JPEG and WebP only
   double scale = 1.0;  // Chromium scales at capture time: no decode and re-encode there
+  // Only this part of the viewport, at `scale` (a closer look: Chromium renders it anew at that scale, Firefox's
+  // capture is scaled up after).
+  std::optional<ViewportBox> region;
 };
 
 // A frame as the browser encoded it: its format and size read from its header.

@@ -34,6 +34,14 @@ Status valid_screenshot_scale(double scale) {
   return ok();
 }
 
+Status valid_screenshot(const ScreenshotOptions& options) {
+  VIMGPT_TRY_VOID(valid_screenshot_scale(options.scale));
+  if (options.region && (options.region->width < 1 || options.region->height < 1)) {
+    return fail(ErrorKind::InvalidArgument, "a screenshot's region must be at least 1x1 CSS px");
+  }
+  return ok();
+}
+
 Status valid_viewport(const Viewport& viewport) {
   if (viewport.width <= 0 || viewport.height <= 0 || viewport.device_scale_factor <= 0) {
     return fail(ErrorKind::InvalidArgument, "the viewport must be at least 1x1 with a positive scale");

@@ -48,7 +48,7 @@ int shot_command(const Options& options, const std::string& url, const std::stri
   auto target = agent::normalize_url(url);
   if (!target) return report_error(target.error());
   if (auto loaded = (*tab)->navigate(*target); !loaded) return report_error(loaded.error());
-  auto shot = (*tab)->screenshot({*format, options.jpeg_quality, 1.0});
+  auto shot = (*tab)->screenshot({*format, options.jpeg_quality, 1.0, std::nullopt});
   if (!shot) return report_error(shot.error());
   if (auto written = write_bytes(output, shot->bytes); !written) return report_error(written.error());
   std::cerr << "saved " << output << " (" << shot->width << "x" << shot->height << ", " << shot->bytes.size()

@@ -288,6 +288,9 @@ void write_action(std::ostream& out, const RecordedStep& step, const agent::Acti
       break;
     }
     case agent::ActionKind::Ask: out << "  // the question went to a person; nothing to do on the page\n"; break;
+    case agent::ActionKind::Zoom:
+      out << "  // the model looked closer at a part of the page; nothing to do on it\n";
+      break;
     case agent::ActionKind::Page:
       out << "  // page " << action.page << " of a PDF vimgpt showed as a page of its own: Playwright saves it as a "
           << "download\n";

@@ -168,14 +168,31 @@ struct Client::Impl {
     return fit_image(ready, edge, limits.max_base64_bytes);
   }
 
+  // Whether this step's request shows a closer look (a computer tool's zoom) as the last of its images.
+  [[nodiscard]] bool shows_closer_look(const StepRequest& step) const {
+    return step.closer_look.has_value() && computer_tool.has_value() && !step.images.empty();
+  }
+
+  // The closer look within the provider's limits, after the frames: the zoom's result shows it instead of the frame.
+  Status add_closer_look(const StepRequest& step, std::vector<EncodedImage>& images) const {
+    if (!shows_closer_look(step)) return ok();
+    const ImageLimits limits = image_limits(rules.provider);
+    VIMGPT_TRY(EncodedImage ready, fit_image(*step.closer_look, limits.max_edge, limits.max_base64_bytes));
+    images.push_back(std::move(ready));
+    return ok();
+  }
+
   // An open family's request: its conversation, its temperature, never a response_format.
   [[nodiscard]] detail::ChatRequest dialect_chat(const StepRequest& step,
                                                  const std::vector<EncodedImage>& images) const {
-    std::vector<Size> sizes;
+    const bool closer = shows_closer_look(step);
+    std::vector<Size> sizes;  // the frames': a closer look is no screen of its own
     sizes.reserve(images.size());
-    for (const auto& image : images) sizes.push_back({image.width, image.height});
+    for (std::size_t i = 0; i + (closer ? 1 : 0) < images.size(); ++i)
+      sizes.push_back({images[i].width, images[i].height});
     detail::ChatRequest request = chat(options.model, Prompt{}, &images, false, &step);
     request.turns = detail::dialect_turns(*dialect, step, sizes);
+    if (closer && !request.turns.empty()) request.turns.back().image = static_cast<int>(images.size()) - 1;
     request.extra_fields = detail::dialect_request_fields(*dialect);
     if (computer_tool && !sizes.empty()) detail::add_computer_tool(request, *computer_tool, sizes.back());
     if (!request.temperature && dialect->temperature) request.temperature = dialect->temperature;
@@ -270,8 +287,8 @@ struct Client::Impl {
       return fail(ErrorKind::InvalidArgument, "the " + std::string(to_string(dialect->kind)) +
                                                   " dialect reads points on a screenshot: drop --observe text");
     }
-    const detail::PointFrame frames{{images.back().width, images.back().height},
-                                    {step.images.back().width, step.images.back().height}};
+    const EncodedImage& sent = images[step.images.size() - 1];  // the frame as sent (a closer look comes after it)
+    const detail::PointFrame frames{{sent.width, sent.height}, {step.images.back().width, step.images.back().height}};
     auto read = detail::read_dialect_reply(*dialect, reply.text, reply.reasoning, frames);
     // A provider's tool loop has no form to ask for again: a call it could not read is its server's fault.
     if (!read && !computer_tool) {
@@ -293,8 +310,11 @@ struct Client::Impl {
     decision.action = std::move(read->action);
     decision.thoughts = std::move(read->thoughts);
     if (computer_tool) decision.safety_checks = detail::pending_safety_checks(reply.text);
-    // {"unsupported": why} is the dialect's own step error (agent's parse_action reads it), not an unknown key.
-    if (!decision.action.contains("unsupported")) decision.unknown_keys = unknown_keys(decision.action);
+    // {"unsupported": why} is the dialect's own step error (agent's parse_action reads it), and {"zoom": region} a
+    // computer tool's closer look, which vimgpt's own vocabulary does not offer: neither is an unknown key.
+    if (!decision.action.contains("unsupported") && !decision.action.contains("zoom")) {
+      decision.unknown_keys = unknown_keys(decision.action);
+    }
     decision.timings.model = since(model_start);
     decision.timings.total = since(start);
     return decision;
@@ -422,6 +442,7 @@ Result<PreparedRequest> Client::prepare(const StepRequest& step) const {
         estimate_image_tokens(impl_->rules.images, ready.width, ready.height, impl_->options.detail);
     prepared.images.push_back(std::move(ready));
   }
+  VIMGPT_TRY_VOID(impl_->add_closer_look(step, prepared.images));
   const bool structured = impl_->options.formalize_model.empty() && impl_->structured_now();
   const auto request =
       impl_->dialect ? impl_->dialect_chat(step, prepared.images)
@@ -494,6 +515,7 @@ Result<Decision> Client::decide(const StepRequest& step) {
         {{"mime", ready.mime()}, {"width", ready.width}, {"height", ready.height}, {"bytes", ready.bytes.size()}});
     images.push_back(std::move(ready));
   }
+  VIMGPT_TRY_VOID(self.add_closer_look(step, images));
   const bool structured = !formalize && self.structured_now();
   auto request = self.dialect ? self.dialect_chat(step, images)
                               : self.chat(options.model, self.step_prompt(step), &images, structured, &step);

@@ -264,7 +264,17 @@ Json computer_action(const std::string& action, const Json& input, const std::st
   if (action == "screenshot") return {{"wait", 0}};
   if (action == "middle_click") return unsupported(action, "left_click the link instead");
   if (action == "left_mouse_down" || action == "left_mouse_up") return unsupported(action, "use left_click_drag");
-  if (action == "zoom") return unsupported(action, "the screenshot is the page at the size it is shown");
+  if (action == "zoom") {
+    // Both corners in the screenshot's pixels, as every point; the region comes back as the next result's image.
+    const Json& region = input.value("region", Json());
+    if (!region.is_array() || region.size() != 4 ||
+        !std::all_of(region.begin(), region.end(), [](const Json& n) { return n.is_number(); })) {
+      return unsupported(action, "give \"region\": [x0, y0, x1, y1]");
+    }
+    const FramePoint from = to_frame(dialect, frames, region[0].get<double>(), region[1].get<double>());
+    const FramePoint to = to_frame(dialect, frames, region[2].get<double>(), region[3].get<double>());
+    return {{"zoom", {from.x, from.y, to.x, to.y}}};
+  }
   return unsupported(action,
                      "use left_click, double_click, right_click, mouse_move, left_click_drag, type, key, "
                      "scroll or wait");
@@ -341,8 +351,8 @@ namespace {
 
 // The toolset's members vimgpt cannot do, withheld from the model (the toolset offers all 17 unless told): it then
 // never spends a call on them, and the tool's description costs fewer tokens.
-constexpr std::array<std::string_view, 6> kToolsetMembersNotDone = {
-    "cursor_position", "hold_key", "left_mouse_down", "left_mouse_up", "middle_click", "zoom"};
+constexpr std::array<std::string_view, 5> kToolsetMembersNotDone = {"cursor_position", "hold_key", "left_mouse_down",
+                                                                    "left_mouse_up", "middle_click"};
 
 Json anthropic_computer_tools(const ComputerTool& tool, Size display) {
   Json computer = {{"type", tool.type}};
@@ -355,6 +365,7 @@ Json anthropic_computer_tools(const ComputerTool& tool, Size display) {
     computer["name"] = "computer";
     computer["display_width_px"] = display.width;
     computer["display_height_px"] = display.height;
+    if (tool.zoom) computer["enable_zoom"] = true;  // computer_20251124's zoom is off unless asked for
   }
   return Json::array({std::move(computer),
                       {{"name", std::string(kBrowserTool)},

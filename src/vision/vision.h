@@ -355,6 +355,9 @@ struct StepRequest {
   // oldest first. None with --observe text.
   std::vector<EncodedImage> images;
   int earlier_frames = 0;  // how many of `images` are earlier steps' frames
+  // A provider's computer tool asked for a closer look at a region (Anthropic's zoom): that region, sent as the zoom's
+  // result in place of the frame. Points stay in the frame's space.
+  std::optional<EncodedImage> closer_look;
   std::vector<HistoryEntry> history;
   std::string current_url;
   std::string current_title;

@@ -175,7 +175,7 @@ Decoded decode(const std::string& bytes) {
 TEST_F(BrowserTest, ScreenshotsDecodeInTheRequestedFormatAndSize) {
   ASSERT_OK(tab_->navigate(server_->url("/fx/input.html")));
   for (auto format : {ImageFormat::Png, ImageFormat::Jpeg}) {
-    auto shot = tab_->screenshot({format, 70, 1.0});
+    auto shot = tab_->screenshot({format, 70, 1.0, std::nullopt});
     ASSERT_TRUE(shot) << shot.error().describe();
     const auto d = decode(shot->bytes);
     ASSERT_TRUE(d.ok) << to_string(format);
@@ -185,12 +185,19 @@ TEST_F(BrowserTest, ScreenshotsDecodeInTheRequestedFormatAndSize) {
     const bool is_png = shot->bytes.rfind("\x89PNG", 0) == 0;
     EXPECT_EQ(is_png, format == ImageFormat::Png);
   }
-  auto scaled = tab_->screenshot({ImageFormat::Jpeg, 80, 0.5});
+  auto scaled = tab_->screenshot({ImageFormat::Jpeg, 80, 0.5, std::nullopt});
   ASSERT_TRUE(scaled) << scaled.error().describe();
   const auto d = decode(scaled->bytes);
   EXPECT_EQ(d.width, 540);
   EXPECT_EQ(d.height, 360);
-  auto webp = tab_->screenshot({ImageFormat::Webp, 80, 1.0});
+  // A region on its own (a computer tool's zoom), at a scale: its CSS size times the scale.
+  auto region = tab_->screenshot({ImageFormat::Jpeg, 80, 2.0, browser::ViewportBox{10, 20, 100, 50}});
+  ASSERT_TRUE(region) << region.error().describe();
+  const auto r = decode(region->bytes);
+  EXPECT_EQ(r.width, 200);
+  EXPECT_EQ(r.height, 100);
+  EXPECT_FALSE(tab_->screenshot({ImageFormat::Jpeg, 80, 1.0, browser::ViewportBox{0, 0, 0, 10}}));
+  auto webp = tab_->screenshot({ImageFormat::Webp, 80, 1.0, std::nullopt});
   if (test::on_firefox()) {  // BiDi captures PNG and JPEG only
     ASSERT_FALSE(webp);
     EXPECT_EQ(webp.error().kind, ErrorKind::Unsupported);

@@ -56,7 +56,7 @@ TEST(Remote, ResolvesTheAnnouncedWebSocketAndDrivesATab) {
   ASSERT_TRUE((*tab)->evaluate_in_page(
       "document.body.style.background = 'linear-gradient(45deg, red, blue, green, yellow)'; "
       "for (let i = 0; i < 3000; ++i) document.body.append(Math.random().toString(36) + ' ');"));
-  auto shot = (*tab)->screenshot({browser::ImageFormat::Jpeg, 80, 1.0});
+  auto shot = (*tab)->screenshot({browser::ImageFormat::Jpeg, 80, 1.0, std::nullopt});
   ASSERT_TRUE(shot) << shot.error().describe();
   EXPECT_EQ(shot->width, 3200);
   EXPECT_GT(shot->bytes.size(), 1U << 20) << shot->bytes.size();

@@ -269,6 +269,61 @@ TEST_F(ComputerUseE2E, ClaudeFillsAndOrdersThroughItsComputerTool) {
   EXPECT_NE(steps[2]["signature"].dump().find("Order"), std::string::npos) << steps[2]["signature"].dump();
 }
 
+// The toolset's zoom: the region captured on its own and sent as the zoom's result, larger than in the screenshot, in
+// place of the screenshot; the model's next point is in the whole screenshot's pixels again and lands.
+TEST_F(ComputerUseE2E, ClaudesZoomShowsTheRegionCloserAndItsNextClickLands) {
+  test::FakeModelServer model;
+  int step = 0;
+  std::optional<test::Centre> seen;    // the button in the whole screenshot
+  std::optional<test::Centre> zoomed;  // the button in the zoom's image
+  model.set_responder([&](const test::ReceivedRequest& request) {
+    ++step;
+    const auto image = test::last_image(request.body);
+    const auto button = image ? test::find_colour(*image, kBlue) : std::nullopt;
+    if (step == 1) {
+      seen = button;
+      if (!seen) return test::ScriptedReply::text("no button");
+      // A region around the button's top left corner (380, 220 of the 1080-wide page): blue in its bottom right.
+      const double scale = seen->width / 1080.0;
+      const long x = std::lround(380 * scale);
+      const long y = std::lround(220 * scale);
+      return test::ScriptedReply::tool_use(member("zoom", {{"region", {x - 40, y - 20, x + 40, y + 20}}}));
+    }
+    if (step == 2) {
+      zoomed = button;
+      if (!seen) return test::ScriptedReply::text("no button");
+      return test::ScriptedReply::tool_use(
+          member("left_click", {{"coordinate", {std::lround(seen->x), std::lround(seen->y)}}}));
+    }
+    return test::ScriptedReply::text("The order is placed.");
+  });
+  const test::CliRun result = run(model, "claude-sonnet-5-5");
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(model.problems(), std::vector<std::string>{});
+  EXPECT_EQ(ordered_.load(), 1) << "the click after the zoom did not land on the button";
+  ASSERT_TRUE(seen.has_value());
+  ASSERT_TRUE(zoomed.has_value()) << "the zoom's image does not show the button";
+  // 80x40 screenshot pixels shown several times larger (at most the screenshot's size): the button's corner.
+  EXPECT_GT(zoomed->width, 3 * 80);
+  EXPECT_LE(zoomed->width, seen->width);
+  EXPECT_NEAR(static_cast<double>(zoomed->width) / zoomed->height, 2.0, 0.1);
+  // Only the region: the button's corner (its blue) is the image's bottom right, not its middle.
+  EXPECT_GT(zoomed->x, zoomed->width * 0.6);
+  EXPECT_GT(zoomed->y, zoomed->height * 0.6);
+  const auto requests = model.requests();
+  ASSERT_EQ(requests.size(), 3U);
+  const auto& messages = requests[1].body["messages"];
+  const auto& zoom_result = messages.back()["content"][0];
+  EXPECT_EQ(zoom_result["toolset_name"], "computer");
+  EXPECT_NE(zoom_result.dump().find("the page was not touched"), std::string::npos)
+      << zoom_result.dump().substr(0, 600);
+  // The tool is told to offer zoom now: it is not among the members withheld.
+  EXPECT_FALSE(requests[0].body["tools"][0]["configs"].contains("zoom"));
+  const auto steps = test::read_steps(record_);
+  ASSERT_GE(steps.size(), 2U);
+  EXPECT_TRUE(steps[0]["action"].contains("zoom")) << steps[0]["action"].dump();
+}
+
 // A tool the model cannot do is the step's error, which the model reads in the tool_result; the run goes on.
 TEST_F(ComputerUseE2E, AnActionVimgptCannotDoIsToldBackInTheToolResult) {
   test::FakeModelServer model;
@@ -288,6 +343,7 @@ TEST_F(ComputerUseE2E, AnActionVimgptCannotDoIsToldBackInTheToolResult) {
     EXPECT_EQ(request.header("anthropic-beta"), "computer-use-2025-11-24");
     const auto& tool = request.body["tools"][0];
     EXPECT_EQ(tool["type"], "computer_20251124");
+    EXPECT_EQ(tool["enable_zoom"], true);
     ASSERT_FALSE(request.images.empty());
     EXPECT_EQ(tool["display_width_px"], request.images.back().width);
     EXPECT_EQ(tool["display_height_px"], request.images.back().height);

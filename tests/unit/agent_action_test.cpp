@@ -199,6 +199,16 @@ TEST(AgentActions, AHandsVocabularyBeyondClickAndType) {
   EXPECT_EQ(words.kind, ActionKind::SelectText);
   EXPECT_EQ(words.in, "EF");
   EXPECT_EQ(parse(R"({"key": "ctrl+shift+arrowleft"})").text, "Control+Shift+ArrowLeft");  // as a person would say it
+  // A computer tool's zoom: any two opposite corners, kept as top left and bottom right.
+  const Action zoom = parse(R"({"zoom": [40, 30, 10, 5]})");
+  EXPECT_EQ(zoom.kind, ActionKind::Zoom);
+  EXPECT_DOUBLE_EQ(zoom.x, 10);
+  EXPECT_DOUBLE_EQ(zoom.y, 5);
+  EXPECT_DOUBLE_EQ(zoom.to_x, 40);
+  EXPECT_DOUBLE_EQ(zoom.to_y, 30);
+  EXPECT_EQ(to_json(zoom), (Json{{"zoom", {10.0, 5.0, 40.0, 30.0}}}));
+  EXPECT_NE(refusal(Json{{"zoom", {1, 2, 3}}}).message.find("[x0, y0, x1, y1]"), std::string::npos);
+  EXPECT_NE(refusal(Json{{"zoom", {1, 2, 1, 9}}}).message.find("no area"), std::string::npos);
 
   EXPECT_NE(refusal(Json{{"drag", "AB"}}).message.find("needs \"to\""), std::string::npos);
   EXPECT_NE(refusal(Json{{"drag", {1}}, {"to", "A"}}).message.find("[x, y]"), std::string::npos);

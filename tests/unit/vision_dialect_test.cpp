@@ -938,7 +938,10 @@ TEST(ComputerTool, ItsActionsBecomeVimgptsWithPointsInTheFrame) {
             (nlohmann::json{{"actions", {{{"hover", {10.0, 10.0}}}, {{"scroll", "down"}}}}}));
   EXPECT_EQ(read({{"action", "wait"}, {"duration", 30}}), (nlohmann::json{{"wait", 10.0}}));
   // What vimgpt cannot do is said, so the model reads it in the tool's result.
-  EXPECT_TRUE(read({{"action", "zoom"}, {"region", {0, 0, 10, 10}}}).contains("unsupported"));
+  // A zoom's region, its corners in the frame's pixels like every point.
+  EXPECT_EQ(read({{"action", "zoom"}, {"region", {0, 5, 10, 15}}}),
+            (nlohmann::json{{"zoom", {0.0, 10.0, 20.0, 30.0}}}));
+  EXPECT_TRUE(read({{"action", "zoom"}}).contains("unsupported"));
   EXPECT_TRUE(read({{"action", "left_click"}}).contains("unsupported"));  // where the mouse rests is not known
   EXPECT_TRUE(read({{"action", "scroll"}, {"scroll_direction", "left"}}).contains("unsupported"));
   // vimgpt's own browser tool, and several calls in one reply.

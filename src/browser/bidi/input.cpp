@@ -192,13 +192,16 @@ Result<Screenshot> BidiTab::screenshot(const ScreenshotOptions& options) {
   if (options.format != ImageFormat::Jpeg && options.format != ImageFormat::Png) {
     return fail(ErrorKind::Unsupported, "Firefox captures PNG or JPEG only");
   }
-  VIMGPT_TRY_VOID(valid_screenshot_scale(options.scale));
+  VIMGPT_TRY_VOID(valid_screenshot(options));
   const bool scaled = options.scale != 1.0;
   const int quality = std::clamp(scaled ? std::max(options.quality, 90) : options.quality, 1, 100);
   Json format = {{"type", options.format == ImageFormat::Jpeg ? "image/jpeg" : "image/png"}};
   if (options.format == ImageFormat::Jpeg) format["quality"] = quality / 100.0;
-  VIMGPT_TRY(Json shot, s_->call("browsingContext.captureScreenshot",
-                                 {{"context", s_->current()}, {"origin", "viewport"}, {"format", format}}));
+  Json params = {{"context", s_->current()}, {"origin", "viewport"}, {"format", format}};
+  if (const auto& box = options.region) {
+    params["clip"] = {{"type", "box"}, {"x", box->x}, {"y", box->y}, {"width", box->width}, {"height", box->height}};
+  }
+  VIMGPT_TRY(Json shot, s_->call("browsingContext.captureScreenshot", std::move(params)));
   VIMGPT_TRY(std::string bytes, base64_decode(shot.value("data", "")));
   if (scaled) {
     VIMGPT_TRY(Pixels pixels, decode_pixels(bytes));

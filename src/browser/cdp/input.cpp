@@ -11,18 +11,21 @@ namespace vimgpt::browser {
 
 Result<Screenshot> CdpTab::screenshot(const ScreenshotOptions& options) {
   VIMGPT_TRY_VOID(impl_->follow_new_tabs());
-  VIMGPT_TRY_VOID(valid_screenshot_scale(options.scale));
+  VIMGPT_TRY_VOID(valid_screenshot(options));
   // optimizeForSpeed: Chromium's fastest encoder settings; the frame is re-encoded or sent as is anyway.
   Json params = {{"format", to_string(options.format)}, {"captureBeyondViewport", false}, {"optimizeForSpeed", true}};
   if (options.format != ImageFormat::Png) params["quality"] = std::clamp(options.quality, 1, 100);
-  if (options.scale != 1.0) {
+  if (options.scale != 1.0 || options.region) {
     // clip is in page coordinates: start it where the visual viewport is scrolled to.
     VIMGPT_TRY(Json metrics, impl_->call("Page.getLayoutMetrics"));
     const auto& visual = metrics["cssVisualViewport"];
-    params["clip"] = {{"x", visual.value("pageX", 0.0)},
-                      {"y", visual.value("pageY", 0.0)},
-                      {"width", visual.value("clientWidth", double(impl_->options.viewport.width))},
-                      {"height", visual.value("clientHeight", double(impl_->options.viewport.height))},
+    const ViewportBox whole{0, 0, visual.value("clientWidth", double(impl_->options.viewport.width)),
+                            visual.value("clientHeight", double(impl_->options.viewport.height))};
+    const ViewportBox box = options.region.value_or(whole);
+    params["clip"] = {{"x", visual.value("pageX", 0.0) + box.x},
+                      {"y", visual.value("pageY", 0.0) + box.y},
+                      {"width", box.width},
+                      {"height", box.height},
                       {"scale", options.scale}};
   }
   {

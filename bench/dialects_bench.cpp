@@ -51,11 +51,11 @@ struct Family {
 };
 
 // What Anthropic adds to each request that carries its computer toolset (Claude 5.5's, computer_toolset_20260801),
-// unseen in the request: "about 4,500 input tokens", of which zoom's "about 410" are saved when it is withheld, as
-// vimgpt withholds it (Anthropic's computer-use tool page, stored copy of 2026-09-26, read 2026-12-06; models.json
-// "ant-computer-toolset"). The five other members withheld save some more, by an amount the page does not give: this
-// is an upper bound. Counted in a computer-use run's time and cost.
-constexpr int kAnthropicComputerToolTokens = 4500 - 410;
+// unseen in the request: "about 4,500 input tokens" with every member offered (Anthropic's computer-use tool page,
+// stored copy of 2026-09-26, read 2026-12-06; models.json "ant-computer-toolset"). vimgpt withholds five members,
+// which saves some, by an amount the page does not give (only zoom's, ~410): this is an upper bound. Counted in a
+// computer-use run's time and cost.
+constexpr int kAnthropicComputerToolTokens = 4500;
 
 // agent_bench's shared profile.
 std::chrono::milliseconds model_time(int prompt_tokens, std::size_t reply_bytes) {

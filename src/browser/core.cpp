@@ -29,13 +29,10 @@ std::string_view to_string(DownloadState state) {
   return "inProgress";
 }
 
-Status valid_screenshot_scale(double scale) {
-  if (scale <= 0 || scale > 4) return fail(ErrorKind::InvalidArgument, "screenshot scale must be in (0, 4]");
-  return ok();
-}
-
 Status valid_screenshot(const ScreenshotOptions& options) {
-  VIMGPT_TRY_VOID(valid_screenshot_scale(options.scale));
+  if (options.scale <= 0 || options.scale > 4) {
+    return fail(ErrorKind::InvalidArgument, "screenshot scale must be in (0, 4]");
+  }
   if (options.region && (options.region->width < 1 || options.region->height < 1)) {
     return fail(ErrorKind::InvalidArgument, "a screenshot's region must be at least 1x1 CSS px");
   }

@@ -30,7 +30,6 @@ std::string with_reason(const std::string& error);
 // That a viewport can be set: InvalidArgument otherwise.
 Status valid_viewport(const Viewport& viewport);
 // That a screenshot's scale is in (0, 4]: InvalidArgument otherwise.
-Status valid_screenshot_scale(double scale);
 // A screenshot's scale in (0, 4], and its region (when it has one) at least 1x1 CSS px.
 Status valid_screenshot(const ScreenshotOptions& options);
 // That a point lies inside the viewport: InvalidArgument saying where it is otherwise.

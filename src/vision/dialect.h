@@ -101,8 +101,12 @@ Result<Json> read_openai_computer(std::string_view text, const Dialect& dialect,
 Result<Json> read_gemini_computer(std::string_view text, const Dialect& dialect, const PointFrame& frames,
                                   std::string& thoughts);
 std::vector<std::string> pending_safety_checks(std::string_view reply);
-// A key as a computer tool names it ("Return", "Page_Down", "CTRL", "ARROWDOWN") as vimgpt does ("Enter").
+// A key as a computer tool names it ("Return", "Page_Down", "CTRL", "ARROWDOWN") as vimgpt does ("Enter")
+// (computer_keys.cpp); a combination as Anthropic's tools write it ("ctrl+a") and as OpenAI's keypress and Gemini's
+// hotkey list it (["CTRL", "A"]), as vimgpt's "Control+a"; empty for none.
 std::string key_name(std::string_view key);
+std::string key_combo(std::string_view keys);
+std::string joined_keys(const Json& keys);
 
 // Per dialect (dialect_computer_use.cpp, dialect_ui_tars.cpp, dialect_glm.cpp, dialect_holo.cpp): the action part
 // of a reply, thoughts removed.

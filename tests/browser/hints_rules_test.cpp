@@ -269,5 +269,16 @@ TEST_F(HintsRules, ScrollsAnElementIntoViewBeforeClicking) {
   EXPECT_TRUE(entry["trusted"].get<bool>());
 }
 
+// Firefox's warning before a form goes from a secure page (this loopback one) to an http address stopped the page
+// unseen, and the click's input went unanswered until its timeout (src/launch/firefox.cpp): the form is sent.
+TEST_F(HintsRules, AFormSentFromASecurePageToAnHttpAddressGoes) {
+  const HintMap map = hints_of("form-out.html");
+  const std::uint64_t before = tab().page_generation();
+  auto clicked = click_label(tab(), map, hint_for(map, "yes-send").label);
+  ASSERT_TRUE(clicked) << clicked.error().describe();
+  (void)tab().settle(std::chrono::milliseconds{3000});
+  EXPECT_GT(tab().page_generation(), before) << "the form was not sent";
+}
+
 }  // namespace
 }  // namespace vimgpt::hints

@@ -16,6 +16,7 @@ import os
 import shlex
 import subprocess
 import sys
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -26,8 +27,22 @@ EXTRA_ARGS = ["-extra-arg=-Wno-unknown-warning-option"]
 
 
 def compile_commands(build):
+    """Each source's compile command. A unity build (CMAKE_UNITY_BUILD, as scripts/test.sh builds) lists only the
+    files that include its sources; each source gets that file's command with itself in its place: the same flags,
+    so the same command and hash as a build without unity files, and clang-tidy sees each file on its own."""
+    commands = {}
     with open(build / "compile_commands.json", encoding="utf-8") as f:
-        return {str(Path(entry["file"]).resolve()): entry for entry in json.load(f)}
+        for entry in json.load(f):
+            unity = Path(entry["file"])
+            if unity.parent.name != "Unity":
+                commands[str(unity.resolve())] = entry
+                continue
+            for line in unity.read_text(encoding="utf-8").splitlines():
+                if line.startswith('#include "'):
+                    source = line[len('#include "'):-1]
+                    command = entry["command"].replace(str(unity), source)
+                    commands[str(Path(source).resolve())] = dict(entry, file=source, command=command)
+    return commands
 
 
 def preprocessor_command(entry):
@@ -74,8 +89,8 @@ def input_hash(entry, build, tool):
     return digest.hexdigest()
 
 
-def tidy(path, build):
-    result = subprocess.run(["clang-tidy", "-quiet", "-p", str(build), *EXTRA_ARGS, path], capture_output=True,
+def tidy(path, database):
+    result = subprocess.run(["clang-tidy", "-quiet", "-p", str(database), *EXTRA_ARGS, path], capture_output=True,
                             text=True, check=False)
     return result.returncode, result.stdout + result.stderr
 
@@ -107,8 +122,10 @@ def main():
           f"checking {len(to_check)}", file=sys.stderr)
 
     failed = False
-    with ThreadPoolExecutor(jobs) as pool:
-        for path, (status, output) in zip(to_check, pool.map(lambda f: tidy(f, build), to_check)):
+    with tempfile.TemporaryDirectory() as database, ThreadPoolExecutor(jobs) as pool:
+        # The commands as read above, one a file (clang-tidy would guess a unity build's from a neighbour's).
+        (Path(database) / "compile_commands.json").write_text(json.dumps(list(commands.values())), encoding="utf-8")
+        for path, (status, output) in zip(to_check, pool.map(lambda f: tidy(f, database), to_check)):
             findings = [line for line in output.splitlines() if "warning:" in line or "error:" in line]
             if status != 0 or findings:
                 failed = True

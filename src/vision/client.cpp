@@ -66,35 +66,6 @@ struct Client::Impl {
             (options.structured == Structured::Auto && !structured_rejected.load()));
   }
 
-  // The price of `model`'s tokens: the flags first, then the catalogue; nullopt when neither knows it.
-  [[nodiscard]] std::optional<Price> price_of(const std::string& model) const {
-    const auto table = default_price(model);
-    if (!(options.price_in || table) || !(options.price_out || table)) return std::nullopt;
-    Price price;
-    price.input_per_million = options.price_in.value_or(table ? table->input_per_million : 0);
-    price.output_per_million = options.price_out.value_or(table ? table->output_per_million : 0);
-    // An input price of one's own without a cached one: cached tokens at that price (no discount assumed).
-    const bool table_in = table && !options.price_in;
-    price.cached_input_per_million =
-        options.price_cached.value_or(table_in ? table->cached_input_per_million : price.input_per_million);
-    price.cache_write_per_million = table_in ? table->cache_write_per_million : price.input_per_million;
-    return price;
-  }
-
-  [[nodiscard]] Usage usage_of(const std::string& model, const detail::ChatReply& reply) const {
-    Usage used;
-    used.prompt_tokens = reply.prompt_tokens;
-    used.completion_tokens = reply.completion_tokens;
-    used.cached_tokens = reply.cached_tokens;
-    used.cache_write_tokens = reply.cache_write_tokens;
-    used.reasoning_tokens = reply.reasoning_tokens;
-    used.requests = 1;
-    const auto price = price_of(model);
-    used.cost_known = price.has_value();
-    if (price) used.cost_usd = cost_of(used, *price);
-    return used;
-  }
-
   [[nodiscard]] bool cache_breakpoints() const {
     return rules.provider == Provider::Anthropic && options.prompt_cache != PromptCache::Off;
   }
@@ -254,7 +225,7 @@ struct Client::Impl {
       }
       auto reply = detail::parse_reply(request, *response);
       if (!reply) return reply;
-      decision.usage += usage_of(request.model, *reply);
+      decision.usage += detail::usage_of(*reply, detail::price_for(options, request.model));
       const bool starved =
           reply->finish_reason == "length" && reply->text.find_first_not_of(" \n") == std::string::npos;
       if (!starved) return reply;
@@ -461,7 +432,7 @@ Result<Usage> Client::estimate(const StepRequest& step) const {
   estimate.requests = 1;
   estimate.prompt_tokens = static_cast<std::int64_t>(text_bytes / 3) + prepared.estimated_image_tokens;
   estimate.completion_tokens = impl_->token_cap(&step);
-  const auto price = impl_->price_of(impl_->options.model);
+  const auto price = detail::price_for(impl_->options, impl_->options.model);
   estimate.cost_known = price.has_value();
   if (price) estimate.cost_usd = cost_of(estimate, *price);
   return estimate;
@@ -469,7 +440,7 @@ Result<Usage> Client::estimate(const StepRequest& step) const {
 
 Result<FittedRequest> Client::fit(const StepRequest& step, const BudgetLeft& left) const {
   VIMGPT_TRY(Usage whole, estimate(step));
-  const auto price = impl_->price_of(impl_->options.model);
+  const auto price = detail::price_for(impl_->options, impl_->options.model);
   const auto bound_with = [&](std::int64_t cap) {
     Usage bound = whole;
     bound.completion_tokens = cap;

@@ -318,5 +318,21 @@ std::string dialect_repair_prompt(const Dialect& dialect, std::string_view reply
          std::string(reply);
 }
 
+Json to_json(const FramePoint& point) {
+  return Json::array({point.x, point.y});
+}
+
+std::optional<FramePoint> point_arg(const Json& args, const char* key, const Dialect& dialect,
+                                    const PointFrame& frames) {
+  Json value = args.value(key, Json());
+  if (value.is_string()) value = Json::parse(value.get<std::string>(), nullptr, false);
+  if (!value.is_array() || value.size() < 2 || !value[0].is_number() || !value[1].is_number()) return std::nullopt;
+  return to_frame(dialect, frames, value[0].get<double>(), value[1].get<double>());
+}
+
+Json unsupported(std::string why) {
+  return {{"unsupported", std::move(why)}};
+}
+
 }  // namespace detail
 }  // namespace vimgpt::vision

@@ -24,6 +24,14 @@ struct FramePoint {
   double y = 0;
 };
 FramePoint to_frame(const Dialect& dialect, const PointFrame& frames, double x, double y);
+// [x, y], as vimgpt's actions write a point.
+Json to_json(const FramePoint& point);
+// A point argument (`key`: [x, y], or the string "[x, y]" some servers send) in frame pixels; nullopt when it is
+// missing or not two numbers.
+std::optional<FramePoint> point_arg(const Json& args, const char* key, const Dialect& dialect,
+                                    const PointFrame& frames);
+// {"unsupported": why}: an action vimgpt cannot do, a step error the model reads next.
+Json unsupported(std::string why);
 // The inverse, for the fake model and the benchmark: where a frame point is in the dialect's space.
 FramePoint from_frame(const Dialect& dialect, const PointFrame& frames, double x, double y);
 // The size a dialect's prompt states as the screen's: the image after the server's resize.

@@ -125,39 +125,29 @@ Result<Json> read_calls(std::string_view text, std::string& thoughts,
   return actions.size() == 1 ? actions[0] : Json{{"actions", std::move(actions)}};
 }
 
-Json unsupported(const std::string& action, std::string_view instead) {
-  return {{"unsupported", "vimgpt cannot do the computer tool's \"" + action + "\": " + std::string(instead)}};
-}
-
-std::optional<FramePoint> point_of(const Json& input, const char* key, const Dialect& dialect,
-                                   const PointFrame& frames) {
-  const Json& value = input.contains(key) ? input[key] : Json();
-  if (!value.is_array() || value.size() != 2 || !value[0].is_number() || !value[1].is_number()) return std::nullopt;
-  return to_frame(dialect, frames, value[0].get<double>(), value[1].get<double>());
-}
-
-Json point_json(const FramePoint& point) {
-  return Json::array({point.x, point.y});
+Json tool_unsupported(const std::string& action, std::string_view instead) {
+  return unsupported("vimgpt cannot do the computer tool's \"" + action + "\": " + std::string(instead));
 }
 
 // A scroll up or down, with the pointer first moved to the point the tool gave (the part of the page that scrolls).
 Json scroll_at(const std::optional<FramePoint>& at, const std::string& direction) {
   Json scroll = {{"scroll", direction}};
   if (!at) return scroll;
-  return {{"actions", Json::array({{{"hover", point_json(*at)}}, std::move(scroll)})}};
+  return {{"actions", Json::array({{{"hover", to_json(*at)}}, std::move(scroll)})}};
 }
 
 // `held`: the keys the tool holds down during a click, drag or scroll (computer_20251124's "key", the toolset's
 // "text"), which vimgpt's actions have no room for.
 Json computer_action(const std::string& action, const Json& input, const std::string& held, const Dialect& dialect,
                      const PointFrame& frames) {
-  const auto at = point_of(input, "coordinate", dialect, frames);
+  const auto at = point_arg(input, "coordinate", dialect, frames);
   if (!held.empty()) {
-    return unsupported(action, "actions with keys held are not available: press the keys on their own");
+    return tool_unsupported(action, "actions with keys held are not available: press the keys on their own");
   }
   const auto at_point = [&](const char* name) -> Json {
-    if (!at) return unsupported(action, "give \"coordinate\": [x, y] (vimgpt does not track where the mouse rests)");
-    return {{name, point_json(*at)}};
+    if (!at)
+      return tool_unsupported(action, "give \"coordinate\": [x, y] (vimgpt does not track where the mouse rests)");
+    return {{name, to_json(*at)}};
   };
   if (action == "left_click") return at_point("click_at");
   // A triple click selects a line or a paragraph; vimgpt's nearest is the double click, which selects a word.
@@ -165,14 +155,14 @@ Json computer_action(const std::string& action, const Json& input, const std::st
   if (action == "right_click") return at_point("right_click");
   if (action == "mouse_move") return at_point("hover");
   if (action == "left_click_drag") {
-    const auto from = point_of(input, "start_coordinate", dialect, frames);
-    if (!from || !at) return unsupported(action, "give \"start_coordinate\" and \"coordinate\"");
-    return {{"drag", point_json(*from)}, {"to", point_json(*at)}};
+    const auto from = point_arg(input, "start_coordinate", dialect, frames);
+    if (!from || !at) return tool_unsupported(action, "give \"start_coordinate\" and \"coordinate\"");
+    return {{"drag", to_json(*from)}, {"to", to_json(*at)}};
   }
   if (action == "type") return {{"type", input.value("text", "")}, {"enter", false}};
   if (action == "key") {
     const std::string combo = key_combo(input.value("text", ""));
-    if (combo.empty()) return unsupported(action, "give the keys as \"text\", e.g. \"ctrl+a\"");
+    if (combo.empty()) return tool_unsupported(action, "give the keys as \"text\", e.g. \"ctrl+a\"");
     // The toolset's "repeat" (1 to 100): the combination pressed that many times.
     const Json& repeat = input.value("repeat", Json(1));
     const int times = std::clamp(repeat.is_number_integer() ? repeat.get<int>() : 1, 1, 100);
@@ -184,7 +174,7 @@ Json computer_action(const std::string& action, const Json& input, const std::st
   if (action == "scroll") {
     const std::string direction = input.value("scroll_direction", "");
     if (direction != "up" && direction != "down") {
-      return unsupported(action + " " + direction, "the page scrolls up and down only");
+      return tool_unsupported(action + " " + direction, "the page scrolls up and down only");
     }
     return scroll_at(at, direction);
   }
@@ -194,22 +184,22 @@ Json computer_action(const std::string& action, const Json& input, const std::st
   }
   // Every tool result carries a fresh screenshot already.
   if (action == "screenshot") return {{"wait", 0}};
-  if (action == "middle_click") return unsupported(action, "left_click the link instead");
-  if (action == "left_mouse_down" || action == "left_mouse_up") return unsupported(action, "use left_click_drag");
+  if (action == "middle_click") return tool_unsupported(action, "left_click the link instead");
+  if (action == "left_mouse_down" || action == "left_mouse_up") return tool_unsupported(action, "use left_click_drag");
   if (action == "zoom") {
     // Both corners in the screenshot's pixels, as every point; the region comes back as the next result's image.
     const Json& region = input.value("region", Json());
     if (!region.is_array() || region.size() != 4 ||
         !std::all_of(region.begin(), region.end(), [](const Json& n) { return n.is_number(); })) {
-      return unsupported(action, "give \"region\": [x0, y0, x1, y1]");
+      return tool_unsupported(action, "give \"region\": [x0, y0, x1, y1]");
     }
     const FramePoint from = to_frame(dialect, frames, region[0].get<double>(), region[1].get<double>());
     const FramePoint to = to_frame(dialect, frames, region[2].get<double>(), region[3].get<double>());
     return {{"zoom", {from.x, from.y, to.x, to.y}}};
   }
-  return unsupported(action,
-                     "use left_click, double_click, right_click, mouse_move, left_click_drag, type, key, "
-                     "scroll or wait");
+  return tool_unsupported(action,
+                          "use left_click, double_click, right_click, mouse_move, left_click_drag, type, key, "
+                          "scroll or wait");
 }
 
 // What a member of Anthropic's toolset does with its "text": the keys held during the action, or what it types.
@@ -326,41 +316,41 @@ Json openai_action(const Json& action, const Dialect& dialect, const PointFrame&
   }
   const Json& keys = action.value("keys", Json());
   if (type != "keypress" && keys.is_array() && !keys.empty()) {
-    return unsupported(type, "actions with keys held are not available: press the keys on their own");
+    return tool_unsupported(type, "actions with keys held are not available: press the keys on their own");
   }
   const bool pointed = type == "click" || type == "double_click" || type == "move" || type == "scroll";
-  if (pointed && !at) return unsupported(type, "give \"x\" and \"y\"");
+  if (pointed && !at) return tool_unsupported(type, "give \"x\" and \"y\"");
   if (type == "click") {
     const std::string button = action.value("button", "left");
-    if (button == "left") return {{"click_at", point_json(*at)}};
-    if (button == "right") return {{"right_click", point_json(*at)}};
+    if (button == "left") return {{"click_at", to_json(*at)}};
+    if (button == "right") return {{"right_click", to_json(*at)}};
     if (button == "back") return {{"back", true}};
-    return unsupported("click " + button, "click with the left or right button");
+    return tool_unsupported("click " + button, "click with the left or right button");
   }
-  if (type == "double_click") return {{"double_click", point_json(*at)}};
-  if (type == "move") return {{"hover", point_json(*at)}};
+  if (type == "double_click") return {{"double_click", to_json(*at)}};
+  if (type == "move") return {{"hover", to_json(*at)}};
   if (type == "drag") {
     const Json& path = action.value("path", Json());
-    if (!path.is_array() || path.size() < 2) return unsupported(type, "give a path of at least two points");
+    if (!path.is_array() || path.size() < 2) return tool_unsupported(type, "give a path of at least two points");
     const auto end = [&](const Json& point) {
-      return point_json(to_frame(dialect, frames, point.value("x", 0.0), point.value("y", 0.0)));
+      return to_json(to_frame(dialect, frames, point.value("x", 0.0), point.value("y", 0.0)));
     };
     // vimgpt drags in a straight line: the points between are not followed.
     return {{"drag", end(path.front())}, {"to", end(path.back())}};
   }
   if (type == "keypress") {
     const std::string combo = joined_keys(keys);
-    return combo.empty() ? unsupported(type, "give the keys") : Json{{"key", combo}};
+    return combo.empty() ? tool_unsupported(type, "give the keys") : Json{{"key", combo}};
   }
   if (type == "type") return {{"type", action.value("text", "")}, {"enter", false}};
   if (type == "scroll") {
     const double down = action.value("scroll_y", 0.0);
-    if (down == 0) return unsupported(type + " sideways", "the page scrolls up and down only");
+    if (down == 0) return tool_unsupported(type + " sideways", "the page scrolls up and down only");
     return scroll_at(at, down > 0 ? "down" : "up");
   }
   if (type == "wait") return {{"wait", 1}};
   if (type == "screenshot") return {{"wait", 0}};  // every output carries a screenshot already
-  return unsupported(type, "use click, double_click, move, drag, keypress, type, scroll or wait");
+  return tool_unsupported(type, "use click, double_click, move, drag, keypress, type, scroll or wait");
 }
 
 }  // namespace
@@ -442,8 +432,8 @@ Json gemini_action(const std::string& name, const Json& args, const Dialect& dia
     at = to_frame(dialect, frames, args["x"].get<double>(), args["y"].get<double>());
   }
   const auto at_point = [&](const char* action) -> Json {
-    if (!at) return unsupported(name, "give \"x\" and \"y\"");
-    return {{action, point_json(*at)}};
+    if (!at) return tool_unsupported(name, "give \"x\" and \"y\"");
+    return {{action, to_json(*at)}};
   };
   const auto flag = [&](const char* key, bool otherwise) {
     const Json& value = args.value(key, Json());
@@ -456,8 +446,8 @@ Json gemini_action(const std::string& name, const Json& args, const Dialect& dia
   if (name == "move" || name == "hover_at") return at_point("hover");
   if (name == "type") return {{"type", args.value("text", "")}, {"enter", flag("press_enter", false)}};
   if (name == "type_text_at") {
-    if (!at) return unsupported(name, "give \"x\" and \"y\"");
-    Json list = Json::array({{{"click_at", point_json(*at)}}});
+    if (!at) return tool_unsupported(name, "give \"x\" and \"y\"");
+    Json list = Json::array({{{"click_at", to_json(*at)}}});
     if (flag("clear_before_typing", true)) list.push_back({{"key", "Control+A"}});
     list.push_back({{"type", args.value("text", "")}, {"enter", flag("press_enter", false)}});
     return {{"actions", std::move(list)}};
@@ -465,7 +455,7 @@ Json gemini_action(const std::string& name, const Json& args, const Dialect& dia
   if (name == "scroll" || name == "scroll_at" || name == "scroll_document") {
     const std::string direction = args.value("direction", "");
     if (direction != "up" && direction != "down") {
-      return unsupported(name + " " + direction, "the page scrolls up and down only");
+      return tool_unsupported(name + " " + direction, "the page scrolls up and down only");
     }
     return scroll_at(at, direction);  // a screen's height, whatever the magnitude asked
   }
@@ -478,28 +468,27 @@ Json gemini_action(const std::string& name, const Json& args, const Dialect& dia
   if (name == "go_back") return {{"back", true}};
   if (name == "navigate") {
     const std::string url = args.value("url", "");
-    return url.empty() ? unsupported(name, "give \"url\"") : Json{{"navigate", url}};
+    return url.empty() ? tool_unsupported(name, "give \"url\"") : Json{{"navigate", url}};
   }
   if (name == "key_combination" || name == "hotkey" || name == "press_key") {
     const Json& keys = args.contains("keys") ? args["keys"] : args.value("key", Json());
     const std::string combo = keys.is_string() ? key_combo(keys.get<std::string>()) : joined_keys(keys);
-    return combo.empty() ? unsupported(name, "give the keys") : Json{{"key", combo}};
+    return combo.empty() ? tool_unsupported(name, "give the keys") : Json{{"key", combo}};
   }
   if (name == "drag_and_drop") {
     const Json& to_x = args.value("destination_x", Json());
     const Json& to_y = args.value("destination_y", Json());
     if (!at || !to_x.is_number() || !to_y.is_number()) {
-      return unsupported(name, "give \"x\", \"y\", \"destination_x\" and \"destination_y\"");
+      return tool_unsupported(name, "give \"x\", \"y\", \"destination_x\" and \"destination_y\"");
     }
-    return {{"drag", point_json(*at)},
-            {"to", point_json(to_frame(dialect, frames, to_x.get<double>(), to_y.get<double>()))}};
+    return {{"drag", to_json(*at)}, {"to", to_json(to_frame(dialect, frames, to_x.get<double>(), to_y.get<double>()))}};
   }
-  if (name == "go_forward") return unsupported(name, "navigate to the page's address instead");
-  if (name == "search") return unsupported(name, "navigate to a search engine's address instead");
-  if (name == "middle_click") return unsupported(name, "click the link instead");
-  if (name == "mouse_down" || name == "mouse_up") return unsupported(name, "use drag_and_drop");
-  if (name == "key_down" || name == "key_up") return unsupported(name, "use hotkey");
-  return unsupported(
+  if (name == "go_forward") return tool_unsupported(name, "navigate to the page's address instead");
+  if (name == "search") return tool_unsupported(name, "navigate to a search engine's address instead");
+  if (name == "middle_click") return tool_unsupported(name, "click the link instead");
+  if (name == "mouse_down" || name == "mouse_up") return tool_unsupported(name, "use drag_and_drop");
+  if (name == "key_down" || name == "key_up") return tool_unsupported(name, "use hotkey");
+  return tool_unsupported(
       name,
       "use click, double_click, right_click, move, type, hotkey, press_key, scroll, wait, drag_and_drop, "
       "navigate or go_back");

@@ -37,9 +37,9 @@ bool flag_of(const Json& args, const char* key, bool otherwise) {
   return value.is_boolean() ? value.get<bool>() : otherwise;
 }
 
-Json unsupported(const std::string& action, std::string_view instead) {
-  return {{"unsupported", "vimgpt cannot do computer_use action \"" + action + "\"" +
-                              (instead.empty() ? std::string(".") : ": " + std::string(instead))}};
+Json call_unsupported(const std::string& action, std::string_view instead) {
+  return unsupported("vimgpt cannot do computer_use action \"" + action + "\"" +
+                     (instead.empty() ? std::string(".") : ": " + std::string(instead)));
 }
 
 // The call's JSON: strict, else with Python's single quotes (Fara's harness falls back to literal_eval).
@@ -94,19 +94,6 @@ Json parse_xml_call(std::string_view text, const Json& tool) {
   return call;
 }
 
-// "coordinate": [x, y] in the dialect's space (some servers send it as a string "[x, y]").
-std::optional<FramePoint> point_of(const Json& args, const char* key, const Dialect& dialect,
-                                   const PointFrame& frames) {
-  Json value = args.value(key, Json());
-  if (value.is_string()) value = Json::parse(value.get<std::string>(), nullptr, false);
-  if (!value.is_array() || value.size() < 2 || !value[0].is_number() || !value[1].is_number()) return std::nullopt;
-  return to_frame(dialect, frames, value[0].get<double>(), value[1].get<double>());
-}
-
-Json point_json(const FramePoint& point) {
-  return Json::array({point.x, point.y});
-}
-
 // ["ctrl", "a"] -> "Control+a": vimgpt's key parser takes the names; what it does not know it says.
 std::string key_combo(const Json& keys) {
   std::string combo;
@@ -147,26 +134,26 @@ std::string query_url(std::string_view query) {
 
 Json action_of(const Json& args, const Dialect& dialect, const PointFrame& frames) {
   const std::string action = text_of(args, "action");
-  const auto at = point_of(args, "coordinate", dialect, frames);
+  const auto at = point_arg(args, "coordinate", dialect, frames);
   const auto needs_point = [&action](const char* what) {
     return Json{{"unsupported", "computer_use action \"" + action + "\" needs \"coordinate\": [x, y] " + what}};
   };
   if (action == "left_click" || action == "click") {
-    return at ? Json{{"click_at", point_json(*at)}} : needs_point("of the element to click");
+    return at ? Json{{"click_at", to_json(*at)}} : needs_point("of the element to click");
   }
   if (action == "double_click" || action == "triple_click") {
     // Qwen's own tool simulates a triple click as a double click, "the closest action".
-    return at ? Json{{"double_click", point_json(*at)}} : needs_point("of the element to double-click");
+    return at ? Json{{"double_click", to_json(*at)}} : needs_point("of the element to double-click");
   }
-  if (action == "right_click") return at ? Json{{"right_click", point_json(*at)}} : needs_point("to right-click");
-  if (action == "mouse_move") return at ? Json{{"hover", point_json(*at)}} : needs_point("to move the mouse to");
+  if (action == "right_click") return at ? Json{{"right_click", to_json(*at)}} : needs_point("to right-click");
+  if (action == "mouse_move") return at ? Json{{"hover", to_json(*at)}} : needs_point("to move the mouse to");
   if (action == "type") {
     Json typed = {{"type", text_of(args, "text")}};
     // Fara's harness presses Enter after typing unless told not to; Qwen's type only types.
     const bool fara_enter = dialect.family == "fara";
     typed["enter"] = flag_of(args, "press_enter", fara_enter);
     if (!at) return typed;
-    Json list = Json::array({{{"click_at", point_json(*at)}}});
+    Json list = Json::array({{{"click_at", to_json(*at)}}});
     if (flag_of(args, "delete_existing_text", false)) list.push_back({{"key", "Control+A"}});
     list.push_back(std::move(typed));
     return {{"actions", std::move(list)}};
@@ -181,12 +168,13 @@ Json action_of(const Json& args, const Dialect& dialect, const PointFrame& frame
     const double pixels = number_of(args, "pixels", -1.0);
     Json scroll = {{"scroll", pixels > 0 ? "up" : "down"}};
     if (!at) return scroll;
-    return {{"actions", Json::array({{{"hover", point_json(*at)}}, std::move(scroll)})}};
+    return {{"actions", Json::array({{{"hover", to_json(*at)}}, std::move(scroll)})}};
   }
-  if (action == "hscroll") return unsupported(action, "it scrolls up and down only; scroll the page, or drag");
-  if (action == "middle_click") return unsupported(action, "left_click the link instead");
+  if (action == "hscroll") return call_unsupported(action, "it scrolls up and down only; scroll the page, or drag");
+  if (action == "middle_click") return call_unsupported(action, "left_click the link instead");
   if (action == "left_click_drag") {
-    return unsupported(action, "it drags from a point it is told, not from where the mouse was; left_click instead");
+    return call_unsupported(action,
+                            "it drags from a point it is told, not from where the mouse was; left_click instead");
   }
   if (action == "wait" || action == "sleep") return {{"wait", std::clamp(number_of(args, "time", 1.0), 0.0, 10.0)}};
   if (action == "visit_url") {
@@ -206,15 +194,15 @@ Json action_of(const Json& args, const Dialect& dialect, const PointFrame& frame
   if (action == "ask_user_question") return {{"ask", text_of(args, "question")}};  // Fara1.5
   if (action == "read_page_answer_question") {
     // Fara1.5's harness hands the page's text to another model; vimgpt has none to hand it to.
-    return unsupported(action, "read the answer from the screenshot, scrolling if needed, then terminate with it");
+    return call_unsupported(action, "read the answer from the screenshot, scrolling if needed, then terminate with it");
   }
   if (action == "terminate" || action == "stop") {
     // Fara1.5 answers in the call; Fara-7B's harness answers with the thoughts before it (filled in by the caller).
     if (const std::string answer = text_of(args, "answer"); !answer.empty()) return {{"done", answer}};
     return {{"done", text_of(args, "status") == "failure" ? Json("failure") : Json()}};
   }
-  return unsupported(action.empty() ? std::string("(none)") : action,
-                     "choose one of the actions the computer_use tool lists");
+  return call_unsupported(action.empty() ? std::string("(none)") : action,
+                          "choose one of the actions the computer_use tool lists");
 }
 
 }  // namespace

@@ -50,10 +50,6 @@ std::string text_field(const Json& call, const char* key) {
   return value.is_string() ? value.get<std::string>() : std::string();
 }
 
-Json unsupported(const std::string& why) {
-  return {{"unsupported", why}};
-}
-
 }  // namespace
 
 std::vector<Turn> holo_turns(const Dialect& dialect, const StepRequest& step, const std::vector<Size>& images) {

@@ -108,10 +108,6 @@ std::string text_of(const Ordered& action, const char* key) {
   return found != action.end() && found->is_string() ? found->get<std::string>() : std::string();
 }
 
-Json unsupported(const std::string& why) {
-  return {{"unsupported", why}};
-}
-
 }  // namespace
 
 std::string python_repr(const Ordered& value) {

@@ -116,12 +116,8 @@ std::optional<FramePoint> start_point(const Call& call, const Dialect& dialect, 
   return std::nullopt;
 }
 
-Json point_json(const FramePoint& point) {
-  return Json::array({point.x, point.y});
-}
-
-Json unsupported(const std::string& name, std::string_view why) {
-  return {{"unsupported", "vimgpt cannot do UI-TARS action " + name + "(): " + std::string(why)}};
+Json tars_unsupported(const std::string& name, std::string_view why) {
+  return unsupported("vimgpt cannot do UI-TARS action " + name + "(): " + std::string(why));
 }
 
 std::string arg(const Call& call, const char* key) {
@@ -135,16 +131,16 @@ Json action_of(const Call& call, const Dialect& dialect, const PointFrame& frame
   const auto needs_point = [&name] {
     return Json{{"unsupported", "UI-TARS action " + name + "() needs point='<point>x y</point>'"}};
   };
-  if (name == "click" || name == "left_single") return at ? Json{{"click_at", point_json(*at)}} : needs_point();
-  if (name == "left_double") return at ? Json{{"double_click", point_json(*at)}} : needs_point();
-  if (name == "right_single") return at ? Json{{"right_click", point_json(*at)}} : needs_point();
+  if (name == "click" || name == "left_single") return at ? Json{{"click_at", to_json(*at)}} : needs_point();
+  if (name == "left_double") return at ? Json{{"double_click", to_json(*at)}} : needs_point();
+  if (name == "right_single") return at ? Json{{"right_click", to_json(*at)}} : needs_point();
   if (name == "drag" || name == "select") {
     std::optional<FramePoint> to;
     for (const char* key : {"end_box", "end_point"}) {
       if (call.args.contains(key)) to = point_in(arg(call, key), dialect, frames);
     }
-    if (!at || !to) return unsupported(name, "it needs start_point and end_point");
-    return {{"drag", point_json(*at)}, {"to", point_json(*to)}};
+    if (!at || !to) return tars_unsupported(name, "it needs start_point and end_point");
+    return {{"drag", to_json(*at)}, {"to", to_json(*to)}};
   }
   if (name == "hotkey" || name == "press" || name == "keydown") {
     std::string keys = arg(call, "key");
@@ -159,7 +155,7 @@ Json action_of(const Call& call, const Dialect& dialect, const PointFrame& frame
       if (!key.empty()) combo += (combo.empty() ? "" : "+") + (ascii_lower(key) == "esc" ? std::string("Escape") : key);
       key.clear();
     }
-    if (combo.empty()) return unsupported(name, "it needs key='ctrl c'");
+    if (combo.empty()) return tars_unsupported(name, "it needs key='ctrl c'");
     return {{"key", combo}};
   }
   if (name == "type") {
@@ -171,10 +167,10 @@ Json action_of(const Call& call, const Dialect& dialect, const PointFrame& frame
   }
   if (name == "scroll") {
     const std::string direction = ascii_lower(arg(call, "direction"));
-    if (direction != "up" && direction != "down") return unsupported(name, "it scrolls up and down only");
+    if (direction != "up" && direction != "down") return tars_unsupported(name, "it scrolls up and down only");
     Json scroll = {{"scroll", direction}};
     if (!at) return scroll;
-    return {{"actions", Json::array({{{"hover", point_json(*at)}}, std::move(scroll)})}};
+    return {{"actions", Json::array({{{"hover", to_json(*at)}}, std::move(scroll)})}};
   }
   if (name == "wait") return {{"wait", 5}};  // "Sleep for 5s", as the prompt says
   if (name == "finished") {
@@ -183,7 +179,7 @@ Json action_of(const Call& call, const Dialect& dialect, const PointFrame& frame
   }
   if (name == "call_user") return {{"ask", thoughts.empty() ? std::string("I need your help to go on.") : thoughts}};
   if (name == "press_back") return {{"back", true}};
-  return unsupported(name, "use one of the actions of the action space");
+  return tars_unsupported(name, "use one of the actions of the action space");
 }
 
 }  // namespace

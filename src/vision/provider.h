@@ -201,4 +201,9 @@ bool should_retry(const http::HttpResponse& response);
 Error provider_failure(const http::HttpResponse& response, const http::HttpRequest& request, std::string_view what,
                        Provider provider);
 
+// The price of `model`'s tokens: the flags first, then the catalogue; nullopt when neither knows it.
+std::optional<Price> price_for(const ClientOptions& options, std::string_view model);
+// What one call's reply says it used, and at `price` what it cost (unknown without one).
+Usage usage_of(const ChatReply& reply, const std::optional<Price>& price);
+
 }  // namespace vimgpt::vision::detail

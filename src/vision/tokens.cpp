@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "vision/provider.h"
 #include "vision/vision.h"
 
 namespace vimgpt::vision {
@@ -132,5 +133,36 @@ Usage& Usage::operator+=(const Usage& other) {
   cost_known = cost_known && other.cost_known;
   return *this;
 }
+
+namespace detail {
+
+std::optional<Price> price_for(const ClientOptions& options, std::string_view model) {
+  const auto table = default_price(model);
+  if (!(options.price_in || table) || !(options.price_out || table)) return std::nullopt;
+  Price price;
+  price.input_per_million = options.price_in.value_or(table ? table->input_per_million : 0);
+  price.output_per_million = options.price_out.value_or(table ? table->output_per_million : 0);
+  // An input price of one's own without a cached one: cached tokens at that price (no discount assumed).
+  const bool table_in = table && !options.price_in;
+  price.cached_input_per_million =
+      options.price_cached.value_or(table_in ? table->cached_input_per_million : price.input_per_million);
+  price.cache_write_per_million = table_in ? table->cache_write_per_million : price.input_per_million;
+  return price;
+}
+
+Usage usage_of(const ChatReply& reply, const std::optional<Price>& price) {
+  Usage used;
+  used.prompt_tokens = reply.prompt_tokens;
+  used.completion_tokens = reply.completion_tokens;
+  used.cached_tokens = reply.cached_tokens;
+  used.cache_write_tokens = reply.cache_write_tokens;
+  used.reasoning_tokens = reply.reasoning_tokens;
+  used.requests = 1;
+  used.cost_known = price.has_value();
+  if (price) used.cost_usd = cost_of(used, *price);
+  return used;
+}
+
+}  // namespace detail
 
 }  // namespace vimgpt::vision

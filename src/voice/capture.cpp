@@ -34,13 +34,13 @@ int on_input(const void* input, void*, unsigned long frames, const PaStreamCallb
   return paContinue;
 }
 
-struct StreamCloser {
+struct StreamStopper {
   void operator()(PaStream* stream) const {
     Pa_StopStream(stream);
     Pa_CloseStream(stream);
   }
 };
-using StreamPtr = std::unique_ptr<PaStream, StreamCloser>;
+using StreamPtr = std::unique_ptr<PaStream, StreamStopper>;
 
 struct OpenedStream {
   StreamPtr stream;

@@ -72,7 +72,7 @@ void on_finished(void* user) {
   playback->done.notify_one();
 }
 
-struct StreamCloser {
+struct StreamAborter {
   void operator()(PaStream* stream) const {
     Pa_AbortStream(stream);
     Pa_CloseStream(stream);
@@ -158,7 +158,7 @@ Status play(const AudioBuffer& audio) {
   if (error != paNoError)
     return fail(ErrorKind::Unsupported, "cannot play on \"" + std::string(info->name) + "\" (PortAudio: " +
                                             pa_error_text(error) + "); use --speak-to FILE.wav instead");
-  std::unique_ptr<PaStream, StreamCloser> stream(raw);
+  std::unique_ptr<PaStream, StreamAborter> stream(raw);
   Pa_SetStreamFinishedCallback(raw, on_finished);
   if ((error = Pa_StartStream(raw)) != paNoError)
     return fail(ErrorKind::Unsupported, "cannot start playback (PortAudio: " + pa_error_text(error) + ")");

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "common/text.h"
+
 namespace vimgpt::test {
 namespace {
 
@@ -127,11 +129,6 @@ ScriptedReply as_tool_call(const json& arguments, const std::string& thoughts) {
   return reply;
 }
 
-std::string lower(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
-
 // The text of a request that is one user turn holding the screenshot and then its text, as GLM-V's web harness and
 // MolmoWeb's send every request; nullopt for any other request.
 std::optional<std::string> only_turn_text(const json& body) {
@@ -165,7 +162,8 @@ std::optional<std::string> glm_request_problem(const json& body) {
 // The marked element whose name the task mentions: "[N]: role "Name";" with every word of Name in the task.
 std::optional<std::string> mark_named_in_task(const std::string& prompt) {
   const auto task_at = prompt.find("# Task:\n");
-  const std::string task = lower(prompt.substr(task_at + 8, prompt.find(", Please interact", task_at) - task_at - 8));
+  const std::string task =
+      ascii_lower(prompt.substr(task_at + 8, prompt.find(", Please interact", task_at) - task_at - 8));
   std::size_t at = prompt.find("\n[", prompt.find("B. I've provided"));
   const std::size_t end = prompt.find("\nC. ", at);
   while (at != std::string::npos && at < end) {
@@ -175,7 +173,7 @@ std::optional<std::string> mark_named_in_task(const std::string& prompt) {
     const std::size_t name_end = prompt.find('"', name_at + 1);
     const std::size_t next = prompt.find(";", name_end);
     if (close == std::string::npos || name_at == std::string::npos || name_end == std::string::npos) break;
-    const std::string name = lower(prompt.substr(name_at + 1, name_end - name_at - 1));
+    const std::string name = ascii_lower(prompt.substr(name_at + 1, name_end - name_at - 1));
     bool all = !name.empty();
     std::size_t word = 0;
     while (all && word < name.size()) {

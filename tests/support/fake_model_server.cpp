@@ -10,16 +10,12 @@
 #include <regex>
 #include <stdexcept>
 
+#include "common/text.h"
+
 namespace vimgpt::test {
 namespace {
 
 using nlohmann::json;
-
-std::string lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
 
 // Deliberately separate from the client's base64 so a bug there cannot hide itself.
 std::optional<std::string> decode_base64(std::string_view text) {
@@ -560,7 +556,7 @@ std::string error_body(ApiFlavor flavor, Service service, int status, const std:
 }  // namespace
 
 std::string ReceivedRequest::header(std::string_view name) const {
-  const std::string wanted = lower(std::string(name));
+  const std::string wanted = ascii_lower(std::string(name));
   for (const auto& [key, value] : headers) {
     if (key == wanted) return value;
   }
@@ -808,7 +804,7 @@ void FakeModelServer::handle(ApiFlavor flavor, const httplib::Request& request, 
   received.flavor = flavor;
   received.path = request.path;
   received.raw_body = request.body;
-  for (const auto& [name, value] : request.headers) received.headers.emplace_back(lower(name), value);
+  for (const auto& [name, value] : request.headers) received.headers.emplace_back(ascii_lower(name), value);
   received.body = json::parse(request.body, nullptr, false);
   if (received.body.is_discarded() || !received.body.is_object()) {
     received.body = nullptr;

@@ -14,10 +14,6 @@
 namespace vimgpt::agent {
 namespace {
 
-ActResult failed(const Error& error) {
-  return {false, error.message, std::nullopt};
-}
-
 // A navigate target: a whole URL as it is, a path ("/item/64", as the label lists write a link on the page's own
 // site) on the page's origin.
 Result<std::string> on_this_site(const std::string& target, const std::string& page) {

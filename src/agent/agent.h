@@ -498,6 +498,8 @@ class Actor {
   static std::string pdf_note(const ShownPdf& pdf);
 
  private:
+  // An action that could not be done, and why (actor.cpp, typing.cpp).
+  static ActResult failed(const Error& error) { return {false, error.message, std::nullopt}; }
   ActResult click(const hints::HintMap& map, const std::string& label, hints::Effect* effect = nullptr);
   ActResult select(const hints::HintMap& map, const std::string& label, const std::string& option);
   ActResult type_into_focus(const std::string& text, Enter enter);

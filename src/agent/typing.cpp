@@ -10,10 +10,6 @@
 namespace vimgpt::agent {
 namespace {
 
-ActResult failed(const Error& error) {
-  return {false, error.message, std::nullopt};
-}
-
 // Replaces <secret:NAME> with its value at the last moment, so values never reach the model or a record; a
 // one-time-code key with the code for now.
 Result<std::string> with_secrets(std::string text, const std::map<std::string, std::string>& secrets) {

@@ -334,5 +334,11 @@ Json unsupported(std::string why) {
   return {{"unsupported", std::move(why)}};
 }
 
+Json scroll_at(const std::optional<FramePoint>& at, const std::string& direction) {
+  Json scroll = {{"scroll", direction}};
+  if (!at) return scroll;
+  return {{"actions", Json::array({{{"hover", to_json(*at)}}, std::move(scroll)})}};
+}
+
 }  // namespace detail
 }  // namespace vimgpt::vision

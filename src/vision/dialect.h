@@ -32,6 +32,8 @@ std::optional<FramePoint> point_arg(const Json& args, const char* key, const Dia
                                     const PointFrame& frames);
 // {"unsupported": why}: an action vimgpt cannot do, a step error the model reads next.
 Json unsupported(std::string why);
+// A scroll up or down, with the pointer first moved to the point the model gave (the part of the page that scrolls).
+Json scroll_at(const std::optional<FramePoint>& at, const std::string& direction);
 // The inverse, for the fake model and the benchmark: where a frame point is in the dialect's space.
 FramePoint from_frame(const Dialect& dialect, const PointFrame& frames, double x, double y);
 // The size a dialect's prompt states as the screen's: the image after the server's resize.

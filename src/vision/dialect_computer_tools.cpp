@@ -73,14 +73,12 @@ std::vector<std::string> call_ids(const Json& items) {
 // vimgpt's own tool beside the provider's computer tool.
 Json browser_action(const std::string& name, const Json& input) {
   if (name != kBrowserTool) {
-    return {{"unsupported", "there is no tool \"" + name + "\": use the computer tool's actions or browser"}};
+    return unsupported("there is no tool \"" + name + "\": use the computer tool's actions or browser");
   }
   const std::string action = input.value("action", "");
   if (action == "back") return {{"back", true}};
   if (action == "navigate" && !input.value("url", "").empty()) return {{"navigate", input.value("url", "")}};
-  return {{"unsupported",
-           "the browser tool takes {\"action\": \"navigate\", \"url\": \"...\"} or {\"action\": "
-           "\"back\"}"}};
+  return unsupported("the browser tool takes {\"action\": \"navigate\", \"url\": \"...\"} or {\"action\": \"back\"}");
 }
 
 Json browser_tool_schema() {
@@ -127,13 +125,6 @@ Result<Json> read_calls(std::string_view text, std::string& thoughts,
 
 Json tool_unsupported(const std::string& action, std::string_view instead) {
   return unsupported("vimgpt cannot do the computer tool's \"" + action + "\": " + std::string(instead));
-}
-
-// A scroll up or down, with the pointer first moved to the point the tool gave (the part of the page that scrolls).
-Json scroll_at(const std::optional<FramePoint>& at, const std::string& direction) {
-  Json scroll = {{"scroll", direction}};
-  if (!at) return scroll;
-  return {{"actions", Json::array({{{"hover", to_json(*at)}}, std::move(scroll)})}};
 }
 
 // `held`: the keys the tool holds down during a click, drag or scroll (computer_20251124's "key", the toolset's

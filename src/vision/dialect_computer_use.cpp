@@ -136,7 +136,7 @@ Json action_of(const Json& args, const Dialect& dialect, const PointFrame& frame
   const std::string action = text_of(args, "action");
   const auto at = point_arg(args, "coordinate", dialect, frames);
   const auto needs_point = [&action](const char* what) {
-    return Json{{"unsupported", "computer_use action \"" + action + "\" needs \"coordinate\": [x, y] " + what}};
+    return unsupported("computer_use action \"" + action + "\" needs \"coordinate\": [x, y] " + what);
   };
   if (action == "left_click" || action == "click") {
     return at ? Json{{"click_at", to_json(*at)}} : needs_point("of the element to click");
@@ -160,15 +160,13 @@ Json action_of(const Json& args, const Dialect& dialect, const PointFrame& frame
   }
   if (action == "key") {
     const std::string combo = key_combo(args.contains("keys") ? args["keys"] : Json(text_of(args, "text")));
-    if (combo.empty()) return {{"unsupported", "computer_use action \"key\" needs \"keys\": a list of key names"}};
+    if (combo.empty()) return unsupported("computer_use action \"key\" needs \"keys\": a list of key names");
     return {{"key", combo}};
   }
   if (action == "scroll") {
     // Positive pixels scroll up, negative down (both tools say so); vimgpt scrolls by a page.
     const double pixels = number_of(args, "pixels", -1.0);
-    Json scroll = {{"scroll", pixels > 0 ? "up" : "down"}};
-    if (!at) return scroll;
-    return {{"actions", Json::array({{{"hover", to_json(*at)}}, std::move(scroll)})}};
+    return scroll_at(at, pixels > 0 ? "up" : "down");
   }
   if (action == "hscroll") return call_unsupported(action, "it scrolls up and down only; scroll the page, or drag");
   if (action == "middle_click") return call_unsupported(action, "left_click the link instead");
@@ -234,7 +232,7 @@ Result<Json> read_computer_use(std::string_view text, const Dialect& dialect, co
   }
   if (const std::string name = parsed.contains("name") ? text_of(parsed, "name") : "computer_use";
       name != "computer_use") {
-    return Json{{"unsupported", "there is no tool \"" + name + "\": call computer_use"}};
+    return unsupported("there is no tool \"" + name + "\": call computer_use");
   }
   return action_of(args, dialect, frames);
 }

@@ -105,12 +105,11 @@ Result<Json> read_holo(std::string_view text, const Dialect& dialect, const Poin
     return to_frame(dialect, frames, *x, *y);
   };
   const auto at = point();
-  const auto point_json = [&] { return Json::array({at->x, at->y}); };
   const auto needs_point = [&] {
     return unsupported("tool \"" + tool + "\" needs integers \"x\" and \"y\" in [0, 1000]");
   };
-  if (tool == "click") return at ? Json{{"click_at", point_json()}} : needs_point();
-  if (tool == "move_mouse_web") return at ? Json{{"hover", point_json()}} : needs_point();
+  if (tool == "click") return at ? Json{{"click_at", to_json(*at)}} : needs_point();
+  if (tool == "move_mouse_web") return at ? Json{{"hover", to_json(*at)}} : needs_point();
   if (tool == "write") {
     const bool enter =
         call.contains("press_enter") && call["press_enter"].is_boolean() && call["press_enter"].get<bool>();
@@ -121,9 +120,7 @@ Result<Json> read_holo(std::string_view text, const Dialect& dialect, const Poin
     if (direction != "up" && direction != "down") {
       return unsupported("scroll_web scrolls \"up\" or \"down\"; it was given \"" + direction + "\"");
     }
-    Json scroll = {{"scroll", direction}};
-    if (!at) return scroll;
-    return Json{{"actions", Json::array({{{"hover", point_json()}}, std::move(scroll)})}};
+    return scroll_at(at, direction);
   }
   if (tool == "press_keys_web") {
     std::string combo;

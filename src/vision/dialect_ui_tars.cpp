@@ -129,7 +129,7 @@ Json action_of(const Call& call, const Dialect& dialect, const PointFrame& frame
   const std::string& name = call.name;
   const auto at = start_point(call, dialect, frames);
   const auto needs_point = [&name] {
-    return Json{{"unsupported", "UI-TARS action " + name + "() needs point='<point>x y</point>'"}};
+    return unsupported("UI-TARS action " + name + "() needs point='<point>x y</point>'");
   };
   if (name == "click" || name == "left_single") return at ? Json{{"click_at", to_json(*at)}} : needs_point();
   if (name == "left_double") return at ? Json{{"double_click", to_json(*at)}} : needs_point();
@@ -168,9 +168,7 @@ Json action_of(const Call& call, const Dialect& dialect, const PointFrame& frame
   if (name == "scroll") {
     const std::string direction = ascii_lower(arg(call, "direction"));
     if (direction != "up" && direction != "down") return tars_unsupported(name, "it scrolls up and down only");
-    Json scroll = {{"scroll", direction}};
-    if (!at) return scroll;
-    return {{"actions", Json::array({{{"hover", to_json(*at)}}, std::move(scroll)})}};
+    return scroll_at(at, direction);
   }
   if (name == "wait") return {{"wait", 5}};  // "Sleep for 5s", as the prompt says
   if (name == "finished") {

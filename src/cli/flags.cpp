@@ -75,7 +75,8 @@ void add_model_flags(CLI::App& app, Options& o) {
   app.add_option("--mode", o.mode,
                  "How the model acts: labels (vimgpt's yellow labels, the default) or computer-use (the provider's "
                  "own computer tool on the unlabelled page: Anthropic's, OpenAI's or Gemini's; vimgpt models NAME says "
-                 "which a model takes)");
+                 "which a model takes), or auto (the mode the catalogue says the model is best in, shown by vimgpt "
+                 "models NAME)");
   app.add_option("--img-res", o.img_res,
                  "Width of the image sent to the model: a preset (" + vision::image_preset_names() + "; default " +
                      std::string(vision::kDefaultImagePreset) + ") or pixels");

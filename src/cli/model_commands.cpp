@@ -67,6 +67,9 @@ nlohmann::json to_json(const vision::ModelSpec& spec) {
   if (spec.computer_tool) {
     json["computer_tool"] = {{"type", spec.computer_tool->type}, {"beta", spec.computer_tool->beta}};
   }
+  if (spec.best_mode) {
+    json["best_mode"] = {{"mode", vision::to_string(spec.best_mode->mode)}, {"why", spec.best_mode->why}};
+  }
   if (spec.dialect) {
     const vision::Dialect& dialect = *spec.dialect;
     json["dialect"] = {{"family", dialect.family},

@@ -126,10 +126,10 @@ Json tool_list() {
                    {"max_steps", {{"type", "integer"}, {"minimum", 1}, {"maximum", 1000}}},
                    {"mode",
                     {{"type", "string"},
-                     {"enum", {"labels", "computer-use"}},
+                     {"enum", {"labels", "computer-use", "auto"}},
                      {"description",
-                      "how the model acts: vimgpt's labels, or its provider's own computer tool on the unlabelled "
-                      "page (default: the server's --mode)"}}},
+                      "how the model acts: vimgpt's labels, its provider's own computer tool on the unlabelled "
+                      "page, or auto: the one the model is best in (default: the server's --mode)"}}},
                    {"output_schema",
                     {{"type", "object"},
                      {"description",
@@ -557,8 +557,8 @@ std::variant<Json, BadArguments> Tools::call(const std::string& name, const Json
     auto mode = argument<std::string>(arguments, "mode", false, bad);
     if (!objective || !bad.message.empty()) return bad;
     if (max_steps && (*max_steps < 1 || *max_steps > 1000)) return BadArguments{"max_steps takes 1 to 1000"};
-    if (mode && *mode != "labels" && *mode != "computer-use") {
-      return BadArguments{"mode takes labels or computer-use, not \"" + *mode + "\""};
+    if (mode && *mode != "labels" && *mode != "computer-use" && *mode != "auto") {
+      return BadArguments{"mode takes labels, computer-use or auto, not \"" + *mode + "\""};
     }
     std::optional<JsonSchema> output_schema;
     if (const auto given = arguments.find("output_schema"); given != arguments.end() && !given->is_null()) {

@@ -153,6 +153,26 @@ Provider provider_of(const Json& entry) {
   return Provider::OpenAI;
 }
 
+// Which mode a model with a computer tool is best used in (models.json's "best_modes", named by the model or its
+// family), its sources added to the model's. Every such model has one, so `--mode auto` never guesses; a model
+// without a tool has labels only, whatever its family says.
+BestMode best_mode_of(const Json& entry, const Json& sources, const Json& catalogue, ModelSpec& spec) {
+  const std::string name = entry.value("best_mode", "");
+  const Json& modes = catalogue.at("best_modes");
+  if (name.empty() || !modes.contains(name)) {
+    throw std::invalid_argument("models.json: " + spec.id + " has a computer tool but no known best_mode");
+  }
+  const Json& mode = modes.at(name);
+  auto parsed = parse_interaction_mode(mode.at("mode").get<std::string>());
+  if (!parsed) throw std::invalid_argument("models.json: best_modes." + name + ": " + parsed.error().message);
+  for (const auto& key : mode.at("source").get<std::vector<std::string>>()) {
+    if (!sources.contains(key)) throw std::invalid_argument("models.json: unknown source \"" + key + "\"");
+    const std::string text = sources[key].get<std::string>();
+    if (std::find(spec.sources.begin(), spec.sources.end(), text) == spec.sources.end()) spec.sources.push_back(text);
+  }
+  return BestMode{*parsed, mode.at("why").get<std::string>()};
+}
+
 ModelSpec spec_of(const Json& entry, const Json& sources, const Json& catalogue) {
   ModelSpec spec;
   spec.id = entry.at("id").get<std::string>();
@@ -212,6 +232,7 @@ ModelSpec spec_of(const Json& entry, const Json& sources, const Json& catalogue)
   if (const auto& tool = entry.value("computer_tool", Json()); tool.is_object()) {
     spec.computer_tool =
         ComputerTool{tool.at("type").get<std::string>(), tool.value("beta", ""), tool.value("zoom", false)};
+    spec.best_mode = best_mode_of(entry, sources, catalogue, spec);
   }
   if (!spec.effort.empty() && std::find(spec.efforts.begin(), spec.efforts.end(), spec.effort) == spec.efforts.end()) {
     throw std::invalid_argument("models.json: " + spec.id + " sends effort \"" + spec.effort + "\" it does not accept");
@@ -311,6 +332,11 @@ const std::vector<ModelSpec>& model_catalogue() {
 
 std::string_view catalogue_read_on() {
   return catalogue().read_on;
+}
+
+InteractionMode best_mode(std::string_view model) {
+  const ModelSpec* spec = find_model(model);
+  return spec != nullptr && spec->best_mode ? spec->best_mode->mode : InteractionMode::Labels;
 }
 
 const ModelSpec* find_model(std::string_view name) {

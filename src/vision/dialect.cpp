@@ -48,7 +48,10 @@ std::string_view to_string(InteractionMode mode) {
 Result<InteractionMode> parse_interaction_mode(std::string_view name) {
   if (name == "labels") return InteractionMode::Labels;
   if (name == "computer-use") return InteractionMode::ComputerUse;
-  return fail(ErrorKind::InvalidArgument, "--mode takes labels or computer-use, not '" + std::string(name) + "'");
+  return fail(ErrorKind::InvalidArgument,
+              "--mode takes labels, computer-use or auto (the mode `vimgpt models NAME` says the model is best in), "
+              "not '" +
+                  std::string(name) + "'");
 }
 
 namespace {

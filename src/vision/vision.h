@@ -187,6 +187,12 @@ enum class InteractionMode { Labels, ComputerUse };
 inline constexpr int kComputerToolScreenshots = 3;
 std::string_view to_string(InteractionMode mode);
 Result<InteractionMode> parse_interaction_mode(std::string_view name);
+// The mode a model is best used in, and why (models.json's "best_modes": what its provider says, what vimgpt's bench
+// measured). `--mode auto` takes it.
+struct BestMode {
+  InteractionMode mode = InteractionMode::Labels;
+  std::string why;
+};
 
 struct ModelSpec {
   std::string id;
@@ -212,6 +218,7 @@ struct ModelSpec {
   // An open family: how it speaks (DialectKind::Vimgpt for every provider's model).
   std::optional<Dialect> dialect;
   std::optional<ComputerTool> computer_tool;  // the provider's computer-use tool it takes; unset: none
+  std::optional<BestMode> best_mode;          // set with computer_tool; without it, labels is the only mode
 };
 
 // Every model of the catalogue, in its order (newest families first).
@@ -225,6 +232,8 @@ std::string_view catalogue_read_on();
 // or a GGUF file as llama.cpp serves it (a path, a quantization suffix and the extension taken off, case
 // ignored: models/UI-TARS-1.5-7B-Q4_K_M.gguf); never by prefix: gpt-5.6-luna is not gpt-5. nullptr when unknown.
 const ModelSpec* find_model(std::string_view name);
+// The mode the catalogue says a model is best used in (labels for one it does not know or with no computer tool).
+InteractionMode best_mode(std::string_view model);
 
 // What a provider accepts of each image (0: no limit): Anthropic refuses an image over 5 MB of base64 or 8000 px
 // a side (2000 px when a request has more than 20). prepare_image scales or re-encodes a frame to fit.

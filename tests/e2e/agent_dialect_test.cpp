@@ -593,8 +593,44 @@ TEST(ComputerUseFlags, AModeWithoutItsToolIsAClearUsageError) {
   result = test::run_vimgpt(
       {"anything", "--base-url", model.url(), "--model", "claude-sonnet-5-5", "--api-key", "k", "--mode", "computer"});
   EXPECT_EQ(result.exit_code, 64) << result.err;
-  EXPECT_NE(result.err.find("--mode takes labels or computer-use, not 'computer'"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("--mode takes labels, computer-use or auto (the mode `vimgpt models NAME` says the model "
+                            "is best in), not 'computer'"),
+            std::string::npos)
+      << result.err;
   EXPECT_TRUE(model.requests().empty());
+}
+
+// --mode auto takes the mode the catalogue says the model is best in (models.json's best_modes): gpt-5.4 its
+// provider's computer tool over the Responses API, Claude Sonnet 5.5 vimgpt's labels over the Messages API.
+TEST_F(ComputerUseE2E, AutoTakesTheModeTheCatalogueSaysTheModelIsBestIn) {
+  const auto run_auto = [this](const test::FakeModelServer& model, const std::string& name) {
+    return test::run_vimgpt({"say what the page is for", "--base-url", model.url(), "--provider",
+                             name.starts_with("claude") ? "anthropic" : "openai", "--model", name, "--api-key",
+                             "test-key", "--mode", "auto", "--start-url", site_->url("/"), "--max-retries", "0",
+                             "--max-steps", "2"});
+  };
+  test::FakeModelServer gpt;
+  gpt.set_responder([](const test::ReceivedRequest&) { return test::ScriptedReply::text("A shop's order form."); });
+  auto result = run_auto(gpt, "gpt-5.4");
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("A shop's order form."), std::string::npos) << result.out;
+  ASSERT_EQ(gpt.requests().size(), 1U);
+  EXPECT_EQ(gpt.requests()[0].path, "/v1/responses");
+  EXPECT_EQ(gpt.requests()[0].body["tools"][0], (nlohmann::json{{"type", "computer"}}));
+  EXPECT_EQ(gpt.problems(), std::vector<std::string>{});
+
+  test::FakeModelServer claude;
+  claude.set_responder(
+      [](const test::ReceivedRequest&) { return test::ScriptedReply::text(R"({"done": "A shop's order form."})"); });
+  result = run_auto(claude, "claude-sonnet-5-5");
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("A shop's order form."), std::string::npos) << result.out;
+  ASSERT_EQ(claude.requests().size(), 1U);
+  EXPECT_EQ(claude.requests()[0].path, "/v1/messages");
+  for (const auto& tool : claude.requests()[0].body.value("tools", nlohmann::json::array())) {
+    EXPECT_FALSE(tool.value("type", "").starts_with("computer")) << tool.dump();
+  }
+  EXPECT_EQ(claude.problems(), std::vector<std::string>{});
 }
 
 }  // namespace

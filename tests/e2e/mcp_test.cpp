@@ -429,7 +429,8 @@ TEST_F(McpStdio, BrowseInComputerUseModeSpeaksTheProvidersTool) {
 
 // A browse asks for its own mode: the provider's computer tool on a labels server, labels by default; a mode the
 // model has no tool for is refused in words at that call, the server running on. Under --mode computer-use, the tools
-// an agent drives itself still show it the labels.
+// an agent drives itself still show it the labels, and a browse that asks for auto gets the mode the catalogue says
+// the model is best in (Claude Sonnet 5.5: labels).
 TEST_F(McpStdio, ABrowseTakesItsModeAndTheAgentsOwnLookKeepsTheLabels) {
   test::FakeModelServer model;
   model.set_responder([&](const test::ReceivedRequest& request) {
@@ -477,6 +478,9 @@ TEST_F(McpStdio, ABrowseTakesItsModeAndTheAgentsOwnLookKeepsTheLabels) {
   const auto look = mcp.call("open", {{"url", site_->url("/fx/index.html")}});
   // The labels' yellow (#fff785 to #ffc542) is in the frame the agent is shown.
   EXPECT_TRUE(test::find_colour(test::result_image(look), {255, 222, 100})) << result_text(look);
+  const auto by_auto = browse(mcp, "auto");
+  EXPECT_EQ(by_auto["structuredContent"]["answer"], "labelled") << result_text(by_auto);
+  EXPECT_EQ(model.requests().back().body.dump().find("computer_toolset"), std::string::npos);
   EXPECT_EQ(mcp.finish(), 0);
 }
 

@@ -3,6 +3,7 @@
 // their errors apart. A regression against a documented rule is a refusal here, and a failed test.
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <algorithm>
 #include <functional>
 
 #include "support/fake_model_server.h"
@@ -130,6 +131,35 @@ TEST(Catalogue, TheDefaultsAreCurrentVisionModelsWithAPrice) {
   EXPECT_EQ(gemini->status, ModelStatus::Active);
   EXPECT_TRUE(gemini->shutdown.empty());
   EXPECT_TRUE(gemini->price.has_value());
+}
+
+// Every model with a computer tool says which mode it is best in, and why, with the why's sources among its own;
+// a model without one (gpt-5.6-sol, whose family's models with the tool are best in it) has labels only.
+TEST(Catalogue, EveryModelWithAComputerToolSaysWhichModeItIsBestIn) {
+  int with_tool = 0;
+  for (const auto& spec : model_catalogue()) {
+    EXPECT_EQ(spec.best_mode.has_value(), spec.computer_tool.has_value()) << spec.id;
+    if (!spec.best_mode) continue;
+    ++with_tool;
+    EXPECT_GT(spec.best_mode->why.size(), 40U) << spec.id;
+    EXPECT_EQ(best_mode(spec.id), spec.best_mode->mode) << spec.id;
+  }
+  EXPECT_GT(with_tool, 20);
+  EXPECT_EQ(best_mode("computer-use-preview"), InteractionMode::ComputerUse);
+  EXPECT_EQ(best_mode("gpt-5.4"), InteractionMode::ComputerUse);
+  EXPECT_EQ(best_mode("claude-sonnet-5-5"), InteractionMode::Labels);
+  EXPECT_EQ(best_mode("claude-opus-4-8"), InteractionMode::Labels);
+  EXPECT_EQ(best_mode("gemini-3.8-flash"), InteractionMode::Labels);
+  EXPECT_EQ(best_mode("gpt-5.6-sol"), InteractionMode::Labels);
+  EXPECT_EQ(best_mode("qwen3-vl:8b"), InteractionMode::Labels);
+  EXPECT_EQ(best_mode("no-such-model"), InteractionMode::Labels);
+  // The Claude toolset's reason is Anthropic's own words about its browser tool, so that page is among the sources.
+  const ModelSpec* claude = find_model("claude-opus-4-8");
+  ASSERT_NE(claude, nullptr);
+  EXPECT_NE(claude->best_mode->why.find("4,500"), std::string::npos) << claude->best_mode->why;
+  EXPECT_TRUE(std::any_of(claude->sources.begin(), claude->sources.end(), [](const std::string& source) {
+    return source.find("browser-use-tool") != std::string::npos;
+  }));
 }
 
 // ---- Each family gets a request its service accepts --------------------------------------------------------

@@ -11,7 +11,6 @@
 #include "cli/session.h"
 #include "cli/version.h"
 #include "common/text.h"
-#include "vision/vision.h"
 #include "voice/voice.h"
 
 namespace vimgpt::cli {
@@ -565,10 +564,7 @@ int main(int argc, char** argv) {
     auto configured = configure(options, given);
     if (!configured) return usage(configured.error().message);
     if (*config_cmd) return config_command(options, *configured);
-    // --mode auto: the mode the catalogue says the model is best used in (labels where it has no computer tool).
-    if (options.mode == "auto") {
-      options.mode = vision::to_string(vision::best_mode(effective_model(options, Config::load())));
-    }
+    if (options.mode == "auto") options.mode = auto_mode(options, Config::load());
   }
   if (*shot) return shot_command(options, url, output);
   if (*hints_cmd) return hints_command(options, url, json, png, mode);

@@ -11,7 +11,6 @@
 #include "cli/commands.h"
 #include "common/text.h"
 #include "mcp/mcp.h"
-#include "vision/vision.h"
 
 namespace vimgpt::cli {
 namespace {
@@ -116,8 +115,7 @@ int mcp_command(const Options& o, const McpFlags& flags) {
   };
   options.watch = watch_as("MCP session");
   options.make_browse = [&](const nlohmann::json& answer_schema, const std::string& asked) -> Result<mcp::BrowseSetup> {
-    const std::string mode =
-        asked == "auto" ? std::string(vision::to_string(vision::best_mode(effective_model(o, config)))) : asked;
+    const std::string mode = asked == "auto" ? auto_mode(o, config) : asked;
     const bool asks_other = !mode.empty() && mode != o.mode;
     if (asks_other) std::call_once(other_made, [&] { other_mode = browse_mode(o, config, mode); });
     if (asks_other && !*other_mode) {

@@ -191,6 +191,12 @@ std::string effective_model(const Options& o, const Config& config) {
   return client ? client->model : o.model;
 }
 
+std::string auto_mode(const Options& o, const Config& config) {
+  auto client = model_endpoint(o, config);
+  if (!client || client->provider == vision::Provider::Compatible) return "labels";
+  return std::string(vision::to_string(vision::best_mode(client->model)));
+}
+
 namespace {
 
 bool model_configured(const Options& o, const Config& config) {

@@ -139,6 +139,9 @@ Result<vision::ClientOptions> client_options(const Options& options, const Confi
 vision::Provider model_provider(const Options& options, const Config& config);
 // The model a run would ask: the one named, else the default the keys select.
 std::string effective_model(const Options& options, const Config& config);
+// What --mode auto means for that model: the mode the catalogue says it is best in; labels behind a compatible
+// server, which has no provider's computer tool.
+std::string auto_mode(const Options& options, const Config& config);
 // What the person should know of the model before a run (unknown to the catalogue, ending, a flag it does not
 // take), on standard error, once.
 void print_model_notices(const vision::ClientOptions& model);

@@ -601,36 +601,47 @@ TEST(ComputerUseFlags, AModeWithoutItsToolIsAClearUsageError) {
 }
 
 // --mode auto takes the mode the catalogue says the model is best in (models.json's best_modes): gpt-5.4 its
-// provider's computer tool over the Responses API, Claude Sonnet 5.5 vimgpt's labels over the Messages API.
+// provider's computer tool over the Responses API, Claude Sonnet 5.5 vimgpt's labels over the Messages API, and the
+// same gpt-5.4 name behind a compatible server (no --provider), which has no computer tool, labels.
 TEST_F(ComputerUseE2E, AutoTakesTheModeTheCatalogueSaysTheModelIsBestIn) {
-  const auto run_auto = [this](const test::FakeModelServer& model, const std::string& name) {
-    return test::run_vimgpt({"say what the page is for", "--base-url", model.url(), "--provider",
-                             name.starts_with("claude") ? "anthropic" : "openai", "--model", name, "--api-key",
-                             "test-key", "--mode", "auto", "--start-url", site_->url("/"), "--max-retries", "0",
-                             "--max-steps", "2"});
+  // One run in auto mode against a fake that answers at once, in words or in labels' JSON: the request it received.
+  const auto first_request = [this](const std::string& name, const std::string& provider, const std::string& reply) {
+    test::FakeModelServer model;
+    model.set_responder([reply](const test::ReceivedRequest&) { return test::ScriptedReply::text(reply); });
+    std::vector<std::string> args = {"say what the page is for",
+                                     "--base-url",
+                                     model.url(),
+                                     "--model",
+                                     name,
+                                     "--api-key",
+                                     "test-key",
+                                     "--mode",
+                                     "auto",
+                                     "--start-url",
+                                     site_->url("/"),
+                                     "--max-retries",
+                                     "0",
+                                     "--max-steps",
+                                     "2"};
+    if (!provider.empty()) args.insert(args.end(), {"--provider", provider});
+    const auto result = test::run_vimgpt(args);
+    EXPECT_EQ(result.exit_code, 0) << name << ": " << result.err;
+    EXPECT_NE(result.out.find("A shop's order form."), std::string::npos) << name << ": " << result.out;
+    EXPECT_EQ(model.problems(), std::vector<std::string>{}) << name;
+    auto requests = model.requests();
+    EXPECT_EQ(requests.size(), 1U) << name;
+    return requests.empty() ? test::ReceivedRequest{} : requests.front();
   };
-  test::FakeModelServer gpt;
-  gpt.set_responder([](const test::ReceivedRequest&) { return test::ScriptedReply::text("A shop's order form."); });
-  auto result = run_auto(gpt, "gpt-5.4");
-  EXPECT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_NE(result.out.find("A shop's order form."), std::string::npos) << result.out;
-  ASSERT_EQ(gpt.requests().size(), 1U);
-  EXPECT_EQ(gpt.requests()[0].path, "/v1/responses");
-  EXPECT_EQ(gpt.requests()[0].body["tools"][0], (nlohmann::json{{"type", "computer"}}));
-  EXPECT_EQ(gpt.problems(), std::vector<std::string>{});
-
-  test::FakeModelServer claude;
-  claude.set_responder(
-      [](const test::ReceivedRequest&) { return test::ScriptedReply::text(R"({"done": "A shop's order form."})"); });
-  result = run_auto(claude, "claude-sonnet-5-5");
-  EXPECT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_NE(result.out.find("A shop's order form."), std::string::npos) << result.out;
-  ASSERT_EQ(claude.requests().size(), 1U);
-  EXPECT_EQ(claude.requests()[0].path, "/v1/messages");
-  for (const auto& tool : claude.requests()[0].body.value("tools", nlohmann::json::array())) {
-    EXPECT_FALSE(tool.value("type", "").starts_with("computer")) << tool.dump();
-  }
-  EXPECT_EQ(claude.problems(), std::vector<std::string>{});
+  const std::string labelled = R"({"done": "A shop's order form."})";
+  auto gpt = first_request("gpt-5.4", "openai", "A shop's order form.");
+  EXPECT_EQ(gpt.path, "/v1/responses");
+  EXPECT_EQ(gpt.body["tools"][0], (nlohmann::json{{"type", "computer"}}));
+  auto claude = first_request("claude-sonnet-5-5", "anthropic", labelled);
+  EXPECT_EQ(claude.path, "/v1/messages");
+  EXPECT_EQ(claude.body.dump().find("computer_toolset"), std::string::npos);
+  auto compatible = first_request("gpt-5.4", "", labelled);
+  EXPECT_EQ(compatible.path, "/v1/chat/completions");
+  EXPECT_FALSE(compatible.body.contains("tools")) << compatible.body.dump().substr(0, 500);
 }
 
 }  // namespace

@@ -102,6 +102,7 @@ std::string_view to_string(ActionKind kind) {
     case ActionKind::Wait: return "wait";
     case ActionKind::Hover: return "hover";
     case ActionKind::DoubleClick: return "double_click";
+    case ActionKind::TripleClick: return "triple_click";
     case ActionKind::RightClick: return "right_click";
     case ActionKind::Drag: return "drag";
     case ActionKind::SelectText: return "select_text";
@@ -289,7 +290,7 @@ Result<Action> parse_action(const Json& reply, std::size_t max_actions) {
   }
   for (const auto& [key, kind] :
        {std::pair{"hover", ActionKind::Hover}, std::pair{"double_click", ActionKind::DoubleClick},
-        std::pair{"right_click", ActionKind::RightClick}}) {
+        std::pair{"triple_click", ActionKind::TripleClick}, std::pair{"right_click", ActionKind::RightClick}}) {
     if (!has(reply, key)) continue;
     action.kind = kind;
     // A label, or [x, y] in pixels of the frame (an open family's point, converted by the vision module).
@@ -411,6 +412,7 @@ Json to_json(const Action& action) {
     }
     case ActionKind::Hover:
     case ActionKind::DoubleClick:
+    case ActionKind::TripleClick:
     case ActionKind::RightClick:
       return {
           {std::string(to_string(action.kind)), action.label.empty() ? Json{action.x, action.y} : Json(action.label)}};
@@ -499,12 +501,14 @@ std::string describe(const Action& action) {
     }
     case ActionKind::Hover:
     case ActionKind::DoubleClick:
+    case ActionKind::TripleClick:
     case ActionKind::RightClick: {
       const std::string target = action.label.empty() ? "(" + std::to_string(static_cast<int>(action.x)) + ", " +
                                                             std::to_string(static_cast<int>(action.y)) + ")"
                                                       : action.label;
       return std::string(action.kind == ActionKind::Hover         ? "hover over "
                          : action.kind == ActionKind::DoubleClick ? "double-click "
+                         : action.kind == ActionKind::TripleClick ? "triple-click "
                                                                   : "right-click ") +
              target;
     }

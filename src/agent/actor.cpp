@@ -182,26 +182,24 @@ ActResult Actor::act(const Action& action, const hints::Capture& capture) {
       return {true, "the pointer rests on " + at->hint.role + " \"" + at->hint.text + "\"", at->hint.rect};
     }
     case ActionKind::DoubleClick:
+    case ActionKind::TripleClick:
     case ActionKind::RightClick: {
-      const bool twice = action.kind == ActionKind::DoubleClick;
+      const bool right = action.kind == ActionKind::RightClick;
+      const auto button = right ? browser::MouseButton::Right : browser::MouseButton::Left;
+      const int clicks = action.kind == ActionKind::TripleClick ? 3 : action.kind == ActionKind::DoubleClick ? 2 : 1;
+      const std::string done = right ? "right-clicked " : clicks == 3 ? "triple-clicked " : "double-clicked ";
       if (action.label.empty()) {
         auto point = frame_point(action.x, action.y, capture);
         if (!point) return failed(point.error());
-        const auto button = twice ? browser::MouseButton::Left : browser::MouseButton::Right;
-        if (auto clicked = tab_.click(*point, button, twice ? 2 : 1); !clicked) return failed(clicked.error());
+        if (auto clicked = tab_.click(*point, button, clicks); !clicked) return failed(clicked.error());
         return {true,
-                std::string(twice ? "double-clicked at (" : "right-clicked at (") +
-                    std::to_string(static_cast<int>(action.x)) + ", " + std::to_string(static_cast<int>(action.y)) +
-                    ")",
+                done + "at (" + std::to_string(static_cast<int>(action.x)) + ", " +
+                    std::to_string(static_cast<int>(action.y)) + ")",
                 hints::Rect{point->x - 8, point->y - 8, 16, 16}};
       }
-      auto at =
-          hints::click_label_with(tab_, capture.map, action.label,
-                                  twice ? browser::MouseButton::Left : browser::MouseButton::Right, twice ? 2 : 1);
+      auto at = hints::click_label_with(tab_, capture.map, action.label, button, clicks);
       if (!at) return failed(at.error());
-      return {true,
-              std::string(twice ? "double-clicked " : "right-clicked ") + at->hint.role + " \"" + at->hint.text + "\"",
-              at->hint.rect};
+      return {true, done + at->hint.role + " \"" + at->hint.text + "\"", at->hint.rect};
     }
     case ActionKind::Drag: return drag(action, capture);
     case ActionKind::SelectText: {

@@ -53,6 +53,7 @@ enum class ActionKind {
   Wait,
   Hover,
   DoubleClick,
+  TripleClick,  // a line or a paragraph selected (a computer tool's triple click)
   RightClick,
   Drag,
   SelectText,

@@ -73,6 +73,7 @@ std::optional<Risk> risk_of(const Action& action, const hints::HintMap& map, int
       return std::nullopt;
     case ActionKind::Click:
     case ActionKind::DoubleClick:
+    case ActionKind::TripleClick:
     case ActionKind::RightClick:
     case ActionKind::ClickAt: {
       // A link named by its label, or the one a point lands on (a computer tool's or an open model's click).

@@ -150,7 +150,7 @@ void record_signatures(StepRecord& record, const Action& action, const hints::Hi
 const hints::Hint* hint_at_point(const Action& action, const hints::HintMap& map, int frame_width) {
   const bool at_point = action.kind == ActionKind::ClickAt ||
                         ((action.kind == ActionKind::Hover || action.kind == ActionKind::DoubleClick ||
-                          action.kind == ActionKind::RightClick) &&
+                          action.kind == ActionKind::TripleClick || action.kind == ActionKind::RightClick) &&
                          action.label.empty());
   if (!at_point || frame_width <= 0 || map.viewport_width() <= 0) return nullptr;
   // Hint rectangles are in viewport CSS pixels; the point is in the frame's.

@@ -238,6 +238,13 @@ void write_action(std::ostream& out, const RecordedStep& step, const agent::Acti
         out << "  await page.mouse.dblclick(" << recorded_point(signature) << ");\n";
       }
       break;
+    case agent::ActionKind::TripleClick:
+      if (auto found = locator(signature)) {
+        out << "  await " << *found << ".click({ clickCount: 3 });\n";
+      } else {
+        out << "  await page.mouse.click(" << recorded_point(signature) << ", { clickCount: 3 });\n";
+      }
+      break;
     case agent::ActionKind::RightClick:
       if (auto found = locator(signature)) {
         out << "  await " << *found << ".click({ button: 'right' });\n";

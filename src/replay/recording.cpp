@@ -175,6 +175,7 @@ std::string intention(const Json& action, const Json& signature) {
     case agent::ActionKind::Done: return "finish with the answer " + parsed->answer.dump();
     case agent::ActionKind::Hover: return "point at " + element;
     case agent::ActionKind::DoubleClick: return "double-click " + element;
+    case agent::ActionKind::TripleClick: return "triple-click " + element;
     case agent::ActionKind::RightClick: return "right-click " + element;
     default: return agent::describe(*parsed);
   }

@@ -141,8 +141,7 @@ Json computer_action(const std::string& action, const Json& input, const std::st
     return {{name, to_json(*at)}};
   };
   if (action == "left_click") return at_point("click_at");
-  // A triple click selects a line or a paragraph; vimgpt's nearest is the double click, which selects a word.
-  if (action == "double_click" || action == "triple_click") return at_point("double_click");
+  if (action == "double_click" || action == "triple_click") return at_point(action.c_str());
   if (action == "right_click") return at_point("right_click");
   if (action == "mouse_move") return at_point("hover");
   if (action == "left_click_drag") {
@@ -431,8 +430,7 @@ Json gemini_action(const std::string& name, const Json& args, const Dialect& dia
     return value.is_boolean() ? value.get<bool>() : otherwise;
   };
   if (name == "click" || name == "click_at") return at_point("click_at");
-  // As with Anthropic's tool: vimgpt's nearest to a triple click is the double click.
-  if (name == "double_click" || name == "triple_click") return at_point("double_click");
+  if (name == "double_click" || name == "triple_click") return at_point(name.c_str());
   if (name == "right_click") return at_point("right_click");
   if (name == "move" || name == "hover_at") return at_point("hover");
   if (name == "type") return {{"type", args.value("text", "")}, {"enter", flag("press_enter", false)}};

@@ -1,7 +1,9 @@
 // A person's hands beyond click and type, through the real vimgpt binary and a real Chromium, on loopback pages
 // built for each: a hover menu, HTML5 drag and drop, a list sorted on mouse events, a slider, a signature pad, a
-// list that scrolls inside the page, words selected and copied, the page's own context menu, a cell edited on
-// double-click, and a whole form in one {"actions": [...]} reply. The pages report what they saw to /event.
+// list that scrolls inside the page, words selected and copied, a paragraph triple-clicked, the page's own context
+// menu, a cell edited on double-click, and a whole form in one {"actions": [...]} reply. The pages report what they saw
+// to /event.
+#include <algorithm>
 #include <fstream>
 
 #include "e2e/hands_world.h"
@@ -119,6 +121,18 @@ TEST_F(AgentHands, ThePagesOwnContextMenuOpensOnARightClick) {
   ASSERT_EQ(run_.exit_code, 0) << run_.err;
   EXPECT_TRUE(saw("context=report.pdf")) << testing::PrintToString(events());
   EXPECT_TRUE(saw("chose=rename")) << testing::PrintToString(events());
+}
+
+// A computer tool's triple click (Anthropic's, Gemini's) selects the whole paragraph at its point, as a person's
+// does; a double click there selects one word.
+TEST_F(AgentHands, ATripleClickSelectsTheWholeParagraph) {
+  const CliRun run_ = run("copy.html", {[](const std::string&) { return R"({"triple_click": [40, 18]})"; }});
+  ASSERT_EQ(run_.exit_code, 0) << run_.err;
+  const auto all = events();
+  EXPECT_TRUE(std::any_of(all.begin(), all.end(), [](const std::string& event) {
+    return event.starts_with("selected=Your code for today is TANGERINE-42, valid until midnight.");
+  })) << testing::PrintToString(all);
+  EXPECT_NE(result_of(0).find("triple-clicked at (40, 18)"), std::string::npos) << result_of(0);
 }
 
 TEST_F(AgentHands, ACellIsEditedAfterADoubleClickWithKeyCombinations) {

@@ -59,10 +59,11 @@ TEST(AgentActions, DoneFalseBesideAnActionIsAStructuredNotDoneYet) {
 }
 
 TEST(AgentActions, AnOpenFamilysPointActionsAndWhatItCannotDo) {
-  // Hover, double and right clicks at a point of the frame (an open family's, converted by the vision module).
+  // Hover, double, triple and right clicks at a point of the frame (an open family's or a computer tool's, converted
+  // by the vision module).
   for (const auto& [key, kind] :
        {std::pair{"hover", ActionKind::Hover}, std::pair{"double_click", ActionKind::DoubleClick},
-        std::pair{"right_click", ActionKind::RightClick}}) {
+        std::pair{"triple_click", ActionKind::TripleClick}, std::pair{"right_click", ActionKind::RightClick}}) {
     auto action = parse_action(Json{{key, {12.5, 40}}});
     ASSERT_TRUE(action) << key << ": " << action.error().message;
     EXPECT_EQ(action->kind, kind);
@@ -180,6 +181,8 @@ TEST(AgentActions, ExtensionsParseAndValidate) {
 TEST(AgentActions, AHandsVocabularyBeyondClickAndType) {
   EXPECT_EQ(parse(R"({"hover": "AB"})").kind, ActionKind::Hover);
   EXPECT_EQ(parse(R"({"double_click": "AB"})").kind, ActionKind::DoubleClick);
+  EXPECT_EQ(parse(R"({"triple_click": "AB"})").kind, ActionKind::TripleClick);
+  EXPECT_EQ(describe(parse(R"({"triple_click": "AB"})")), "triple-click AB");
   EXPECT_EQ(parse(R"({"right_click": "AB"})").label, "AB");
   const Action in = parse(R"({"scroll": "down", "in": "CD"})");
   EXPECT_EQ(in.kind, ActionKind::Scroll);

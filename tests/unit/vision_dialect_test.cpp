@@ -927,7 +927,7 @@ TEST(ComputerTool, ItsActionsBecomeVimgptsWithPointsInTheFrame) {
   EXPECT_EQ(read({{"action", "left_click"}, {"coordinate", {100, 50}}}),
             (nlohmann::json{{"click_at", {200.0, 100.0}}}));
   EXPECT_EQ(read({{"action", "triple_click"}, {"coordinate", {10, 10}}}),
-            (nlohmann::json{{"double_click", {20.0, 20.0}}}));
+            (nlohmann::json{{"triple_click", {20.0, 20.0}}}));
   EXPECT_EQ(read({{"action", "left_click_drag"}, {"start_coordinate", {1, 2}}, {"coordinate", {3, 4}}}),
             (nlohmann::json{{"drag", {2.0, 4.0}}, {"to", {6.0, 8.0}}}));
   EXPECT_EQ(read({{"action", "key"}, {"text", "ctrl+shift+Page_Down"}}),

@@ -93,25 +93,6 @@ std::optional<std::string> selected_option(const std::string& result) {
   return result.substr(at + marker.size(), end - at - marker.size());
 }
 
-void click(std::ostream& out, const Json& signature) {
-  if (auto found = locator(signature)) {
-    out << "  await " << *found << ".click();\n";
-  } else {
-    out << "  await page.mouse.click(" << recorded_point(signature)
-        << ");  // nothing to find it by but where it was\n";
-  }
-}
-
-void choose(std::ostream& out, const Json& signature, const std::string& option) {
-  const auto found = locator(signature).value_or("page.mouse");
-  if (field(signature, "tag") == "select") {
-    out << "  await " << found << ".selectOption({ label: " << literal(option) << " });\n";
-  } else {
-    click(out, signature);
-    out << "  await page.getByRole('option', { name: " << literal(option) << ", exact: true }).click();\n";
-  }
-}
-
 void type(std::ostream& out, const agent::Action& action, const std::string& result) {
   out << "  await page.keyboard.type(" << text_expression(action.text) << ");\n";
   if (result.find("and pressed Enter") != std::string::npos) out << "  await page.keyboard.press('Enter');\n";
@@ -147,6 +128,39 @@ void point_at(std::ostream& out, const Json& signature) {
   }
 }
 
+// The pointer where an action pointed: a point of the frame (the action names no label), or the element it named.
+void move_to(std::ostream& out, const RecordedStep& step, const std::string& label, double x, double y,
+             const Json& signature, std::string_view options = "") {
+  if (!label.empty()) return point_at(out, signature);
+  out << "  await page.mouse.move(" << pixels(step, x, y) << (options.empty() ? "" : ", ") << options << ");\n";
+}
+
+// Playwright's `method` (click, dblclick) with its `options` where the action clicked: on the element by its locator,
+// or with nothing to find it by, the mouse where it was; an action at a point of the frame (no label) at that point.
+void click(std::ostream& out, const RecordedStep& step, const agent::Action& action, const Json& signature,
+           std::string_view method = "click", std::string_view options = "") {
+  const std::string_view comma = options.empty() ? "" : ", ";
+  if (auto found = locator(signature)) {
+    out << "  await " << *found << "." << method << "(" << options << ");\n";
+  } else if (action.label.empty()) {
+    out << "  await page.mouse." << method << "(" << pixels(step, action.x, action.y) << comma << options << ");\n";
+  } else {
+    out << "  await page.mouse." << method << "(" << recorded_point(signature) << comma << options
+        << ");  // nothing to find it by but where it was\n";
+  }
+}
+
+void choose(std::ostream& out, const RecordedStep& step, const agent::Action& action, const Json& signature,
+            const std::string& option) {
+  const auto found = locator(signature).value_or("page.mouse");
+  if (field(signature, "tag") == "select") {
+    out << "  await " << found << ".selectOption({ label: " << literal(option) << " });\n";
+  } else {
+    click(out, step, action, signature);
+    out << "  await page.getByRole('option', { name: " << literal(option) << ", exact: true }).click();\n";
+  }
+}
+
 // Selecting words as vimgpt's select_text did: the first place they show, as one range.
 constexpr std::string_view kSelectWords =
     "(words) => {\n"
@@ -179,12 +193,13 @@ void write_action(std::ostream& out, const RecordedStep& step, const agent::Acti
         out << "  await page.goto(" << literal(action.text) << ");\n";
       }
       break;
-    case agent::ActionKind::Click: click(out, signature); break;
+    case agent::ActionKind::Click:
+    case agent::ActionKind::ClickAt: click(out, step, action, signature); break;
     case agent::ActionKind::ClickType:
       if (auto option = selected_option(result)) {
-        choose(out, signature, *option);
+        choose(out, step, action, signature, *option);
       } else {
-        click(out, signature);
+        click(out, step, action, signature);
         type(out, action, result);
       }
       break;
@@ -195,10 +210,12 @@ void write_action(std::ostream& out, const RecordedStep& step, const agent::Acti
         type(out, action, result);
       }
       break;
-    case agent::ActionKind::Select: choose(out, signature, selected_option(result).value_or(action.text)); break;
+    case agent::ActionKind::Select:
+      choose(out, step, action, signature, selected_option(result).value_or(action.text));
+      break;
     case agent::ActionKind::Upload:
       out << "  {\n    const chooser = page.waitForEvent('filechooser');\n";
-      click(out, signature);
+      click(out, step, action, signature);
       out << "    await (await chooser).setFiles(path.join(process.env.VIMGPT_UPLOAD_DIR ?? '.', "
           << literal(action.text) << "));\n  }\n";
       break;
@@ -209,9 +226,6 @@ void write_action(std::ostream& out, const RecordedStep& step, const agent::Acti
       out << "  {\n    const closing = page;\n    page = page.context().pages().filter((open) => open !== "
              "closing).at(-1)!;\n"
              "    await closing.close();\n  }\n";
-      break;
-    case agent::ActionKind::ClickAt:
-      out << "  await page.mouse.click(" << pixels(step, action.x, action.y) << ");\n";
       break;
     case agent::ActionKind::Scroll: {
       const char* sign = action.direction == browser::ScrollDirection::Up ? "-" : "";
@@ -230,28 +244,10 @@ void write_action(std::ostream& out, const RecordedStep& step, const agent::Acti
     case agent::ActionKind::Wait:
       out << "  await page.waitForTimeout(" << std::lround(action.seconds * 1000) << ");\n";
       break;
-    case agent::ActionKind::Hover: point_at(out, signature); break;
-    case agent::ActionKind::DoubleClick:
-      if (auto found = locator(signature)) {
-        out << "  await " << *found << ".dblclick();\n";
-      } else {
-        out << "  await page.mouse.dblclick(" << recorded_point(signature) << ");\n";
-      }
-      break;
-    case agent::ActionKind::TripleClick:
-      if (auto found = locator(signature)) {
-        out << "  await " << *found << ".click({ clickCount: 3 });\n";
-      } else {
-        out << "  await page.mouse.click(" << recorded_point(signature) << ", { clickCount: 3 });\n";
-      }
-      break;
-    case agent::ActionKind::RightClick:
-      if (auto found = locator(signature)) {
-        out << "  await " << *found << ".click({ button: 'right' });\n";
-      } else {
-        out << "  await page.mouse.click(" << recorded_point(signature) << ", { button: 'right' });\n";
-      }
-      break;
+    case agent::ActionKind::Hover: move_to(out, step, action.label, action.x, action.y, signature); break;
+    case agent::ActionKind::DoubleClick: click(out, step, action, signature, "dblclick"); break;
+    case agent::ActionKind::TripleClick: click(out, step, action, signature, "click", "{ clickCount: 3 }"); break;
+    case agent::ActionKind::RightClick: click(out, step, action, signature, "click", "{ button: 'right' }"); break;
     case agent::ActionKind::Drag: {
       const auto source = locator(signature);
       const auto destination = locator(to);
@@ -259,17 +255,9 @@ void write_action(std::ostream& out, const RecordedStep& step, const agent::Acti
         out << "  await " << *source << ".dragTo(" << *destination << ");\n";
         break;
       }
-      if (action.label.empty()) {
-        out << "  await page.mouse.move(" << pixels(step, action.x, action.y) << ");\n";
-      } else {
-        point_at(out, signature);
-      }
+      move_to(out, step, action.label, action.x, action.y, signature);
       out << "  await page.mouse.down();\n";
-      if (action.to_label.empty()) {
-        out << "  await page.mouse.move(" << pixels(step, action.to_x, action.to_y) << ", { steps: 10 });\n";
-      } else {
-        point_at(out, to);
-      }
+      move_to(out, step, action.to_label, action.to_x, action.to_y, to, "{ steps: 10 }");
       out << "  await page.mouse.up();\n";
       break;
     }

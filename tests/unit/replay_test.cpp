@@ -275,5 +275,32 @@ TEST_F(ReplayRecords, ThePlaywrightScriptUsesRoleAndPlaceholderLocators) {
   EXPECT_TRUE(has("await expect(page).toHaveTitle(\"Library\");")) << *script;
 }
 
+// A double, triple or right click and a hover are made by Playwright as the run made them: on the element a label
+// named, by its locator (or where it was), and at the frame's point when the model gave a point (a computer tool's,
+// an open family's), scaled to the viewport, never at the page's corner.
+TEST_F(ReplayRecords, ThePlaywrightScriptClicksAndPointsWhereTheRunDid) {
+  hints::Hint bare;
+  bare.tag = "div";
+  bare.role = "generic";
+  bare.rect = {100, 200, 40, 20};
+  auto recording =
+      load(write_record("run", {step(1, {{"triple_click", "A"}}, signature_of(link("A", "Terms", 10, 300))),
+                                step(2, {{"right_click", "D"}}, signature_of(bare)),
+                                step(3, {{"double_click", {384, 256}}}), step(4, {{"triple_click", {384, 256}}}),
+                                step(5, {{"hover", {192, 128}}}), step(6, {{"done", "ok"}})})
+               .string());
+  ASSERT_TRUE(recording) << recording.error().message;
+  auto script = to_playwright(*recording);
+  ASSERT_TRUE(script);
+  const auto has = [&](const std::string& text) { return script->find(text) != std::string::npos; };
+  EXPECT_TRUE(has(".click({ clickCount: 3 });")) << *script;
+  EXPECT_TRUE(has("await page.mouse.click(120, 210, { button: 'right' });  // nothing to find it by but where it was"))
+      << *script;
+  EXPECT_TRUE(has("await page.mouse.dblclick(540, 360);")) << *script;
+  EXPECT_TRUE(has("await page.mouse.click(540, 360, { clickCount: 3 });")) << *script;
+  EXPECT_TRUE(has("await page.mouse.move(270, 180);")) << *script;
+  EXPECT_FALSE(has("(0, 0")) << *script;
+}
+
 }  // namespace
 }  // namespace vimgpt::replay

@@ -153,6 +153,16 @@ Provider provider_of(const Json& entry) {
   return Provider::OpenAI;
 }
 
+// The texts of the sources `keys` name, added to the model's (each once); a key models.json does not define stops the
+// catalogue from loading.
+void add_sources(ModelSpec& spec, const std::vector<std::string>& keys, const Json& sources) {
+  for (const auto& key : keys) {
+    if (!sources.contains(key)) throw std::invalid_argument("models.json: unknown source \"" + key + "\"");
+    const std::string text = sources[key].get<std::string>();
+    if (std::find(spec.sources.begin(), spec.sources.end(), text) == spec.sources.end()) spec.sources.push_back(text);
+  }
+}
+
 // Which mode a model with a computer tool is best used in (models.json's "best_modes", named by the model or its
 // family), its sources added to the model's. Every such model has one, so `--mode auto` never guesses; a model
 // without a tool has labels only, whatever its family says.
@@ -165,11 +175,7 @@ BestMode best_mode_of(const Json& entry, const Json& sources, const Json& catalo
   const Json& mode = modes.at(name);
   auto parsed = parse_interaction_mode(mode.at("mode").get<std::string>());
   if (!parsed) throw std::invalid_argument("models.json: best_modes." + name + ": " + parsed.error().message);
-  for (const auto& key : mode.at("source").get<std::vector<std::string>>()) {
-    if (!sources.contains(key)) throw std::invalid_argument("models.json: unknown source \"" + key + "\"");
-    const std::string text = sources[key].get<std::string>();
-    if (std::find(spec.sources.begin(), spec.sources.end(), text) == spec.sources.end()) spec.sources.push_back(text);
-  }
+  add_sources(spec, mode.at("source").get<std::vector<std::string>>(), sources);
   return BestMode{*parsed, mode.at("why").get<std::string>()};
 }
 
@@ -221,10 +227,7 @@ ModelSpec spec_of(const Json& entry, const Json& sources, const Json& catalogue)
     spec.price = Price{price.at("input").get<double>(), price.at("output").get<double>(),
                        price.at("cached").get<double>(), price.at("cache_write").get<double>()};
   }
-  for (const auto& key : entry.value("source", std::vector<std::string>{})) {
-    if (!sources.contains(key)) throw std::invalid_argument("models.json: unknown source \"" + key + "\"");
-    spec.sources.push_back(sources[key].get<std::string>());
-  }
+  add_sources(spec, entry.value("source", std::vector<std::string>{}), sources);
   spec.note = entry.value("note", "");
   if (const auto& dialect = entry.value("dialect", Json()); dialect.is_object()) {
     spec.dialect = dialect_of(dialect, entry.value("family", ""), catalogue);

@@ -57,15 +57,24 @@ Json content_of(std::string_view reply) {
   return blocks.is_array() ? blocks : Json();
 }
 
+// A field of an object the model wrote, when it is a string; else empty (a reply may hold anything where an id
+// belongs, and it is read back into every later request).
+std::string text_at(const Json& object, const char* key) {
+  const auto found = object.find(key);
+  return found != object.end() && found->is_string() ? found->get<std::string>() : std::string();
+}
+
 // The ids the next turn answers: Anthropic's tool_use ids, OpenAI's computer_call and function_call call_ids.
 std::vector<std::string> call_ids(const Json& items) {
   std::vector<std::string> ids;
   for (const auto& item : items.is_array() ? items : Json::array()) {
     if (!item.is_object()) continue;
-    const std::string type = item.value("type", "");
-    if (type == "tool_use") ids.push_back(item.value("id", ""));
-    if (type == "computer_call" || type == "function_call") ids.push_back(item.value("call_id", ""));
-    if (item.value("functionCall", Json()).is_object()) ids.push_back(item["functionCall"].value("name", ""));
+    const std::string type = text_at(item, "type");
+    if (type == "tool_use") ids.push_back(text_at(item, "id"));
+    if (type == "computer_call" || type == "function_call") ids.push_back(text_at(item, "call_id"));
+    if (const auto call = item.find("functionCall"); call != item.end() && call->is_object()) {
+      ids.push_back(text_at(*call, "name"));
+    }
   }
   return ids;
 }

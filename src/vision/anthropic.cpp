@@ -25,7 +25,7 @@ Json image_block(const ChatRequest& request, int index) {
 // its own. Its tool_result must name the same.
 std::string toolset_of(const Json& tool_uses, const std::string& id) {
   for (const auto& block : tool_uses.is_array() ? tool_uses : Json::array()) {
-    if (block.is_object() && block.value("id", "") == id) return block.value("toolset_name", "");
+    if (text_at(block, "id") == id) return text_at(block, "toolset_name");
   }
   return {};
 }
@@ -130,7 +130,7 @@ Result<ChatReply> parse_anthropic_response(const http::HttpResponse& response, b
     reply.completion_tokens = token_count(usage, "output_tokens");
     reply.reasoning_tokens = token_count(usage.value("output_tokens_details", Json()), "thinking_tokens");
   }
-  const std::string stop = body.value("stop_reason", "");
+  const std::string stop = text_at(body, "stop_reason");
   if (stop == "refusal") {
     const auto& details = body.value("stop_details", Json());
     const std::string why = details.is_object() && details.value("explanation", Json()).is_string()
@@ -154,8 +154,8 @@ Result<ChatReply> parse_anthropic_response(const http::HttpResponse& response, b
   bool calls = false;
   for (const auto& block : content) {
     if (!block.is_object()) continue;
-    if (block.value("type", "") == "text") reply.text += block.value("text", "");
-    calls |= block.value("type", "") == "tool_use";
+    if (text_at(block, "type") == "text") reply.text += text_at(block, "text");
+    calls |= text_at(block, "type") == "tool_use";
   }
   if (calls) reply.text += std::string(kToolUseOpen) + content.dump() + std::string(kToolUseClose);
   if (content.empty() && reply.finish_reason != "length") {

@@ -57,11 +57,10 @@ Json content_of(std::string_view reply) {
   return blocks.is_array() ? blocks : Json();
 }
 
-// A field of an object the model wrote, when it is a string; else empty (a reply may hold anything where an id
-// belongs, and it is read back into every later request).
-std::string text_at(const Json& object, const char* key) {
+// A number of an object the model wrote; else `otherwise`, as if it were missing (see text_at).
+double number_at(const Json& object, const char* key, double otherwise) {
   const auto found = object.find(key);
-  return found != object.end() && found->is_string() ? found->get<std::string>() : std::string();
+  return found != object.end() && found->is_number() ? found->get<double>() : otherwise;
 }
 
 // The ids the next turn answers: Anthropic's tool_use ids, OpenAI's computer_call and function_call call_ids.
@@ -84,9 +83,9 @@ Json browser_action(const std::string& name, const Json& input) {
   if (name != kBrowserTool) {
     return unsupported("there is no tool \"" + name + "\": use the computer tool's actions or browser");
   }
-  const std::string action = input.value("action", "");
+  const std::string action = text_at(input, "action");
   if (action == "back") return {{"back", true}};
-  if (action == "navigate" && !input.value("url", "").empty()) return {{"navigate", input.value("url", "")}};
+  if (action == "navigate" && !text_at(input, "url").empty()) return {{"navigate", text_at(input, "url")}};
   return unsupported("the browser tool takes {\"action\": \"navigate\", \"url\": \"...\"} or {\"action\": \"back\"}");
 }
 
@@ -158,9 +157,9 @@ Json computer_action(const std::string& action, const Json& input, const std::st
     if (!from || !at) return tool_unsupported(action, "give \"start_coordinate\" and \"coordinate\"");
     return {{"drag", to_json(*from)}, {"to", to_json(*at)}};
   }
-  if (action == "type") return {{"type", input.value("text", "")}, {"enter", false}};
+  if (action == "type") return {{"type", text_at(input, "text")}, {"enter", false}};
   if (action == "key") {
-    const std::string combo = key_combo(input.value("text", ""));
+    const std::string combo = key_combo(text_at(input, "text"));
     if (combo.empty()) return tool_unsupported(action, "give the keys as \"text\", e.g. \"ctrl+a\"");
     // The toolset's "repeat" (1 to 100): the combination pressed that many times.
     const Json& repeat = input.value("repeat", Json(1));
@@ -171,7 +170,7 @@ Json computer_action(const std::string& action, const Json& input, const std::st
     return {{"actions", std::move(list)}};
   }
   if (action == "scroll") {
-    const std::string direction = input.value("scroll_direction", "");
+    const std::string direction = text_at(input, "scroll_direction");
     if (direction != "up" && direction != "down") {
       return tool_unsupported(action + " " + direction, "the page scrolls up and down only");
     }
@@ -207,17 +206,15 @@ bool text_is_held_keys(std::string_view member) {
 }
 
 Json call_action(const Json& block, const Dialect& dialect, const PointFrame& frames) {
-  const Json input = block.value("input", Json::object());
-  const std::string name = block.value("name", "");
-  const auto keys_in = [&](const char* field) {
-    const Json& keys = input.value(field, Json());
-    return keys.is_string() ? keys.get<std::string>() : std::string();
-  };
+  const Json& given = block.value("input", Json::object());
+  const Json input = given.is_object() ? given : Json::object();
+  const std::string name = text_at(block, "name");
+  const auto keys_in = [&](const char* field) { return text_at(input, field); };
   // The toolset's members are tools of their own: the member's name is the action.
-  if (block.value("toolset_name", "") == "computer") {
+  if (text_at(block, "toolset_name") == "computer") {
     return computer_action(name, input, text_is_held_keys(name) ? keys_in("text") : std::string(), dialect, frames);
   }
-  if (name == "computer") return computer_action(input.value("action", ""), input, keys_in("key"), dialect, frames);
+  if (name == "computer") return computer_action(text_at(input, "action"), input, keys_in("key"), dialect, frames);
   return browser_action(name, input);
 }
 
@@ -299,7 +296,7 @@ Json anthropic_computer_tools(const ComputerTool& tool, Size display) {
 Result<Json> read_anthropic_computer(std::string_view text, const Dialect& dialect, const PointFrame& frames,
                                      std::string& thoughts) {
   return read_calls(text, thoughts, [&](const Json& block) -> std::optional<Json> {
-    if (block.value("type", "") != "tool_use") return std::nullopt;
+    if (text_at(block, "type") != "tool_use") return std::nullopt;
     return call_action(block, dialect, frames);
   });
 }
@@ -308,7 +305,7 @@ namespace {
 
 // One of a computer_call's actions (its `actions`, or its one `action`) as vimgpt's.
 Json openai_action(const Json& action, const Dialect& dialect, const PointFrame& frames) {
-  const std::string type = action.value("type", "");
+  const std::string type = text_at(action, "type");
   std::optional<FramePoint> at;
   if (action.value("x", Json()).is_number() && action.value("y", Json()).is_number()) {
     at = to_frame(dialect, frames, action["x"].get<double>(), action["y"].get<double>());
@@ -320,7 +317,7 @@ Json openai_action(const Json& action, const Dialect& dialect, const PointFrame&
   const bool pointed = type == "click" || type == "double_click" || type == "move" || type == "scroll";
   if (pointed && !at) return tool_unsupported(type, "give \"x\" and \"y\"");
   if (type == "click") {
-    const std::string button = action.value("button", "left");
+    const std::string button = text_at(action, "button", "left");
     if (button == "left") return {{"click_at", to_json(*at)}};
     if (button == "right") return {{"right_click", to_json(*at)}};
     if (button == "back") return {{"back", true}};
@@ -332,7 +329,7 @@ Json openai_action(const Json& action, const Dialect& dialect, const PointFrame&
     const Json& path = action.value("path", Json());
     if (!path.is_array() || path.size() < 2) return tool_unsupported(type, "give a path of at least two points");
     const auto end = [&](const Json& point) {
-      return to_json(to_frame(dialect, frames, point.value("x", 0.0), point.value("y", 0.0)));
+      return to_json(to_frame(dialect, frames, number_at(point, "x", 0), number_at(point, "y", 0)));
     };
     // vimgpt drags in a straight line: the points between are not followed.
     return {{"drag", end(path.front())}, {"to", end(path.back())}};
@@ -341,9 +338,9 @@ Json openai_action(const Json& action, const Dialect& dialect, const PointFrame&
     const std::string combo = joined_keys(keys);
     return combo.empty() ? tool_unsupported(type, "give the keys") : Json{{"key", combo}};
   }
-  if (type == "type") return {{"type", action.value("text", "")}, {"enter", false}};
+  if (type == "type") return {{"type", text_at(action, "text")}, {"enter", false}};
   if (type == "scroll") {
-    const double down = action.value("scroll_y", 0.0);
+    const double down = number_at(action, "scroll_y", 0);
     if (down == 0) return tool_unsupported(type + " sideways", "the page scrolls up and down only");
     return scroll_at(at, down > 0 ? "down" : "up");
   }
@@ -366,7 +363,7 @@ std::vector<std::string> pending_safety_checks(std::string_view reply) {
       checks.push_back(explanation.is_string() ? explanation.get<std::string>() : std::string("a safety check"));
       continue;
     }
-    if (!item.is_object() || item.value("type", "") != "computer_call") continue;
+    if (text_at(item, "type") != "computer_call") continue;
     for (const auto& check : item.value("pending_safety_checks", Json::array())) {
       if (!check.is_object()) continue;
       const Json& message = check.value("message", Json());
@@ -401,16 +398,16 @@ Json openai_computer_tools(const ComputerTool& tool, Size display) {
 Result<Json> read_openai_computer(std::string_view text, const Dialect& dialect, const PointFrame& frames,
                                   std::string& thoughts) {
   return read_calls(text, thoughts, [&](const Json& item) -> std::optional<Json> {
-    const std::string type = item.value("type", "");
+    const std::string type = text_at(item, "type");
     if (type == "function_call") {
-      const Json input = Json::parse(item.value("arguments", "{}"), nullptr, false);
-      return browser_action(item.value("name", ""), input.is_object() ? input : Json::object());
+      const Json input = Json::parse(text_at(item, "arguments", "{}"), nullptr, false);
+      return browser_action(text_at(item, "name"), input.is_object() ? input : Json::object());
     }
     if (type != "computer_call") return std::nullopt;
     Json list = Json::array();
     const Json& batch = item.value("actions", Json());
     for (const auto& one : batch.is_array() ? batch : Json::array({item.value("action", Json::object())})) {
-      Json action = openai_action(one, dialect, frames);
+      Json action = openai_action(one.is_object() ? one : Json::object(), dialect, frames);
       if (action.contains("unsupported")) return action;
       if (!action.contains("actions")) action = Json{{"actions", Json::array({std::move(action)})}};
       for (auto& step : action["actions"]) list.push_back(std::move(step));
@@ -442,16 +439,16 @@ Json gemini_action(const std::string& name, const Json& args, const Dialect& dia
   if (name == "double_click" || name == "triple_click") return at_point(name.c_str());
   if (name == "right_click") return at_point("right_click");
   if (name == "move" || name == "hover_at") return at_point("hover");
-  if (name == "type") return {{"type", args.value("text", "")}, {"enter", flag("press_enter", false)}};
+  if (name == "type") return {{"type", text_at(args, "text")}, {"enter", flag("press_enter", false)}};
   if (name == "type_text_at") {
     if (!at) return tool_unsupported(name, "give \"x\" and \"y\"");
     Json list = Json::array({{{"click_at", to_json(*at)}}});
     if (flag("clear_before_typing", true)) list.push_back({{"key", "Control+A"}});
-    list.push_back({{"type", args.value("text", "")}, {"enter", flag("press_enter", false)}});
+    list.push_back({{"type", text_at(args, "text")}, {"enter", flag("press_enter", false)}});
     return {{"actions", std::move(list)}};
   }
   if (name == "scroll" || name == "scroll_at" || name == "scroll_document") {
-    const std::string direction = args.value("direction", "");
+    const std::string direction = text_at(args, "direction");
     if (direction != "up" && direction != "down") {
       return tool_unsupported(name + " " + direction, "the page scrolls up and down only");
     }
@@ -465,7 +462,7 @@ Json gemini_action(const std::string& name, const Json& args, const Dialect& dia
   if (name == "take_screenshot" || name == "open_web_browser") return {{"wait", 0}};
   if (name == "go_back") return {{"back", true}};
   if (name == "navigate") {
-    const std::string url = args.value("url", "");
+    const std::string url = text_at(args, "url");
     return url.empty() ? tool_unsupported(name, "give \"url\"") : Json{{"navigate", url}};
   }
   if (name == "key_combination" || name == "hotkey" || name == "press_key") {
@@ -500,7 +497,7 @@ Result<Json> read_gemini_computer(std::string_view text, const Dialect& dialect,
     const Json& call = part.value("functionCall", Json());
     if (!call.is_object()) return std::nullopt;
     const Json& args = call.value("args", Json());
-    return gemini_action(call.value("name", ""), args.is_object() ? args : Json::object(), dialect, frames);
+    return gemini_action(text_at(call, "name"), args.is_object() ? args : Json::object(), dialect, frames);
   });
 }
 

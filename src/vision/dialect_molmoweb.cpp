@@ -71,7 +71,7 @@ std::pair<Ordered, std::string> kept_step(std::string_view reply) {
   std::string thought;
   if (parsed && parsed->contains("action") && (*parsed)["action"].is_object()) {
     action = (*parsed)["action"];
-    thought = parsed->value("thought", "");
+    thought = text_at(*parsed, "thought");
   } else if (parsed && parsed->contains("name")) {
     action = *parsed;
   } else {
@@ -79,12 +79,12 @@ std::pair<Ordered, std::string> kept_step(std::string_view reply) {
                     {"infeasibility_reason", "Unparseable model output: " + std::string(reply)}},
             "Could not parse predicted action"};
   }
-  if (action.value("name", "") == "gemini_type_text_at") {
+  if (text_at(action, "name") == "gemini_type_text_at") {
     for (const char* key : {"x", "y"}) {
       if (action.contains(key) && action[key].is_number()) action[key] = action[key].get<double>() / 10.0;
     }
   }
-  if (action.value("name", "") == "send_msg_to_user" && action.contains("msg") && action["msg"].is_string()) {
+  if (text_at(action, "name") == "send_msg_to_user" && action.contains("msg") && action["msg"].is_string()) {
     action["msg"] = truncated(action["msg"].get<std::string>(), 1000);
   }
   return {action, thought};
@@ -101,11 +101,6 @@ double number_of(const Ordered& action, const char* key, double otherwise) {
     if (end != text.c_str()) return value;
   }
   return otherwise;
-}
-
-std::string text_of(const Ordered& action, const char* key) {
-  const auto found = action.find(key);
-  return found != action.end() && found->is_string() ? found->get<std::string>() : std::string();
 }
 
 }  // namespace
@@ -163,13 +158,13 @@ Result<Json> read_molmoweb(std::string_view text, const Dialect& dialect, const 
   Ordered action;
   if (reply->contains("action") && (*reply)["action"].is_object()) {
     action = (*reply)["action"];
-    thoughts = reply->value("thought", "");
+    thoughts = text_at(*reply, "thought");
   } else if (reply->contains("name")) {
     action = *reply;
   } else {
     return fail(ErrorKind::Parse, "the reply has neither an \"action\" object nor an action \"name\"");
   }
-  const std::string name = text_of(action, "name");
+  const std::string name = text_at(action, "name");
   // A point of the screenshot in percent (gemini_type_text_at's in thousandths), kept inside the frame as the
   // harness keeps it: [1, side - 2] pixels.
   const auto point = [&](const char* x_key, const char* y_key, double per_cent = 1.0) -> std::optional<Json> {
@@ -186,8 +181,8 @@ Result<Json> read_molmoweb(std::string_view text, const Dialect& dialect, const 
   if (name == "click" || name == "mouse_click" || name == "dblclick") {
     const auto at = point("x", "y");
     if (!at) return needs("\"x\" and \"y\"");
-    const std::string button = ascii_lower(text_of(action, "button"));
-    if (name == "dblclick" || text_of(action, "click_type") == "double") return Json{{"double_click", *at}};
+    const std::string button = ascii_lower(text_at(action, "button"));
+    if (name == "dblclick" || text_at(action, "click_type") == "double") return Json{{"double_click", *at}};
     if (button == "right") return Json{{"right_click", *at}};
     if (button == "middle") return unsupported("vimgpt does not middle-click: click the link with the left button");
     return Json{{"click_at", *at}};
@@ -212,9 +207,9 @@ Result<Json> read_molmoweb(std::string_view text, const Dialect& dialect, const 
     if (!at) return needs("\"x\" and \"y\"");
     return Json{{"actions", Json::array({{{"hover", *at}}, std::move(scroll)})}};
   }
-  if (name == "type" || name == "keyboard_type") return Json{{"type", text_of(action, "text")}, {"enter", false}};
+  if (name == "type" || name == "keyboard_type") return Json{{"type", text_at(action, "text")}, {"enter", false}};
   if (name == "keypress" || name == "keyboard_press") {
-    std::string key = text_of(action, "key");
+    std::string key = text_at(action, "key");
     if (key.empty()) return unsupported("action \"" + name + "\" needs \"key\"");
     replace_all(key, "ControlOrMeta", "Control");  // Playwright's name for the platform's shortcut key
     return Json{{"key", key}};
@@ -228,19 +223,19 @@ Result<Json> read_molmoweb(std::string_view text, const Dialect& dialect, const 
     };
     Json list = Json::array({{{"click_at", *at}}});
     if (flag("clear_before_typing")) list.push_back({{"key", "Control+A"}});
-    list.push_back({{"type", text_of(action, "text")}, {"enter", flag("press_enter")}});
+    list.push_back({{"type", text_at(action, "text")}, {"enter", flag("press_enter")}});
     return Json{{"actions", std::move(list)}};
   }
-  if (name == "goto") return Json{{"navigate", text_of(action, "url")}};
+  if (name == "goto") return Json{{"navigate", text_at(action, "url")}};
   if (name == "browser_nav") {
-    const std::string how = text_of(action, "nav_type");
+    const std::string how = text_at(action, "nav_type");
     if (how == "go_back") return Json{{"back", true}};
     if (how == "tab_focus") return Json{{"tab", static_cast<int>(number_of(action, "index", 0)) + 1}};
     return unsupported("vimgpt opens no empty tab (browser_nav \"" + how + "\"): goto the address instead");
   }
   if (name == "send_msg_to_user") {
     // "[ANSWER] ..." and "[EXIT] ..." end the authors' run; any other message is the model asking the person.
-    const std::string message = text_of(action, "msg");
+    const std::string message = text_at(action, "msg");
     for (const std::string_view mark : {"[ANSWER]", "[EXIT]"}) {
       if (message.starts_with(mark)) {
         const std::string answer(trim(std::string_view(message).substr(mark.size())));
@@ -250,7 +245,7 @@ Result<Json> read_molmoweb(std::string_view text, const Dialect& dialect, const 
     return Json{{"ask", message}};
   }
   if (name == "noop") return Json{{"wait", 5}};  // the harness's noop waits five seconds
-  if (name == "report_infeasible") return Json{{"done", "infeasible: " + text_of(action, "infeasibility_reason")}};
+  if (name == "report_infeasible") return Json{{"done", "infeasible: " + text_at(action, "infeasibility_reason")}};
   return unsupported("there is no action \"" + name + "\": choose one of the actions MolmoWeb was trained on");
 }
 

@@ -53,6 +53,15 @@ inline std::int64_t token_count(const Json& object, const char* name) {
   return value.is_number_integer() ? value.get<std::int64_t>() : std::int64_t{0};
 }
 
+// A field of an object a model or its server wrote, when it is a string; else `otherwise`, as if it were missing. Such
+// JSON may hold anything anywhere, and nlohmann's value(key, "") throws on a number where a string belongs (`Object`:
+// Json, or the ordered JSON a family's template keeps).
+template <typename Object>
+std::string text_at(const Object& object, const char* key, std::string otherwise = {}) {
+  const auto found = object.find(key);  // end() when `object` is no object
+  return found != object.end() && found->is_string() ? found->template get<std::string>() : std::move(otherwise);
+}
+
 // InvalidArgument for what cannot work (an effort the model does not take, a model retired on its provider's own
 // API). `notices` gets what the person should know (one line each).
 Result<RequestRules> resolve_rules(const ClientOptions& options, Provider provider, std::vector<std::string>& notices);

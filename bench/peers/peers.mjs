@@ -28,18 +28,21 @@ const encoding = getEncoding('o200k_base');
 const tokens = (text) => encoding.encode(text).length;
 const run = promisify(execFile);
 
-// OpenAI high detail: fit 2048x2048, shortest side down to 768, 170 per 512-px tile + 85. Anthropic: long edge down
-// to 1568, then width * height / 750. (As vision::estimate_image_tokens and bench/mcp/observation.mjs count them.)
+// A current OpenAI model's rule (gpt-5.4's and gpt-5.5's: models.json's openai-gpt5x family, from OpenAI's vision
+// guide): 32-px patches, an image of more than 2,500 shrunk to fit, times 1.2. Anthropic: long edge down to 1568, then
+// width * height / 750. (As vision::estimate_image_tokens counts them.)
 function imageTokens({width, height}) {
   if (!width) return {openai: 0, anthropic: 0};
-  let w = width, h = height;
-  const fit = Math.min(1, 2048 / Math.max(w, h));
-  w *= fit; h *= fit;
-  const shortest = Math.min(1, 768 / Math.min(w, h));
-  w *= shortest; h *= shortest;
+  const size = 32, budget = 2500;
+  let patches = Math.ceil(width / size) * Math.ceil(height / size);
+  if (patches > budget) {
+    const shrink = Math.sqrt(size * size * budget / (width * height));
+    const sw = width * shrink / size, sh = height * shrink / size;
+    const snap = Math.min(Math.floor(sw) / sw, Math.floor(sh) / sh);
+    patches = Math.ceil(width * shrink * snap / size) * Math.ceil(height * shrink * snap / size);
+  }
   const long = Math.min(1, 1568 / Math.max(width, height));
-  return {openai: 170 * Math.ceil(w / 512) * Math.ceil(h / 512) + 85,
-          anthropic: Math.round(width * long * height * long / 750)};
+  return {openai: Math.ceil(patches * 1.2), anthropic: Math.round(width * long * height * long / 750)};
 }
 function imageSize(bytes) {
   if (bytes[0] === 0x89) return {width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20)};  // PNG's IHDR

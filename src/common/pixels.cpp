@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <memory>
 #include <vector>
 
@@ -166,6 +167,15 @@ Result<std::string> encode_png(const Pixels& pixels) {
     return fail(ErrorKind::Internal, "PNG encoding failed");
   }
   return out;
+}
+
+bool same_picture(std::string_view a, std::string_view b, int tolerance) {
+  if (a == b) return true;
+  const auto first = decode_pixels(a);
+  const auto second = decode_pixels(b);
+  if (!first || !second || first->width != second->width || first->height != second->height) return false;
+  return std::equal(first->data.begin(), first->data.end(), second->data.begin(),  // both RGB
+                    [tolerance](std::uint8_t x, std::uint8_t y) { return std::abs(x - y) <= tolerance; });
 }
 
 bool valid_pixels(const Pixels& pixels) {

@@ -33,6 +33,12 @@ Result<std::string> encode_jpeg(const Pixels& pixels, int quality);
 // RGB or RGBA pixels as a PNG.
 Result<std::string> encode_png(const Pixels& pixels);
 
+// Whether two encoded images show the same picture: the same bytes, or pixels of the same size that differ by at most
+// `tolerance` in every channel. (A page repainted with nothing changed can come back a few levels off in a spot: a
+// tile rastered again, then JPEG-encoded. A change anyone could see moves pixels by far more.) False when either
+// cannot be decoded.
+bool same_picture(std::string_view a, std::string_view b, int tolerance);
+
 // Whether the buffer holds width x height pixels of 3 or 4 channels.
 bool valid_pixels(const Pixels& pixels);
 

@@ -2,6 +2,7 @@
 // captured frame (image, both-frames), in one screenshot.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 
 #include "hints/hint_script.h"
 #include "hints/hints.h"
@@ -80,6 +81,19 @@ Result<bool> finish(browser::Tab& tab, const Window* window, bool overlay, Captu
   return watched && (*changed != false || tab.network_state().changed != window->before.changed);
 }
 
+// How far below the content a cropped frame goes: room for the last line's descenders and a label's edge.
+constexpr double kContentMargin = 16;
+
+browser::ScreenshotOptions screenshot_options(const CaptureOptions& options, const HintMap& map) {
+  browser::ScreenshotOptions screenshot = options.screenshot;
+  const double bottom = std::ceil(map.content_height() + kContentMargin);
+  if (options.crop_to_content && !screenshot.region && map.content_height() > 0 && map.viewport_width() > 0 &&
+      bottom < map.viewport_height()) {
+    screenshot.region = browser::ViewportBox{0, 0, map.viewport_width(), bottom};
+  }
+  return screenshot;
+}
+
 Result<Pass> capture_once(browser::Tab& tab, const CaptureOptions& options, const Window* window) {
   auto phase = Clock::now();
   FindOptions find = options.find;
@@ -95,7 +109,7 @@ Result<Pass> capture_once(browser::Tab& tab, const CaptureOptions& options, cons
     out.timings.draw = elapsed(phase);
   }
   phase = Clock::now();
-  auto shot = tab.screenshot(options.screenshot);
+  auto shot = tab.screenshot(screenshot_options(options, map));
   out.timings.screenshot = elapsed(phase);
   auto moved_on = finish(tab, window, overlay, out.timings);
   if (!shot) return shot.failure();

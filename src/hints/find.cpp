@@ -189,7 +189,10 @@ Status collect(browser::Tab& tab, const FindOptions& options, std::uint64_t pass
   if (!found) return found.failure();
   if (!found->is_object() || !(*found)["hints"].is_array())
     return fail(ErrorKind::Protocol, "the hint script returned no hint list");
-  if (viewport) *viewport = {{"width", (*found)["vw"]}, {"height", (*found)["vh"]}, {"state", (*found)["st"]}};
+  if (viewport) {
+    *viewport = {
+        {"width", (*found)["vw"]}, {"height", (*found)["vh"]}, {"content", (*found)["ch"]}, {"state", (*found)["st"]}};
+  }
   if (redactions && (*found)["redact"].is_array()) {
     for (const auto& box : (*found)["redact"])
       redactions->push_back({box[0].get<double>(), box[1].get<double>(), box[2].get<double>(), box[3].get<double>()});
@@ -271,6 +274,7 @@ Result<HintMap> find_hints(browser::Tab& tab, const FindOptions& options) {
   HintMap map(pass, std::move(hints), viewport.value("width", 0.0), viewport.value("height", 0.0));
   map.set_redactions(std::move(redactions));
   if (viewport["state"].is_string()) map.set_state(viewport["state"].get<std::string>());
+  if (viewport["content"].is_number()) map.set_content_height(viewport["content"].get<double>());
   return map;
 }
 

@@ -110,6 +110,10 @@ class HintMap {
   // The CSS viewport the rects are in (the page's innerWidth/innerHeight at the pass).
   [[nodiscard]] double viewport_width() const { return viewport_width_; }
   [[nodiscard]] double viewport_height() const { return viewport_height_; }
+  // How far down the viewport the page's content reaches, in CSS px (below it is the page's background alone); the
+  // viewport's height when the content fills it, 0 when the pass did not read it.
+  [[nodiscard]] double content_height() const { return content_height_; }
+  void set_content_height(double height) { content_height_ = height; }
 
   // The hint a model's reply names (normalize_label rules), or nullptr.
   [[nodiscard]] const Hint* find(std::string_view label) const;
@@ -148,6 +152,7 @@ class HintMap {
   std::string state_;
   double viewport_width_ = 0;
   double viewport_height_ = 0;
+  double content_height_ = 0;
 };
 
 // ---- Finding and capturing ----------------------------------------------------------------------------
@@ -197,6 +202,10 @@ struct CaptureOptions {
   // in the original's 1080-wide one (a label resampled to scale reads worse than one drawn at its size: at
   // 1.2, tesseract reads at least as many as of the original's; tests/browser/legibility_test.cpp).
   double label_scale = 0;
+  // The frame ends a little below where the page's content does (HintMap::content_height), when that is above the
+  // viewport's bottom: a short page's background costs a model's image tokens and shows nothing. Anchored at the top,
+  // so a point in the frame is where it was in the whole viewport's.
+  bool crop_to_content = false;
   [[nodiscard]] double label_size() const;
 };
 inline constexpr double kScaledLabelSize = 1.2;

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "common/base64.h"
+#include "common/pixels.h"
 #include "common/text.h"
 
 namespace vimgpt::mcp {
@@ -165,17 +166,17 @@ std::string label_list(const hints::HintMap& map, std::size_t max_labels, std::s
          " are): find WORDS names the ones you need\n";
 }
 
-// What the client was shown of a page: its address, its labels and what they hold, and its picture. The picture
-// counts, so text that changed without a label changing (an answer revealed, a counter) is shown.
-std::size_t page_identity(const std::string& url, const hints::Capture& seen) {
-  const std::size_t text = std::hash<std::string>()(url + '\n' + seen.map.to_text() + '\n' + seen.map.state());
-  // The frame's bytes hashed where they are (a copy would be one more of its ~17 KB on every acting call), the two
-  // combined as boost::hash_combine does.
-  const std::size_t picture = std::hash<std::string>()(seen.labelled.bytes);
-  return text ^ (picture + 0x9e3779b97f4a7c15ULL + (text << 6) + (text >> 2));
+// What the client was shown of a page in words: its address, and its labels and what they hold.
+std::size_t page_text_identity(const std::string& url, const hints::Capture& seen) {
+  return std::hash<std::string>()(url + '\n' + seen.map.to_text() + '\n' + seen.map.state());
 }
 
-// What an acting tool or look answers when the page is the one last shown (page_identity), in few tokens.
+// How far a pixel of a frame may be from the one last shown and still count as unchanged: a page repainted with
+// nothing changed came back 5 levels off in a 16-pixel block (one look in about 60, under load), text that changes
+// moves its pixels by a hundred or more.
+constexpr int kRepaintNoise = 24;
+
+// What an acting tool or look answers when the page is the one last shown (its words and its picture), in few tokens.
 constexpr const char* kUnchanged = "Unchanged since the page was last shown: its labels still hold.";
 
 Json text_block(std::string text) {
@@ -312,15 +313,18 @@ Json Tools::look(const std::string& prefix, bool failed, bool only_if_changed) {
   if (!open) return error_result(prefix + open.error().message);
   std::string answered;  // the consent dialogs autoconsent answered: vimgpt's words, outside the page's fence
   for (const auto& said : consent::settle(**open, kConsentCap)) answered += said + "\n";
-  auto captured = hints::capture(**open, acting_.capture);
+  hints::CaptureOptions capture = acting_.capture;
+  capture.crop_to_content = true;  // a client's model pays for every row of the picture
+  auto captured = hints::capture(**open, capture);
   if (!captured) return error_result(prefix + "could not look at the page: " + captured.error().message);
   seen_ = std::move(*captured);
   auto page = (*open)->page_info().value_or(browser::PageInfo{});
-  const std::size_t identity = page_identity(page.url, *seen_);
-  if (only_if_changed && shown_ == identity) {
+  // The picture counts, so text that changed without a label changing (an answer revealed, a counter) is shown.
+  Shown now{page_text_identity(page.url, *seen_), seen_->labelled.bytes};
+  if (only_if_changed && shown_ && shown_->text == now.text && same_picture(shown_->frame, now.frame, kRepaintNoise)) {
     return {{"content", Json::array({text_block(prefix + answered + kUnchanged)})}, {"isError", failed}};
   }
-  shown_ = identity;
+  shown_ = std::move(now);
   const agent::Actor::ShownPdf* pdf = actor_->shown_pdf();
   if (pdf != nullptr) {  // answered as the loop's prompt says it: the PDF's own address, its pages, and its text
     page.url = pdf->url;

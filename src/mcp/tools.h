@@ -60,7 +60,11 @@ class Tools {
   std::unique_ptr<agent::Overseer> watch_;  // the live view's tile (options_.watch), while the tab is open
   std::unique_ptr<agent::Actor> actor_;
   std::optional<hints::Capture> seen_;  // the labels the client saw last
-  std::optional<std::size_t> shown_;    // what the client was last shown whole: a hash of page_identity
+  struct Shown {
+    std::size_t text = 0;  // page_text_identity
+    std::string frame;     // the labelled frame's bytes
+  };
+  std::optional<Shown> shown_;  // what the client was last shown whole
   // What a page wrote (its address, title, labels and words) comes between this session's fence lines.
   DataFence fence_ = DataFence::drawn();
   // --record: each acting call a step of DIR/session (browse runs go to DIR/browse-N), taken on `page` (as it

@@ -74,6 +74,15 @@ std::string label_of(const json& result, const std::string& name) {
 struct Decoded {
   int width = 0;
   int height = 0;
+  std::vector<std::uint8_t> rgb;
+  // Whether any pixel of rows [from, to) is dark (text, not a page's white background).
+  [[nodiscard]] bool dark_in_rows(int from, int to) const {
+    for (std::size_t i = static_cast<std::size_t>(std::max(from, 0)) * width * 3;
+         i < static_cast<std::size_t>(std::min(to, height)) * width * 3; ++i) {
+      if (rgb[i] < 100) return true;
+    }
+    return false;
+  }
 };
 Decoded decode(const std::string& bytes) {
   Decoded d;
@@ -81,6 +90,7 @@ Decoded decode(const std::string& bytes) {
   stbi_uc* pixels = stbi_load_from_memory(reinterpret_cast<const stbi_uc*>(bytes.data()),
                                           static_cast<int>(bytes.size()), &d.width, &d.height, &channels, 3);
   if (pixels == nullptr) return {};
+  d.rgb.assign(pixels, pixels + static_cast<std::size_t>(d.width) * d.height * 3);
   stbi_image_free(pixels);
   return d;
 }
@@ -241,7 +251,7 @@ TEST_F(McpStdio, LookShowsTheLabelledFrameAndClickAndTypeActOnLabels) {
   ASSERT_FALSE(look.value("isError", true)) << look;
   const auto frame = decode(result_image(look));
   EXPECT_EQ(frame.width, test::default_frame_width());  // the frame the model of the client sees, labels drawn
-  EXPECT_EQ(frame.height, 720 * test::default_frame_width() / 1080);
+  EXPECT_LT(frame.height, 720 * test::default_frame_width() / 1080);  // a short page's: see AShortPagesFrame...
   EXPECT_EQ(look["content"][0]["mimeType"], "image/jpeg");
   const std::string text = result_text(look);
   EXPECT_NE(text.find("URL: " + site_->url("/fx/index.html")), std::string::npos) << text;
@@ -279,6 +289,35 @@ TEST_F(McpStdio, LookShowsTheLabelledFrameAndClickAndTypeActOnLabels) {
   EXPECT_EQ(mcp.finish(), 0);
 }
 
+// A look at a page shorter than the viewport ends a little below its content (the client's model pays for every row),
+// and shows all of it; a bar fixed to the viewport's bottom keeps the whole viewport.
+TEST_F(McpStdio, AShortPagesFrameEndsBelowItsContent) {
+  McpProcess mcp({"--allow-domain", "127.0.0.1"});
+  mcp.request("initialize", initialize_params());
+  const int full_height = 720 * test::default_frame_width() / 1080;
+  const double scale = test::default_frame_width() / 1080.0;
+  auto shop = mcp.call("open", {{"url", site_->url("/fx/index.html")}});
+  ASSERT_FALSE(shop.value("isError", true)) << result_text(shop);
+  const auto short_frame = decode(result_image(shop));
+  EXPECT_EQ(short_frame.width, test::default_frame_width());
+  EXPECT_LT(short_frame.height, full_height / 2);
+  // Its last line ("Free delivery on every widget.") is in the frame, close to its end: below the paragraph's
+  // margin (16 CSS px) and the crop's (16) is white.
+  const int bottom_margin = static_cast<int>(30 * scale);
+  EXPECT_TRUE(short_frame.dark_in_rows(short_frame.height - bottom_margin - static_cast<int>(24 * scale),
+                                       short_frame.height - bottom_margin));
+  EXPECT_FALSE(short_frame.dark_in_rows(short_frame.height - bottom_margin + 2, short_frame.height));
+
+  for (const char* page : {"/fx/footer.html", "/fx/shadow-bar.html"}) {  // the bar in the page, in a shadow root
+    auto footer = mcp.call("open", {{"url", site_->url(page)}});
+    ASSERT_FALSE(footer.value("isError", true)) << result_text(footer);
+    const auto whole = decode(result_image(footer));
+    EXPECT_EQ(whole.height, full_height) << page;
+    EXPECT_TRUE(whole.dark_in_rows(full_height - 8, full_height)) << page;  // the bar
+  }
+  EXPECT_EQ(mcp.finish(), 0);
+}
+
 // An acting tool shows the page only when it is not the one last shown (--observe-after changed, the default); its
 // look argument asks for the page anyway (true) or for the action's words alone (false).
 TEST_F(McpStdio, ActingToolsShowThePageOnlyWhenItChanged) {
@@ -307,6 +346,14 @@ TEST_F(McpStdio, ActingToolsShowThePageOnlyWhenItChanged) {
   auto shop = mcp.call("look");
   EXPECT_FALSE(result_image(shop).empty());
   EXPECT_NE(result_text(shop).find("URL: " + site_->url("/")), std::string::npos) << result_text(shop);
+
+  // A click that changes the page's words and no label's: its picture changed, so the page is shown.
+  auto tally = mcp.call("open", {{"url", site_->url("/fx/tally.html")}});
+  auto counted = mcp.call("click", {{"label", label_of(tally, "Add one")}});
+  ASSERT_FALSE(counted.value("isError", true)) << result_text(counted);
+  EXPECT_FALSE(result_image(counted).empty()) << result_text(counted);
+  EXPECT_NE(result_image(counted), result_image(tally));
+  EXPECT_EQ(result_text(counted).find("Unchanged since"), std::string::npos) << result_text(counted);
 
   auto wrong = mcp.call("key", {{"key", "Shift"}, {"look", "yes"}});
   EXPECT_EQ(wrong["error"].value("message", ""), "argument \"look\" must be true or false") << wrong;

@@ -2,8 +2,10 @@
 #include <gtest/gtest.h>
 #include <stb_image.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 
 #include "vision/vision.h"
 
@@ -84,6 +86,36 @@ TEST(Image, EncodesDecodableImagesOfTheRightSize) {
   Pixels broken = page_pixels(4, 4);
   broken.data.pop_back();
   EXPECT_FALSE(encode_image(broken, ImageFormat::Png, 85));
+}
+
+// The MCP server's "unchanged since the page was last shown": a spot repainted a few levels off is the same picture,
+// a character that changed is not.
+TEST(Image, SamePictureToleratesRepaintNoiseButNotAChange) {
+  const auto jpeg = [](const Pixels& pixels) {
+    auto bytes = encode_jpeg(pixels, 80);
+    EXPECT_TRUE(bytes);
+    return *bytes;
+  };
+  const auto spot = [](Pixels pixels, int x0, int y0, int size, const std::function<int(int)>& paint) {
+    for (int y = y0; y < y0 + size; ++y) {
+      for (int x = x0; x < x0 + size; ++x) {
+        for (int c = 0; c < 3; ++c) {
+          auto& value = pixels.data[(static_cast<std::size_t>(y) * pixels.width + x) * 3 + c];
+          value = static_cast<std::uint8_t>(std::clamp(paint(value), 0, 255));
+        }
+      }
+    }
+    return pixels;
+  };
+  const Pixels page = page_pixels(320, 200);
+  const std::string shown = jpeg(page);
+  EXPECT_TRUE(same_picture(shown, shown, 24));
+  // Five levels lighter in one 16-pixel block, as a tile rastered again came back.
+  EXPECT_TRUE(same_picture(shown, jpeg(spot(page, 144, 80, 16, [](int v) { return v + 5; })), 24));
+  // A dark glyph-sized mark where there was white: a counter's digit that changed.
+  EXPECT_FALSE(same_picture(shown, jpeg(spot(page, 200, 132, 6, [](int) { return 60; })), 24));
+  EXPECT_FALSE(same_picture(shown, jpeg(page_pixels(320, 201)), 24));
+  EXPECT_FALSE(same_picture(shown, "not an image", 24));
 }
 
 TEST(Image, ScalesToWidthKeepingAspect) {

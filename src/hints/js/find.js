@@ -289,7 +289,26 @@ function find(P) {
     return any;
   };
   walk(document, TOPF, false, false, false);
-  return {pass: P.pass, vw, vh, hints: recs, doubts, redact: secretRects(), st: pageState(els)};
+  return {pass: P.pass, vw, vh, ch: contentBottom(), hints: recs, doubts, redact: secretRects(), st: pageState(els)};
+}
+
+// How far down the viewport the page's content reaches (CSS px): below it, on a page shorter than the viewport, is the
+// page's background alone. The viewport's height when the page scrolls or is scrolled, when its root fills the
+// viewport, or when any element (fixed, absolutely placed, overflowing; in an open shadow root too) reaches further.
+function contentBottom() {
+  const root = document.documentElement;
+  if (!root || root.scrollHeight > innerHeight || scrollY > 0) return innerHeight;
+  let bottom = root.getBoundingClientRect().bottom;
+  const reach = (scope) => {
+    for (const el of scope.querySelectorAll('*')) {
+      if (bottom >= innerHeight) return;
+      const r = el.getBoundingClientRect();
+      if (r.width > 0 && r.height > 0) bottom = Math.max(bottom, r.bottom);
+      if (el.shadowRoot) reach(el.shadowRoot);
+    }
+  };
+  reach(root);
+  return Math.min(innerHeight, Math.ceil(bottom));
 }
 
 // A fingerprint of what the model can see change without the labels changing: where the page and each labelled

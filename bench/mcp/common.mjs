@@ -1,11 +1,41 @@
-// What the MCP benchmarks share: medians, Debian's Chromium resolving no host but 127.0.0.1, an environment with
-// no model's keys, and the loopback site (the saved pages, two pages that link to each other, a dense page).
+// What the MCP benchmarks share: an image's tokens, medians, Debian's Chromium resolving no host but 127.0.0.1, an
+// environment with no model's keys, and the loopback site (the saved pages, two pages that link to each other, a dense
+// page).
 import {spawn} from 'node:child_process';
 import {chmodSync, mkdtempSync, writeFileSync} from 'node:fs';
 import {readFile} from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+
+// An image's tokens. OpenAI by a current model's rule (gpt-5.4's and gpt-5.5's: models.json's openai-gpt5x family,
+// from OpenAI's vision guide): 32-px patches, an image of more than 2,500 shrunk to fit, times 1.2. Anthropic: long
+// edge down to 1568, then width * height / 750. (As vision::estimate_image_tokens counts them.)
+export function imageTokens({width, height}) {
+  if (!width) return {openai: 0, anthropic: 0};
+  const size = 32, budget = 2500;
+  let patches = Math.ceil(width / size) * Math.ceil(height / size);
+  if (patches > budget) {
+    const shrink = Math.sqrt(size * size * budget / (width * height));
+    const sw = width * shrink / size, sh = height * shrink / size;
+    const snap = Math.min(Math.floor(sw) / sw, Math.floor(sh) / sh);
+    patches = Math.ceil(width * shrink * snap / size) * Math.ceil(height * shrink * snap / size);
+  }
+  const long = Math.min(1, 1568 / Math.max(width, height));
+  return {openai: Math.ceil(patches * 1.2), anthropic: Math.round(width * long * height * long / 750)};
+}
+// A PNG's or JPEG's size, from its header.
+export function imageSize(bytes) {
+  if (bytes[0] === 0x89) return {width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20)};  // PNG's IHDR
+  for (let at = 2; at + 9 < bytes.length;) {  // a JPEG's start-of-frame marker
+    const marker = bytes[at + 1];
+    if (marker >= 0xc0 && marker <= 0xcf && ![0xc4, 0xc8, 0xcc].includes(marker)) {
+      return {width: bytes.readUInt16BE(at + 7), height: bytes.readUInt16BE(at + 5)};
+    }
+    at += 2 + bytes.readUInt16BE(at + 2);
+  }
+  return {width: 0, height: 0};
+}
 
 export const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);

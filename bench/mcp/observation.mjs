@@ -14,38 +14,13 @@ import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
 import {getEncoding} from 'js-tiktoken';
 
-import {environment, kDenseLinks, median, scratchWithChromium, startSite, textOf} from './common.mjs';
+import {environment, imageSize, imageTokens, kDenseLinks, median, scratchWithChromium, startSite, textOf} from
+    './common.mjs';
 
 const [binary, pagesDir, out] = process.argv.slice(2);
 const here = path.dirname(fileURLToPath(import.meta.url));
 const encoding = getEncoding('o200k_base');
 const tokens = (text) => encoding.encode(text).length;
-
-// OpenAI high detail: fit 2048x2048, shortest side down to 768, 170 per 512-px tile + 85. Anthropic: long
-// edge down to 1568, then width * height / 750. (The same rules as vision::estimate_image_tokens.)
-function openaiImageTokens(width, height) {
-  let w = width, h = height;
-  const fit = Math.min(1, 2048 / Math.max(w, h));
-  w *= fit; h *= fit;
-  const shortest = Math.min(1, 768 / Math.min(w, h));
-  w *= shortest; h *= shortest;
-  return 170 * Math.ceil(w / 512) * Math.ceil(h / 512) + 85;
-}
-function anthropicImageTokens(width, height) {
-  const fit = Math.min(1, 1568 / Math.max(width, height));
-  return Math.round(width * fit * height * fit / 750);
-}
-// A JPEG's size from its start-of-frame marker.
-function jpegSize(bytes) {
-  for (let at = 2; at + 9 < bytes.length;) {
-    const marker = bytes[at + 1];
-    if (marker >= 0xc0 && marker <= 0xcf && ![0xc4, 0xc8, 0xcc].includes(marker)) {
-      return {width: bytes.readUInt16BE(at + 7), height: bytes.readUInt16BE(at + 5)};
-    }
-    at += 2 + bytes.readUInt16BE(at + 2);
-  }
-  return {width: 0, height: 0};
-}
 
 const {scratch, chrome} = scratchWithChromium();
 const {site, base} = await startSite(pagesDir);
@@ -75,7 +50,7 @@ for (const page of pages) {
   const look = await vimgpt.callTool({name: 'look', arguments: {}});
   lookMs.push(performance.now() - started);
   const image = look.content.find((b) => b.type === 'image');
-  const size = image ? jpegSize(Buffer.from(image.data, 'base64')) : {width: 0, height: 0};
+  const size = image ? imageSize(Buffer.from(image.data, 'base64')) : {width: 0, height: 0};
   const labels = tokens(textOf(look));
   await uncapped.callTool({name: 'open', arguments: {url}});
   const whole = await uncapped.callTool({name: 'look', arguments: {}});
@@ -87,8 +62,8 @@ for (const page of pages) {
     label_lines: (textOf(look).match(/^\[[A-Z]+\]/gm) || []).length,
     vimgpt_text_tokens: labels,
     vimgpt_text_tokens_uncapped: tokens(textOf(whole)),
-    vimgpt_openai_tokens: openaiImageTokens(size.width, size.height) + labels,
-    vimgpt_anthropic_tokens: anthropicImageTokens(size.width, size.height) + labels,
+    vimgpt_openai_tokens: imageTokens(size).openai + labels,
+    vimgpt_anthropic_tokens: imageTokens(size).anthropic + labels,
     playwright_snapshot_tokens: tokens(textOf(snapshot)),
   };
   rows.push(row);

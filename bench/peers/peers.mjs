@@ -19,7 +19,7 @@ import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
 import {getEncoding} from 'js-tiktoken';
 
-import {environment, median, scratchWithChromium, textOf} from '../mcp/common.mjs';
+import {environment, imageSize, imageTokens, median, scratchWithChromium, textOf} from '../mcp/common.mjs';
 
 const [binary, out, pagesDir, roundsArg] = process.argv.slice(2);
 const rounds = Number(roundsArg || 7);
@@ -27,34 +27,6 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const encoding = getEncoding('o200k_base');
 const tokens = (text) => encoding.encode(text).length;
 const run = promisify(execFile);
-
-// A current OpenAI model's rule (gpt-5.4's and gpt-5.5's: models.json's openai-gpt5x family, from OpenAI's vision
-// guide): 32-px patches, an image of more than 2,500 shrunk to fit, times 1.2. Anthropic: long edge down to 1568, then
-// width * height / 750. (As vision::estimate_image_tokens counts them.)
-function imageTokens({width, height}) {
-  if (!width) return {openai: 0, anthropic: 0};
-  const size = 32, budget = 2500;
-  let patches = Math.ceil(width / size) * Math.ceil(height / size);
-  if (patches > budget) {
-    const shrink = Math.sqrt(size * size * budget / (width * height));
-    const sw = width * shrink / size, sh = height * shrink / size;
-    const snap = Math.min(Math.floor(sw) / sw, Math.floor(sh) / sh);
-    patches = Math.ceil(width * shrink * snap / size) * Math.ceil(height * shrink * snap / size);
-  }
-  const long = Math.min(1, 1568 / Math.max(width, height));
-  return {openai: Math.ceil(patches * 1.2), anthropic: Math.round(width * long * height * long / 750)};
-}
-function imageSize(bytes) {
-  if (bytes[0] === 0x89) return {width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20)};  // PNG's IHDR
-  for (let at = 2; at + 9 < bytes.length;) {  // a JPEG's start-of-frame marker
-    const marker = bytes[at + 1];
-    if (marker >= 0xc0 && marker <= 0xcf && ![0xc4, 0xc8, 0xcc].includes(marker)) {
-      return {width: bytes.readUInt16BE(at + 7), height: bytes.readUInt16BE(at + 5)};
-    }
-    at += 2 + bytes.readUInt16BE(at + 2);
-  }
-  return {width: 0, height: 0};
-}
 
 // One answer's size: its text in tokens, its image (if any) in bytes and in tokens.
 function measure(text, imageBase64) {

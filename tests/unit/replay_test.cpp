@@ -130,6 +130,25 @@ class ReplayRecords : public ::testing::Test {
     for (const auto& step : steps) lines << step.dump() << "\n";
     return dir;
   }
+  // The Playwright script of a run recorded as `steps`; empty, with the test failed, when there is none.
+  std::string playwright_script(const std::vector<Json>& steps) {
+    auto recording = load(write_record("run", steps).string());
+    if (!recording) {
+      ADD_FAILURE() << recording.error().message;
+      return {};
+    }
+    auto script = to_playwright(*recording);
+    if (!script) ADD_FAILURE() << script.error().message;
+    return script ? *script : std::string();
+  }
+  // An element with nothing to find it by but where it was.
+  static hints::Hint bare_box() {
+    hints::Hint bare;
+    bare.tag = "div";
+    bare.role = "generic";
+    bare.rect = {100, 200, 40, 20};
+    return bare;
+  }
   static Json step(int number, Json action, Json signature = Json(), bool ok = true) {
     Json line = {{"step", number},
                  {"url", "http://127.0.0.1:9/"},
@@ -240,66 +259,50 @@ TEST_F(ReplayRecords, ThePlaywrightScriptUsesRoleAndPlaceholderLocators) {
   size.role = "combobox";
   size.text = "Size";
   size.value = hints::FieldValue::Filled;
-  hints::Hint bare;
-  bare.tag = "div";
-  bare.role = "generic";
-  bare.rect = {100, 200, 40, 20};
   Json typed = step(1, {{"click", "A"}, {"type", "dune <secret:PIN>"}}, signature_of(search));
   typed["result"] = "clicked textbox \"\", then typed 10 characters and pressed Enter";
   Json chosen = step(2, {{"select", "S"}, {"option", "lar"}}, signature_of(size));
   chosen["result"] = "selected \"Large\"";
-  auto recording = load(
-      write_record("run",
-                   {typed, chosen, step(3, {{"click", "D"}}, signature_of(bare)), step(4, {{"click_at", {384, 256}}}),
-                    step(5, {{"dialog", "accept"}, {"dialog_text", "Q3 report"}}), step(6, {{"done", "ok"}})})
-          .string());
-  ASSERT_TRUE(recording) << recording.error().message;
-  auto script = to_playwright(*recording);
-  ASSERT_TRUE(script);
-  const auto has = [&](const std::string& text) { return script->find(text) != std::string::npos; };
-  EXPECT_TRUE(has("import { test, expect, type Page } from '@playwright/test';")) << *script;
-  EXPECT_TRUE(has("test.use({ viewport: { width: 1080, height: 720 } });")) << *script;
-  EXPECT_TRUE(has("await page.goto(\"http://127.0.0.1:9/\");")) << *script;
-  EXPECT_TRUE(has("await page.getByPlaceholder(\"Search the catalogue\", { exact: true }).click();")) << *script;
-  EXPECT_TRUE(has("await page.keyboard.type(\"dune \" + secret(\"PIN\"));")) << *script;
-  EXPECT_TRUE(has("await page.keyboard.press('Enter');")) << *script;
+  const std::string script = playwright_script(
+      {typed, chosen, step(3, {{"click", "D"}}, signature_of(bare_box())), step(4, {{"click_at", {384, 256}}}),
+       step(5, {{"dialog", "accept"}, {"dialog_text", "Q3 report"}}), step(6, {{"done", "ok"}})});
+  ASSERT_FALSE(script.empty());
+  const auto has = [&](const std::string& text) { return script.find(text) != std::string::npos; };
+  EXPECT_TRUE(has("import { test, expect, type Page } from '@playwright/test';")) << script;
+  EXPECT_TRUE(has("test.use({ viewport: { width: 1080, height: 720 } });")) << script;
+  EXPECT_TRUE(has("await page.goto(\"http://127.0.0.1:9/\");")) << script;
+  EXPECT_TRUE(has("await page.getByPlaceholder(\"Search the catalogue\", { exact: true }).click();")) << script;
+  EXPECT_TRUE(has("await page.keyboard.type(\"dune \" + secret(\"PIN\"));")) << script;
+  EXPECT_TRUE(has("await page.keyboard.press('Enter');")) << script;
   // The option the run chose, not the text the model wrote.
   EXPECT_TRUE(has("getByRole(\"combobox\", { name: \"Size\", exact: true }).selectOption({ label: \"Large\" });"))
-      << *script;
-  EXPECT_TRUE(has("await page.mouse.click(120, 210);  // nothing to find it by but where it was")) << *script;
+      << script;
+  EXPECT_TRUE(has("await page.mouse.click(120, 210);  // nothing to find it by but where it was")) << script;
   // A point in the 768-wide frame the model saw, in the 1080-wide viewport.
-  EXPECT_TRUE(has("await page.mouse.click(540, 360);")) << *script;
+  EXPECT_TRUE(has("await page.mouse.click(540, 360);")) << script;
   // The next dialog answered as the run answered it (Playwright would dismiss it).
-  EXPECT_TRUE(has("page.once('dialog', (dialog) => dialog.accept(\"Q3 report\"));")) << *script;
-  EXPECT_TRUE(has("await expect(page).toHaveURL(\"http://127.0.0.1:9/\");")) << *script;
-  EXPECT_TRUE(has("await expect(page).toHaveTitle(\"Library\");")) << *script;
+  EXPECT_TRUE(has("page.once('dialog', (dialog) => dialog.accept(\"Q3 report\"));")) << script;
+  EXPECT_TRUE(has("await expect(page).toHaveURL(\"http://127.0.0.1:9/\");")) << script;
+  EXPECT_TRUE(has("await expect(page).toHaveTitle(\"Library\");")) << script;
 }
 
 // A double, triple or right click and a hover are made by Playwright as the run made them: on the element a label
 // named, by its locator (or where it was), and at the frame's point when the model gave a point (a computer tool's,
 // an open family's), scaled to the viewport, never at the page's corner.
 TEST_F(ReplayRecords, ThePlaywrightScriptClicksAndPointsWhereTheRunDid) {
-  hints::Hint bare;
-  bare.tag = "div";
-  bare.role = "generic";
-  bare.rect = {100, 200, 40, 20};
-  auto recording =
-      load(write_record("run", {step(1, {{"triple_click", "A"}}, signature_of(link("A", "Terms", 10, 300))),
-                                step(2, {{"right_click", "D"}}, signature_of(bare)),
-                                step(3, {{"double_click", {384, 256}}}), step(4, {{"triple_click", {384, 256}}}),
-                                step(5, {{"hover", {192, 128}}}), step(6, {{"done", "ok"}})})
-               .string());
-  ASSERT_TRUE(recording) << recording.error().message;
-  auto script = to_playwright(*recording);
-  ASSERT_TRUE(script);
-  const auto has = [&](const std::string& text) { return script->find(text) != std::string::npos; };
-  EXPECT_TRUE(has(".click({ clickCount: 3 });")) << *script;
+  const std::string script = playwright_script(
+      {step(1, {{"triple_click", "A"}}, signature_of(link("A", "Terms", 10, 300))),
+       step(2, {{"right_click", "D"}}, signature_of(bare_box())), step(3, {{"double_click", {384, 256}}}),
+       step(4, {{"triple_click", {384, 256}}}), step(5, {{"hover", {192, 128}}}), step(6, {{"done", "ok"}})});
+  ASSERT_FALSE(script.empty());
+  const auto has = [&](const std::string& text) { return script.find(text) != std::string::npos; };
+  EXPECT_TRUE(has(".click({ clickCount: 3 });")) << script;
   EXPECT_TRUE(has("await page.mouse.click(120, 210, { button: 'right' });  // nothing to find it by but where it was"))
-      << *script;
-  EXPECT_TRUE(has("await page.mouse.dblclick(540, 360);")) << *script;
-  EXPECT_TRUE(has("await page.mouse.click(540, 360, { clickCount: 3 });")) << *script;
-  EXPECT_TRUE(has("await page.mouse.move(270, 180);")) << *script;
-  EXPECT_FALSE(has("(0, 0")) << *script;
+      << script;
+  EXPECT_TRUE(has("await page.mouse.dblclick(540, 360);")) << script;
+  EXPECT_TRUE(has("await page.mouse.click(540, 360, { clickCount: 3 });")) << script;
+  EXPECT_TRUE(has("await page.mouse.move(270, 180);")) << script;
+  EXPECT_FALSE(has("(0, 0")) << script;
 }
 
 }  // namespace

@@ -102,7 +102,8 @@ ActResult Actor::act(const Action& action, const hints::Capture& capture) {
     case ActionKind::Navigate: {
       auto target = on_this_site(action.text, tab_.last_url());
       if (!target) return failed(target.error());
-      if (auto loaded = tab_.navigate(*target); !loaded) return failed(loaded.error());
+      // The network-quiet window after the load is the next capture's, which is taken in it (as after a click).
+      if (auto loaded = tab_.navigate(*target, browser::SettleWait::LeaveOpen); !loaded) return failed(loaded.error());
       return {true, "loaded " + *target, std::nullopt};
     }
     case ActionKind::Select: return select(capture.map, action.label, action.text);
@@ -418,8 +419,8 @@ void Actor::keep_tabs_within_limit(ActResult& acted) {
 }
 
 void Actor::after(const Action& action, ActResult& acted) {
-  // navigate and back waited for their page already. The quiet windows (the network's after a navigation, the
-  // DOM's after an action that did not navigate) are left to the next capture, which is taken in them
+  // navigate and back waited for their page's load already. The quiet windows (the network's after a navigation,
+  // the DOM's after an action that did not navigate) are left to the next capture, which is taken in them
   // (hints::capture).
   const bool navigated = action.kind == ActionKind::Navigate || action.kind == ActionKind::Back;
   if (auto settled = navigated ? Status(ok())

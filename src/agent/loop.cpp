@@ -189,7 +189,8 @@ struct Agent::Impl {
     }
     answer_consent_dialogs_from_now_on();
     if (options.start_url.empty()) return std::nullopt;
-    if (auto loaded = tab.navigate(options.start_url); !loaded) {
+    // The network-quiet window after the load is the first capture's, taken in it.
+    if (auto loaded = tab.navigate(options.start_url, browser::SettleWait::LeaveOpen); !loaded) {
       if (loaded.error().kind == ErrorKind::BrowserExited) return end(Outcome::Error, loaded.error().message, 0);
       history.push_back({Json{{"navigate", options.start_url}}, "", options.start_url, loaded.error().message, ""});
     }

@@ -269,8 +269,9 @@ class Tab {
   Tab& operator=(const Tab&) = delete;
 
   // Loads the URL and waits until it has settled: this navigation's load event, then network-almost-idle,
-  // each capped. A failed load (refused connection, bad host) is an ErrorKind::Navigation error.
-  virtual Status navigate(std::string_view url) = 0;
+  // each capped. A failed load (refused connection, bad host) is an ErrorKind::Navigation error. LeaveOpen: once the
+  // load event has come and nothing is in flight; the network-quiet window is the caller's (a capture is taken in it).
+  virtual Status navigate(std::string_view url, SettleWait wait = SettleWait::Close) = 0;
   virtual Status go_back() = 0;
   virtual Status reload() = 0;
 

@@ -1,4 +1,4 @@
-// A capture taken while the page's network-quiet or DOM-quiet window is still open (after settle with
+// A capture taken while the page's network-quiet or DOM-quiet window is still open (after navigate or settle with
 // SettleWait::LeaveOpen) is kept only when the page stayed still until the window closed.
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -76,6 +76,21 @@ TEST_F(HintsCapture, SettlingWithTheWindowLeftOpenReturnsBeforeItCloses) {
   EXPECT_FALSE(state.quiet);
   tab_->wait_network_quiet();
   EXPECT_TRUE(tab_->network_state().quiet);
+}
+
+TEST_F(HintsCapture, NavigatingWithTheWindowLeftOpenReturnsAtTheLoadBeforeItCloses) {
+  ASSERT_TRUE(tab_->navigate(server_->url("/fx/hints/draw.html?closed")));
+  EXPECT_TRUE(tab_->network_state().quiet) << "by default navigate waits the window out";
+  ASSERT_TRUE(tab_->navigate(server_->url("/fx/hints/draw.html?left-open"), browser::SettleWait::LeaveOpen));
+  EXPECT_EQ(tab_->evaluate_in_page("document.readyState").value_or(wire::Json()), "complete");
+  const auto state = tab_->network_state();
+  EXPECT_TRUE(state.idle);
+  EXPECT_FALSE(state.quiet) << "the window is the caller's";
+  auto capture = hints::capture(*tab_);
+  ASSERT_TRUE(capture) << capture.error().describe();
+  EXPECT_FALSE(capture->retaken);
+  EXPECT_EQ(capture->map.size(), 6u) << capture->map.to_text();
+  EXPECT_TRUE(tab_->network_state().quiet) << "the capture returns once the window has closed";
 }
 
 TEST_F(HintsCapture, ACaptureInTheWindowIsKeptWhenThePageStaysStill) {

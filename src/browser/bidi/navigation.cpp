@@ -35,7 +35,7 @@ Result<ShownDocument> shown_document(BidiTab::State& s) {
 }
 }  // namespace
 
-Status BidiTab::navigate(std::string_view url) {
+Status BidiTab::navigate(std::string_view url, SettleWait wait) {
   s_->follow_new_tabs();
   const std::uint64_t generation = page_generation();
   // The load cap is the command's own deadline: a page that never finishes loading is used as it is once it passes.
@@ -59,13 +59,13 @@ Status BidiTab::navigate(std::string_view url) {
     // page's third-party ad frame, say: "Address rejected"), though the document itself came: it is used as loaded.
     const auto document = page_generation() > generation ? evaluate("document.documentURI") : Result<Json>(Json());
     if (document && document->is_string() && !document->get<std::string>().starts_with("about:")) {
-      s_->wait_loaded(s_->options.settle.load_cap);
+      s_->wait_loaded(s_->options.settle.load_cap, wait);
       return ok();
     }
     return fail(ErrorKind::Navigation,
                 "could not load " + std::string(url) + ": " + with_reason(started.error().message));
   }
-  s_->wait_network_quiet(s_->options.settle.idle_cap);
+  s_->wait_network_quiet(s_->options.settle.idle_cap, wait);
   return ok();
 }
 

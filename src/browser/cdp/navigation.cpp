@@ -64,7 +64,7 @@ Status CdpTab::Impl::wait_for_navigation(std::string loader_id, milliseconds loa
   return ok();
 }
 
-Status CdpTab::navigate(std::string_view url) {
+Status CdpTab::navigate(std::string_view url, SettleWait wait) {
   VIMGPT_TRY_VOID(impl_->follow_new_tabs());
   impl_->page_events->drain();
   VIMGPT_TRY(Json result,
@@ -83,7 +83,7 @@ Status CdpTab::navigate(std::string_view url) {
   }
   const std::string loader = result.value("loaderId", "");
   if (loader.empty()) return ok();  // same-document navigation (a #fragment): nothing loads
-  return impl_->wait_for_navigation(loader, impl_->options.settle.load_cap);
+  return impl_->wait_for_navigation(loader, impl_->options.settle.load_cap, wait);
 }
 
 Status CdpTab::Impl::navigate_history(int offset) {

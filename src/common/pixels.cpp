@@ -173,9 +173,28 @@ bool same_picture(std::string_view a, std::string_view b, int tolerance) {
   if (a == b) return true;
   const auto first = decode_pixels(a);
   const auto second = decode_pixels(b);
-  if (!first || !second || first->width != second->width || first->height != second->height) return false;
-  return std::equal(first->data.begin(), first->data.end(), second->data.begin(),  // both RGB
-                    [tolerance](std::uint8_t x, std::uint8_t y) { return std::abs(x - y) <= tolerance; });
+  if (!first || !second || first->width != second->width || first->height != second->height ||
+      first->channels != second->channels)
+    return false;
+  constexpr int kBlock = 8;  // a JPEG's own block
+  const int width = first->width;
+  const int height = first->height;
+  const auto row = static_cast<std::size_t>(width) * static_cast<std::size_t>(first->channels);
+  for (int top = 0; top < height; top += kBlock) {
+    for (int left = 0; left < width; left += kBlock) {
+      long long off = 0;
+      long long values = 0;
+      for (int y = top; y < std::min(top + kBlock, height); ++y) {
+        const std::size_t from = static_cast<std::size_t>(y) * row + static_cast<std::size_t>(left) * first->channels;
+        const std::size_t to = static_cast<std::size_t>(y) * row +
+                               static_cast<std::size_t>(std::min(left + kBlock, width)) * first->channels;
+        for (std::size_t i = from; i < to; ++i) off += std::abs(first->data[i] - second->data[i]);
+        values += static_cast<long long>(to - from);
+      }
+      if (off > tolerance * values) return false;
+    }
+  }
+  return true;
 }
 
 bool valid_pixels(const Pixels& pixels) {

@@ -33,10 +33,10 @@ Result<std::string> encode_jpeg(const Pixels& pixels, int quality);
 // RGB or RGBA pixels as a PNG.
 Result<std::string> encode_png(const Pixels& pixels);
 
-// Whether two encoded images show the same picture: the same bytes, or pixels of the same size that differ by at most
-// `tolerance` in every channel. (A page repainted with nothing changed can come back a few levels off in a spot: a
-// tile rastered again, then JPEG-encoded. A change anyone could see moves pixels by far more.) False when either
-// cannot be decoded.
+// Whether two encoded images show the same picture: the same bytes, or pixels of the same size that differ in every 8x8
+// block by at most `tolerance` levels on average. (A page repainted with nothing changed can come back a few levels off
+// in a spot, or a few glyph-edge pixels 30 levels off: a tile rastered again, then JPEG-encoded. A change anyone could
+// see, a character or a check mark, moves a block's pixels by far more.) False when either cannot be decoded.
 bool same_picture(std::string_view a, std::string_view b, int tolerance);
 
 // Whether the buffer holds width x height pixels of 3 or 4 channels.

@@ -171,10 +171,12 @@ std::size_t page_text_identity(const std::string& url, const hints::Capture& see
   return std::hash<std::string>()(url + '\n' + seen.map.to_text() + '\n' + seen.map.state());
 }
 
-// How far a pixel of a frame may be from the one last shown and still count as unchanged: a page repainted with
-// nothing changed came back 5 levels off in a 16-pixel block (one look in about 60, under load), text that changes
-// moves its pixels by a hundred or more.
-constexpr int kRepaintNoise = 24;
+// How far a frame's 8x8 block may be from the one last shown, on average, and still count as unchanged. A page
+// repainted with nothing changed came back 5 levels off in a 16-pixel block (one look in about 60, under load), or a
+// glyph's edge rastered again 29 levels off in three pixels (a look after a click that loaded a page: one in eight,
+// 2026-12-07); a character that changes moves its block by more (tally.html's counter digit: over 40; a full stop's
+// 2x2 pixels on white: about 12).
+constexpr int kRepaintNoise = 8;
 
 // What an acting tool or look answers when the page is the one last shown (its words and its picture), in few tokens.
 constexpr const char* kUnchanged = "Unchanged since the page was last shown: its labels still hold.";

@@ -88,8 +88,8 @@ TEST(Image, EncodesDecodableImagesOfTheRightSize) {
   EXPECT_FALSE(encode_image(broken, ImageFormat::Png, 85));
 }
 
-// The MCP server's "unchanged since the page was last shown": a spot repainted a few levels off is the same picture,
-// a character that changed is not.
+// The MCP server's "unchanged since the page was last shown": a spot repainted a few levels off, or a glyph's edge
+// rastered again, is the same picture; a character that changed, even a full stop, is not.
 TEST(Image, SamePictureToleratesRepaintNoiseButNotAChange) {
   const auto jpeg = [](const Pixels& pixels) {
     auto bytes = encode_jpeg(pixels, 80);
@@ -109,13 +109,24 @@ TEST(Image, SamePictureToleratesRepaintNoiseButNotAChange) {
   };
   const Pixels page = page_pixels(320, 200);
   const std::string shown = jpeg(page);
-  EXPECT_TRUE(same_picture(shown, shown, 24));
+  constexpr int kTolerance = 8;  // the MCP server's
+  EXPECT_TRUE(same_picture(shown, shown, kTolerance));
   // Five levels lighter in one 16-pixel block, as a tile rastered again came back.
-  EXPECT_TRUE(same_picture(shown, jpeg(spot(page, 144, 80, 16, [](int v) { return v + 5; })), 24));
-  // A dark glyph-sized mark where there was white: a counter's digit that changed.
-  EXPECT_FALSE(same_picture(shown, jpeg(spot(page, 200, 132, 6, [](int) { return 60; })), 24));
-  EXPECT_FALSE(same_picture(shown, jpeg(page_pixels(320, 201)), 24));
-  EXPECT_FALSE(same_picture(shown, "not an image", 24));
+  EXPECT_TRUE(same_picture(shown, jpeg(spot(page, 144, 80, 16, [](int v) { return v + 5; })), kTolerance));
+  // Three pixels of a row 30 levels darker, as a glyph's edge rastered again came back after a click.
+  Pixels edge = page;
+  for (int x : {40, 41, 90}) {
+    for (int c = 0; c < 3; ++c) {
+      auto& value = edge.data[(static_cast<std::size_t>(35) * edge.width + x) * 3 + c];
+      value = static_cast<std::uint8_t>(std::max(0, value - 30));
+    }
+  }
+  EXPECT_TRUE(same_picture(shown, jpeg(edge), kTolerance));
+  // A dark glyph-sized mark where there was white: a counter's digit that changed; and one the size of a full stop.
+  EXPECT_FALSE(same_picture(shown, jpeg(spot(page, 200, 132, 6, [](int) { return 60; })), kTolerance));
+  EXPECT_FALSE(same_picture(shown, jpeg(spot(page, 203, 133, 2, [](int) { return 60; })), kTolerance));
+  EXPECT_FALSE(same_picture(shown, jpeg(page_pixels(320, 201)), kTolerance));
+  EXPECT_FALSE(same_picture(shown, "not an image", kTolerance));
 }
 
 TEST(Image, ScalesToWidthKeepingAspect) {

@@ -3,7 +3,8 @@
 // Linux binary, as an agent runs it). All four on the same Chromium (Debian's, through a wrapper that resolves no host
 // but 127.0.0.1), headless, on one loopback site.
 //
-// The task, as an agent does it: open the shop, look, type a search and submit it, look, click a result, look. Rounds
+// The task, as an agent does it: open the shop, look, type a search and submit it, look, click a result, look (and
+// agent-browser a second time waiting, as its guide says, for the page its action leads to). Rounds
 // alternate tool by tool; each call's wall time and each answer's size are kept (text tokens with js-tiktoken's
 // o200k_base, image bytes and their tokens under OpenAI's and Anthropic's published image rules). Then one
 // observation of each saved real page by each tool.
@@ -126,7 +127,46 @@ const vimgpt = (extra) => ({
   },
   stop() { return this.client.close(); },
 });
-const tools = {
+// agent-browser by its CLI. Its click, fill and press return once the input is sent; its guide tells the agent to wait
+// after a page-changing action for the result it needs (a URL, then a load event). `untilLoaded` does so in the same
+// call, with batch: the action and `wait --url`, `wait --load load` for the page it leads to, in one process.
+const agentBrowser = (untilLoaded) => ({
+  async start() {
+    this.binary = path.join(here, 'node_modules/agent-browser/bin/agent-browser-linux-x64');
+    chmodSync(this.binary, 0o755);  // npm installed it with scripts off (.npmrc), so without its postinstall's chmod
+    const home = path.join(scratch, 'agent-browser-home');
+    mkdirSync(home, {recursive: true});
+    this.env = {...environment, HOME: home, AGENT_BROWSER_EXECUTABLE_PATH: browser, AGENT_BROWSER_NO_VERSION_CHECK: '1',
+                AGENT_BROWSER_SESSION: `bench-${process.pid}${untilLoaded ? '-waiting' : ''}`};
+  },
+  async cli(...args) {
+    const {stdout} = await run(this.binary, args, {env: this.env, cwd: scratch});
+    return measure(stdout.trim());
+  },
+  // The commands one action takes, then (untilLoaded) the waits for the page `to` in the same call.
+  act(commands, to) {
+    if (!untilLoaded) return commands.reduce(async (done, command) => sum(await done, await this.cli(...command)), null);
+    return this.cli('batch', ...commands.map((command) => command.join(' ')), `wait --url ${to}`, 'wait --load load');
+  },
+  async open(url) {
+    const opened = await this.cli('open', url);
+    if (!this.sized) {  // the same viewport as the others, once the browser is up
+      await this.cli('set', 'viewport', '1080', '720');
+      this.sized = true;
+    }
+    return opened;
+  },
+  look() { return this.cli('snapshot', '-i'); },
+  type(seen, text) {
+    const ref = refIn(seen, 'textbox', 'Search', /\[ref=(\w+)\]/);
+    return this.act([['fill', `@${ref}`, text], ['press', 'Enter']], '**/search*');
+  },
+  click(seen, name) {
+    return this.act([['click', `@${refIn(seen, 'link', name, /\[ref=(\w+)\]/)}`]], '**/product/*');
+  },
+  async stop() { await this.cli('close'); },
+});
+const everyTool = {
   vimgpt: vimgpt({}),
   vimgpt_look_false: vimgpt({look: false}),
   playwright_mcp: {
@@ -164,37 +204,15 @@ const tools = {
     click(seen, name) { return callMcp(this.client, 'click', {uid: refIn(seen, 'link', name, /uid=(\S+)/)}); },
     stop() { return this.client.close(); },
   },
-  agent_browser: {
-    async start() {
-      this.binary = path.join(here, 'node_modules/agent-browser/bin/agent-browser-linux-x64');
-      chmodSync(this.binary, 0o755);  // npm installed it with scripts off (.npmrc), so without its postinstall's chmod
-      const home = path.join(scratch, 'agent-browser-home');
-      mkdirSync(home, {recursive: true});
-      this.env = {...environment, HOME: home, AGENT_BROWSER_EXECUTABLE_PATH: browser,
-                  AGENT_BROWSER_NO_VERSION_CHECK: '1', AGENT_BROWSER_SESSION: `bench-${process.pid}`};
-    },
-    async cli(...args) {
-      const {stdout} = await run(this.binary, args, {env: this.env, cwd: scratch});
-      return measure(stdout.trim());
-    },
-    async open(url) {
-      const opened = await this.cli('open', url);
-      if (!this.sized) {  // the same viewport as the others, once the browser is up
-        await this.cli('set', 'viewport', '1080', '720');
-        this.sized = true;
-      }
-      return opened;
-    },
-    look() { return this.cli('snapshot', '-i'); },
-    async type(seen, text) {
-      const ref = refIn(seen, 'textbox', 'Search', /\[ref=(\w+)\]/);
-      return sum(await this.cli('fill', `@${ref}`, text), await this.cli('press', 'Enter'));
-    },
-    click(seen, name) { return this.cli('click', `@${refIn(seen, 'link', name, /\[ref=(\w+)\]/)}`); },
-    async stop() { await this.cli('close'); },
-  },
+  agent_browser: agentBrowser(false),
+  agent_browser_until_loaded: agentBrowser(true),
 };
+// PEERS_TOOLS=vimgpt,agent_browser runs only those (to look at one tool's calls alone); by default all of them.
+const chosen = (process.env.PEERS_TOOLS || '').split(',').filter(Boolean);
+for (const name of chosen) if (!everyTool[name]) throw new Error(`PEERS_TOOLS: no tool ${name}`);
+const tools = Object.fromEntries(Object.entries(everyTool).filter(([name]) => !chosen.length || chosen.includes(name)));
 function sum(a, b) {
+  if (!a) return b;
   const both = {...a};
   for (const key of Object.keys(b)) both[key] = key === 'text' ? `${a.text}\n${b.text}` : a[key] + b[key];
   return both;

@@ -1,6 +1,6 @@
 // vimgpt beside the tools an agent would pick instead, each driven through its own official interface: vimgpt mcp,
 // Playwright MCP and Chrome DevTools MCP by the MCP SDK's client over stdio, Vercel's agent-browser by its CLI (its
-// Linux binary, as an agent runs it). All four on the same Chromium (Debian's, through a wrapper that resolves no host
+// Linux binary, as an agent runs it). All on the same Chromium (Debian's, through a wrapper that resolves no host
 // but 127.0.0.1), headless, on one loopback site.
 //
 // The task, as an agent does it: open the shop, look, type a search and submit it, look, click a result, look (and
@@ -263,7 +263,7 @@ const savedRows = [];
 for (const page of saved) {
   const row = {page};
   for (const [name, tool] of Object.entries(tools)) {
-    if (name === 'vimgpt_look_false') continue;  // the same look as vimgpt's
+    if (name === 'vimgpt_look_false' || name === 'agent_browser_until_loaded') continue;  // the same look as another's
     await tool.open(`${base}/${page}`);
     const seen = await (tool.observe || tool.look).call(tool);
     row[name] = {text_tokens: seen.text_tokens, image_openai: seen.image_openai};

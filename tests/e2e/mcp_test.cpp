@@ -2,7 +2,6 @@
 // lifecycle, the tools, a refused domain, bad labels and bad messages, and browse with the fake model.
 #include <gtest/gtest.h>
 #include <httplib.h>
-#include <stb_image.h>
 
 #include <algorithm>
 #include <csignal>
@@ -10,6 +9,7 @@
 #include <regex>
 
 #include "common/file.h"
+#include "common/pixels.h"
 #include "support/assertions.h"
 #include "support/cli_runner.h"
 #include "support/dialect_fake.h"
@@ -71,28 +71,19 @@ std::string label_of(const json& result, const std::string& name) {
   return std::regex_search(text, match, std::regex(R"(\[([A-Z]+)\][^\n]*)" + name)) ? std::string(match[1]) : "??";
 }
 
-struct Decoded {
-  int width = 0;
-  int height = 0;
-  std::vector<std::uint8_t> rgb;
-  // Whether any pixel of rows [from, to) is dark (text, not a page's white background).
-  [[nodiscard]] bool dark_in_rows(int from, int to) const {
-    for (std::size_t i = static_cast<std::size_t>(std::max(from, 0)) * width * 3;
-         i < static_cast<std::size_t>(std::min(to, height)) * width * 3; ++i) {
-      if (rgb[i] < 100) return true;
-    }
-    return false;
+// A result's image as RGB pixels (none when it is not one).
+Pixels decode(const std::string& bytes) {
+  return decode_pixels(bytes).value_or(Pixels{});
+}
+
+// Whether any pixel of rows [from, to) is dark (text, not a page's white background).
+bool dark_in_rows(const Pixels& frame, int from, int to) {
+  const auto row = static_cast<std::size_t>(frame.width) * static_cast<std::size_t>(frame.channels);
+  for (std::size_t i = static_cast<std::size_t>(std::max(from, 0)) * row;
+       i < static_cast<std::size_t>(std::min(to, frame.height)) * row; ++i) {
+    if (frame.data[i] < 100) return true;
   }
-};
-Decoded decode(const std::string& bytes) {
-  Decoded d;
-  int channels = 0;
-  stbi_uc* pixels = stbi_load_from_memory(reinterpret_cast<const stbi_uc*>(bytes.data()),
-                                          static_cast<int>(bytes.size()), &d.width, &d.height, &channels, 3);
-  if (pixels == nullptr) return {};
-  d.rgb.assign(pixels, pixels + static_cast<std::size_t>(d.width) * d.height * 3);
-  stbi_image_free(pixels);
-  return d;
+  return false;
 }
 
 class McpStdio : public ::testing::Test {
@@ -188,7 +179,7 @@ TEST_F(McpStdio, PageDataComesBetweenTheSessionsFenceLines) {
     const std::string found = result_text(mcp.call("find", {{"query", "tickets"}}));
     const std::string tabs = result_text(mcp.call("tabs"));
     EXPECT_EQ(mcp.finish(), 0);
-    const std::string marker = test::fence_marker(looked);
+    std::string marker = test::fence_marker(looked);  // returned: moved, not copied
     EXPECT_FALSE(marker.empty()) << looked;
     for (const auto& text : {looked, found, tabs}) {
       const auto opened = text.find("<<<page-data " + marker + ">>>\n");
@@ -304,16 +295,16 @@ TEST_F(McpStdio, AShortPagesFrameEndsBelowItsContent) {
   // Its last line ("Free delivery on every widget.") is in the frame, close to its end: below the paragraph's
   // margin (16 CSS px) and the crop's (16) is white.
   const int bottom_margin = static_cast<int>(30 * scale);
-  EXPECT_TRUE(short_frame.dark_in_rows(short_frame.height - bottom_margin - static_cast<int>(24 * scale),
-                                       short_frame.height - bottom_margin));
-  EXPECT_FALSE(short_frame.dark_in_rows(short_frame.height - bottom_margin + 2, short_frame.height));
+  EXPECT_TRUE(dark_in_rows(short_frame, short_frame.height - bottom_margin - static_cast<int>(24 * scale),
+                           short_frame.height - bottom_margin));
+  EXPECT_FALSE(dark_in_rows(short_frame, short_frame.height - bottom_margin + 2, short_frame.height));
 
   for (const char* page : {"/fx/footer.html", "/fx/shadow-bar.html"}) {  // the bar in the page, in a shadow root
     auto footer = mcp.call("open", {{"url", site_->url(page)}});
     ASSERT_FALSE(footer.value("isError", true)) << result_text(footer);
     const auto whole = decode(result_image(footer));
     EXPECT_EQ(whole.height, full_height) << page;
-    EXPECT_TRUE(whole.dark_in_rows(full_height - 8, full_height)) << page;  // the bar
+    EXPECT_TRUE(dark_in_rows(whole, full_height - 8, full_height)) << page;  // the bar
   }
   EXPECT_EQ(mcp.finish(), 0);
 }

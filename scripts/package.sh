@@ -33,7 +33,7 @@ say "Building a Release vimgpt (without espeak-ng: the binary stays MIT) and the
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-scripts/npm_embedded.sh  # autoconsent, which the binary embeds
+scripts/npm_embedded.sh  # autoconsent and the o200k_base ranks, which the binary embeds
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DVIMGPT_WITH_ESPEAK=OFF -DVIMGPT_WERROR=OFF \
   -DVIMGPT_BUILD_BENCH=OFF -DVIMGPT_BUILD_TESTS=ON "${launcher[@]}" \
   "-DCMAKE_CXX_FLAGS=-fstack-protector-strong -Wformat -Werror=format-security -Wdate-time -D_FORTIFY_SOURCE=2" \

@@ -22,6 +22,8 @@ run_packages=(
   libtomlplusplus-dev
   # which hosts are one site, by the Public Suffix List (--confirm-risky); publicsuffix is the list it reads
   libpsl-dev publicsuffix
+  # the tokenizer's pattern, with Unicode properties (a budget counts a request's text as the model does)
+  libpcre2-dev
   # the browser: the headless shell for headless runs, the full one for --headed and --extension
   chromium chromium-headless-shell
   # PDFs shown as pages (pdfinfo, pdftohtml: run as programs, never linked)

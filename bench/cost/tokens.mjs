@@ -7,7 +7,9 @@
 //   node tokens.mjs VIMGPT AGENT_BENCH CHROME OUT.json
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import http from 'node:http';
 import { createInterface } from 'node:readline';
 import { getEncoding } from 'js-tiktoken';
@@ -61,6 +63,7 @@ function parts(body, anthropic) {
   };
   if (body.tools) text(JSON.stringify(body.tools));
   if (body.response_format) text(JSON.stringify(body.response_format));
+  if (body.output_config) text(JSON.stringify(body.output_config));  // Anthropic's structured output, as OpenAI's
   if (typeof body.system === 'string') text(body.system);
   if (Array.isArray(body.system)) body.system.forEach((b) => text(b.text));
   for (const message of body.messages) {
@@ -134,11 +137,19 @@ function replyText(reply) {
 
 async function run(w, name, flags) {
   const proxy = await recorder(w.model_instant);
-  const anthropic = flags.includes('claude-sonnet-4-5');
+  const anthropic = flags.some((flag) => flag.startsWith('claude-'));
+  // A budget far above the task's cost, so that each step's bound is computed (and recorded) but never binds (its
+  // prices are the budget's alone: a retired model has none in the catalogue; this bench prices each run itself).
+  const record = mkdtempSync(path.join(tmpdir(), 'vimgpt-cost-'));
   const args = [OBJECTIVE, '--base-url', proxy.url, '--api-key', 'sk-bench', '--start-url', w.start_url, '--max-steps', '12',
-    '--json', '-q', '--chrome', chrome, '--prompt-cache', 'on', ...flags];
+    '--json', '-q', '--chrome', chrome, '--prompt-cache', 'on', '--max-cost', '1000', '--price-in', '1', '--price-out', '1',
+    '--record', record, ...flags];
   const code = await new Promise((resolve) => spawn(vimgpt, args, { stdio: ['ignore', 'ignore', 'inherit'] }).on('exit', resolve));
   proxy.server.close();
+  // What the budget's bound said each request could take, before it was sent (steps.jsonl's "bound").
+  const bounds = readFileSync(path.join(record, 'steps.jsonl'), 'utf8').split('\n').filter(Boolean)
+    .map((line) => JSON.parse(line).bound);
+  rmSync(record, { recursive: true, force: true });
   const steps = [];
   let previous = null;
   for (const request of proxy.seen) {
@@ -147,8 +158,13 @@ async function run(w, name, flags) {
     const imageTokens = list.filter((p) => p.kind === 'image').reduce((n, p) => n + p.tokens.length, 0);
     const prefix = previous ? commonPrefix(previous, all) : 0;
     const completion = tokens(replyText(request.reply)).length;
+    const bound = bounds[steps.length];
     steps.push({
       input: all.length, text: all.length - imageTokens, image: imageTokens, completion, prefix,
+      // The bound against what is billed: its prompt tokens against the request's, and the whole (its reply cap
+      // against the reply's tokens).
+      bound_prompt_vs_billed: bound ? bound.prompt_tokens / all.length : null,
+      bound_vs_billed: bound ? (bound.prompt_tokens + bound.completion_tokens) / (all.length + completion) : null,
       cached: cachedTokens(prefix, anthropic),
       sizes: list.filter((p) => p.kind === 'image').map((p) => `${p.width}x${p.height}`),
     });
@@ -163,7 +179,7 @@ async function run(w, name, flags) {
   const later = steps.slice(1);
   const summary = {
     name, flags: flags.join(' '), exit: code, steps: steps.length,
-    provider: anthropic ? 'anthropic (claude-sonnet-4-5 prices)' : 'openai (gpt-4o prices)',
+    provider: anthropic ? 'anthropic ($3/M in, $15/M out)' : 'openai (gpt-4o prices)',
     image_sizes: [...new Set(steps.flatMap((s) => s.sizes))],
     median_input: median(steps.map((s) => s.input)),
     median_text: median(steps.map((s) => s.text)),
@@ -174,6 +190,10 @@ async function run(w, name, flags) {
     original_input: originalText + originalImage,
     original_text: originalText,
     original_image: originalImage,
+    // The budget's bound of each request against what it was billed (1.00: exact; under 1: not a bound).
+    bound_prompt_vs_billed_worst: Math.max(...steps.map((s) => s.bound_prompt_vs_billed ?? 0)),
+    bound_prompt_vs_billed_least: Math.min(...steps.map((s) => s.bound_prompt_vs_billed ?? Infinity)),
+    bound_vs_billed_worst: Math.max(...steps.map((s) => s.bound_vs_billed ?? 0)),
     cost_per_step_usd: median(steps.map(cost)),
     original_cost_per_step_usd: median(steps.map(originalCost)),
   };
@@ -192,7 +212,7 @@ const settings = [
   ['--observe text', ['--model', 'gpt-4o', '--observe', 'text']],
   ['--frames 2', ['--model', 'gpt-4o', '--frames', '2']],
   ['--history 2', ['--model', 'gpt-4o', '--history', '2']],
-  ['anthropic default', ['--model', 'claude-sonnet-4-5']],
+  ['anthropic default', ['--model', 'claude-sonnet-5-5']],
 ];
 
 const w = await world();
@@ -204,7 +224,9 @@ for (const [name, flags] of settings) {
   console.log(`${name.padEnd(28)} exit ${summary.exit}, ${summary.steps} steps, ${summary.image_sizes.join(' ') || 'no image'}: ` +
     `input ${summary.median_input} (text ${summary.median_text}, image ${summary.median_image}) = ${pct(summary.input_vs_original)} ` +
     `of the original's ${summary.original_input}; uncached ${summary.median_uncached_input_from_step_2} = ${pct(summary.uncached_vs_original)}; ` +
-    `prefix ${pct(summary.median_prefix_share_from_step_2)}; $${summary.cost_per_step_usd.toFixed(5)}/step = ${pct(summary.cost_vs_original)}`);
+    `prefix ${pct(summary.median_prefix_share_from_step_2)}; $${summary.cost_per_step_usd.toFixed(5)}/step = ${pct(summary.cost_vs_original)}; ` +
+    `bound / billed: prompt ${summary.bound_prompt_vs_billed_least.toFixed(2)}-${summary.bound_prompt_vs_billed_worst.toFixed(2)}, ` +
+    `with the reply cap ${summary.bound_vs_billed_worst.toFixed(2)} at worst`);
 }
 w.child.stdin.end();
 writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), tokenizer: 'o200k_base (js-tiktoken 1.0.21)', results }, null, 2));

@@ -81,10 +81,14 @@ struct Action {
   Json answer;                // Done
   browser::ScrollDirection direction = browser::ScrollDirection::Down;
   double seconds = 0;  // Wait
-  double x = 0;        // ClickAt, Drag from a point, Zoom's top left: in pixels of the frame the model saw
+  double x = 0;  // ClickAt, Drag from a point, Scroll at a point, Zoom's top left: in pixels of the frame the model saw
   double y = 0;
-  std::string in;        // Scroll, SelectText: the label of the element to scroll or to look in; empty: the page
-  std::string to_label;  // Drag to an element; empty: to (to_x, to_y), pixels of the frame (Zoom's bottom right)
+  // ClickAt, DoubleClick, TripleClick, RightClick, Drag's start: where the pointer rests now, the last point a mouse
+  // action went to ("pointer" in JSON: an open family's click or drag that names no point, as its own harness does).
+  bool at_pointer = false;
+  bool in_point = false;  // Scroll: the wheel turned at (x, y), scrolling what is under it ("in": [x, y] in JSON)
+  std::string in;         // Scroll, SelectText: the label of the element to scroll or to look in; empty: the page
+  std::string to_label;   // Drag to an element; empty: to (to_x, to_y), pixels of the frame (Zoom's bottom right)
   double to_x = 0;
   double to_y = 0;
   std::vector<Action> actions;  // Actions
@@ -298,8 +302,11 @@ struct StepRecord {
   bool ok = true;
   std::string result;  // what happened, or why not
   StepTimings timings;
-  vision::Usage usage;              // this step's model calls
-  vision::Usage usage_so_far;       // the run's, this step included
+  vision::Usage usage;         // this step's model calls
+  vision::Usage usage_so_far;  // the run's, this step included
+  // --max-cost / --max-tokens-total: the most this step's request could take, as the budgets checked it (its prompt
+  // tokens and its reply cap; the cost at the uncached price)
+  std::optional<vision::Usage> bound;
   std::vector<std::string> frames;  // file names inside the record folder
   Json hints;                       // the hint map as JSON (recorded)
   Json request;                     // request metadata (never the key)
@@ -512,6 +519,9 @@ class Actor {
   ActResult drag(const Action& action, const hints::Capture& capture);
   ActResult act_all(const Action& list, const hints::Capture& capture);
   [[nodiscard]] Result<browser::Point> frame_point(double x, double y, const hints::Capture& capture) const;
+  // A point action's point in viewport CSS px: the frame's (x, y), or where the pointer rests.
+  [[nodiscard]] Result<browser::Point> action_point(const Action& action, const hints::Capture& capture) const;
+  ActResult scroll(const Action& action, const hints::Capture& capture);
   void report_downloads(ActResult& acted);
   std::string open_pdf(const browser::Download& download);
   Result<std::string> show_pdf(ShownPdf pdf, int page);
@@ -524,6 +534,9 @@ class Actor {
   const AgentOptions& options_;
   bool dialog_answer_held_ = false;  // a {"dialog"} answer stands for the next action
   std::optional<ShownPdf> pdf_;
+  // Where the last mouse action left the pointer (viewport CSS px), as a person's mouse stays where it was put;
+  // nothing before the first.
+  std::optional<browser::Point> pointer_;
 };
 
 // ---- Recordings -------------------------------------------------------------------------------------------

@@ -279,7 +279,7 @@ struct Agent::Impl {
 
   // --max-cost and --max-tokens-total: why the next request may not be sent, or nothing when it may (with the reply
   // cap they leave it set on the observation).
-  std::optional<std::string> over_budget(Observation& observation) const {
+  std::optional<std::string> over_budget(Observation& observation, StepRecord& record) const {
     if (options.max_cost_usd <= 0 && options.max_tokens_total <= 0) return std::nullopt;
     const vision::Usage spent = planner->usage();
     vision::BudgetLeft left;
@@ -287,6 +287,7 @@ struct Agent::Impl {
     if (options.max_tokens_total > 0) left.tokens = options.max_tokens_total - spent.total_tokens();
     const auto fitted = planner->fit(observation, left);
     if (!fitted) return std::nullopt;
+    record.bound = fitted->bound;
     if (fitted->max_tokens >= 0) {
       observation.max_tokens = fitted->max_tokens;
       return std::nullopt;
@@ -424,7 +425,7 @@ struct Agent::Impl {
     note_page(record, *capture, step_start);
     tell_if_unchanged(record, *capture);
     Observation observation = observe(record, *capture);
-    if (auto passed = over_budget(observation)) {
+    if (auto passed = over_budget(observation, record)) {
       return end(Outcome::BudgetExhausted, "stopped before passing " + *passed, number - 1);
     }
     auto planned = plan(record, observation);

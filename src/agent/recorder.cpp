@@ -96,6 +96,7 @@ void Recorder::add_step(const StepRecord& step, const hints::Capture& capture) {
                  {"total", step.timings.total.count()}}},
                {"usage", vision::to_json(step.usage)},
                {"usage_so_far", vision::to_json(step.usage_so_far)}};
+  if (step.bound) line["bound"] = vision::to_json(*step.bound);
   if (!step.recovered.empty()) line["recovered"] = step.recovered;
   if (!step.consent.empty()) line["consent"] = step.consent;
   if (step.last_action_changed_nothing) line["last_action_changed_nothing"] = true;

@@ -223,6 +223,7 @@ ModelSpec spec_of(const Json& entry, const Json& sources, const Json& catalogue)
                                                                     {"output_config", StructuredMethod::OutputConfig}}},
       "structured");
   spec.images = entry.contains("images") ? image_rule_of(entry["images"]) : default_image_rule(spec.provider);
+  spec.tokenizer = entry.value("tokenizer", "");
   if (const auto& price = entry.value("price", Json()); price.is_object()) {
     spec.price = Price{price.at("input").get<double>(), price.at("output").get<double>(),
                        price.at("cached").get<double>(), price.at("cache_write").get<double>()};

@@ -212,6 +212,9 @@ struct ModelSpec {
   Thinking thinking = Thinking::Off;
   StructuredMethod structured = StructuredMethod::None;
   ImageTokenRule images;
+  // The tokenizer its text is counted with ("o200k_base"): the one a budget's bound counts a request's text by; empty
+  // when vimgpt carries none of the model's (the bound then takes a token per 3 bytes).
+  std::string tokenizer;
   std::optional<Price> price;
   std::vector<std::string> sources;  // where each fact was read
   std::string note;
@@ -524,9 +527,10 @@ class Client {
 
   // Summed over every call this client made (repair and formalize calls included).
   [[nodiscard]] Usage usage() const;
-  // The most this step's request could cost, before it is sent: prompt tokens estimated from the text
-  // (a token per 3 bytes, more than any real tokenizer gives for English and JSON) and the images' published
-  // rule, all at the uncached price, plus max_tokens of completion. For --max-cost and --max-tokens-total.
+  // The most this step's request could cost, before it is sent: its text (the request's body, images left out)
+  // counted with the model's own tokenizer (the catalogue's; a token per 3 bytes for a model whose tokenizer vimgpt
+  // does not carry, more than any real tokenizer gives for English and JSON) and its images by the provider's
+  // published rule, all at the uncached price, plus max_tokens of completion. For --max-cost and --max-tokens-total.
   [[nodiscard]] Result<Usage> estimate(const StepRequest& step) const;
   // This step's request fitted to what is left of the budgets: sent whole when its estimate fits; else with the
   // largest reply cap that does, down to the reply's own room (--max-tokens: only the reasoning allowance gives way);

@@ -94,8 +94,8 @@ std::pair<double, double> spent_and_next(const std::string& err, const std::stri
 TEST_F(CostE2E, MaxCostStopsBeforeTheRequestThatCouldPassIt) {
   scroll_back_and_forth(model_);
   // gpt-6.1-terra at $1/M in and $5/M out (the catalogue's): the fake reports 1,000 + 12 tokens a request
-  // (~$0.0011), and each request is estimated at its text, its action schema and frame plus 300 tokens of reply
-  // (~$0.0072 since the dialog action: the budget leaves room for a few requests).
+  // (~$0.0011), and each request is bounded by its text and action schema (o200k_base), its frame and 300 tokens of
+  // reply (~$0.0059: the budget leaves room for a few requests).
   const double budget = 0.011;
   const auto run = run_vimgpt(args({"--max-cost", "0.011"}));
   EXPECT_EQ(run.exit_code, 2) << run.err;
@@ -111,6 +111,30 @@ TEST_F(CostE2E, MaxCostStopsBeforeTheRequestThatCouldPassIt) {
   EXPECT_EQ(json["outcome"], "budget exhausted");
   EXPECT_NEAR(json["usage"]["cost_usd"].get<double>(), spent, 1e-4);
   EXPECT_EQ(read_steps(record_).size(), model_.request_count());  // every step paid for is kept
+}
+
+// A budget lets through the request it can pay for. At $10/M in and $30/M out, a request here is about 4,300 tokens
+// as OpenAI counts it (the prompt, the action schema it bills as input, the frame), plus 300 tokens of reply room:
+// about $0.052. A token per 3 bytes made it 5,900 ($0.068), so $0.06 refused the first request; counted with the
+// model's own tokenizer (gpt-6.1-terra's o200k_base) it goes, and after it (the fake bills $0.0104) what is left pays
+// for none.
+TEST_F(CostE2E, APricedBudgetLetsThroughTheRequestItCanPayFor) {
+  scroll_back_and_forth(model_);
+  const auto run = run_vimgpt(args({"--price-in", "10", "--price-out", "30", "--max-cost", "0.06"}));
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  ASSERT_NE(run.err.find("stopped before passing the cost budget of $0.0600"), std::string::npos) << run.err;
+  ASSERT_EQ(model_.request_count(), 1U) << run.err;
+  const auto [spent, next] = spent_and_next(run.err, "$");
+  EXPECT_NEAR(spent, static_cast<double>(model_.request_count()) * (1000 * 10.0 + 12 * 30.0) / 1e6, 1e-4);
+  EXPECT_GT(spent + next, 0.06);  // the request not sent could have passed it
+  // What the unsent request's bound gives its text and frame: more than its words at 4 bytes a token, and less than a
+  // token per 3 bytes gave its text alone (its body, images out).
+  const double prompt_bound = (next - 300 * 30.0 / 1e6) / (10.0 / 1e6);
+  const auto last = model_.requests().back();
+  std::size_t text_bytes = last.raw_body.size();
+  for (const auto& image : last.images) text_bytes -= image.base64_bytes;
+  EXPECT_GT(prompt_bound, static_cast<double>(last.text.size()) / 4) << run.err;
+  EXPECT_LT(prompt_bound, static_cast<double>(text_bytes) / 3) << run.err;
 }
 
 // A reasoning model's request is bounded by its whole reply cap: --max-tokens and the reasoning allowance (gpt-6.2-sol

@@ -152,6 +152,10 @@ test('a date or time is typed as the field shows it, segment by segment (this pr
   // As the field shows it: the same date.
   const shown = order.map((p) => byPart[p]).join('/');
   assert.equal(datePlan('date', shown).value, '2011-12-15');
+  // The digits alone, in the order the field shows: as a person types them.
+  assert.equal(datePlan('date', shown.replaceAll('/', '')).value, '2011-12-15');
+  assert.equal(datePlan('time', '0145PM').value, '13:45');
+  assert.equal(datePlan('time', '1345').value, '13:45');
   assert.equal(datePlan('time', '1:45 PM').value, '13:45');
   assert.equal(datePlan('time', '13:45').value, '13:45');
   assert.equal(datePlan('time', '12:05 am').value, '00:05');
@@ -163,5 +167,6 @@ test('a date or time is typed as the field shows it, segment by segment (this pr
   // Not a date of the field's kind: typed as written.
   assert.equal(datePlan('date', 'next friday'), null);
   assert.equal(datePlan('date', '2011-13-01'), null);
+  assert.equal(datePlan('date', '1215201'), null);  // seven digits are no date
   assert.equal(datePlan('time', '25:00'), null);
 });

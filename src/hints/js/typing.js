@@ -81,7 +81,8 @@ function dateParts(type, text, order) {
   const t = text.trim();
   let m;
   const time = (s) => {
-    const tm = /^(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([AaPp])?\.?[Mm]?\.?$/.exec(s.trim());
+    // 13:45, 1:45 PM, or the digits alone as a person types them into the field (1345, 0145PM).
+    const tm = /^(\d{1,2}):?(\d{2})(?::(\d{2}))?\s*([AaPp])?\.?[Mm]?\.?$/.exec(s.trim());
     if (!tm) return null;
     let hour = +tm[1];
     if (tm[4]) hour = (hour % 12) + (/[Pp]/.test(tm[4]) ? 12 : 0);
@@ -90,11 +91,17 @@ function dateParts(type, text, order) {
   const date = (s) => {
     const iso = /^(\d{4})-(\d{1,2})-(\d{1,2})$/.exec(s);
     if (iso) return {year: +iso[1], month: +iso[2], day: +iso[3]};
-    const digits = s.split(/[^0-9]+/).filter(Boolean);
+    const shown = order.filter((p) => p !== 'hour' && p !== 'minute' && p !== 'dayPeriod');
+    let digits = s.split(/[^0-9]+/).filter(Boolean);
+    // The digits alone, as a person types them segment by segment in the order the field shows (12152011 where it
+    // shows mm/dd/yyyy): two for the month and the day, four for the year.
+    if (/^\d{8}$/.test(s)) {
+      let at = 0;
+      digits = shown.map((p) => s.slice(at, at += p === 'year' ? 4 : 2));
+    }
     if (digits.length !== 3) return null;
     const named = {};
-    order.filter((p) => p !== 'hour' && p !== 'minute' && p !== 'dayPeriod')
-        .forEach((p, i) => { named[p] = +digits[i]; });
+    shown.forEach((p, i) => { named[p] = +digits[i]; });
     return named.year >= 1000 ? named : null;
   };
   if (type === 'date') return date(t);

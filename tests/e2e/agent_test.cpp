@@ -50,6 +50,18 @@ std::unique_ptr<test::SiteServer> start_shop() {
       res.set_content("<!doctype html><title>Tall</title><a href='/one'>Start</a><div style='height:150vh'></div>",
                       "text/html");
     });
+    // A date picker that shows one month: Prev pages back. Only the month's name changes (its 28 day buttons and
+    // their labels stay), as in a picker whose days are the same buttons relabelled.
+    s.Get("/calendar", [](const httplib::Request&, httplib::Response& res) {
+      res.set_content(
+          "<!doctype html><title>Pick a date</title><style>#prev{position:fixed;left:0;top:0;width:120px;"
+          "height:48px}</style><button id=prev>Prev</button><h2 style='margin-top:60px' id=month>March 2026</h2>"
+          "<div id=days></div><script>const names=['January','February','March','April','May','June','July',"
+          "'August','September','October','November','December'];let m=2,y=2026;"
+          "for(let d=1;d<=28;d++){const b=document.createElement('button');b.textContent=d;days.append(b)}"
+          "prev.onclick=()=>{if(--m<0){m=11;y--}month.textContent=names[m]+' '+y};</script>",
+          "text/html");
+    });
     s.Post("/reserve", [](const httplib::Request& req, httplib::Response& res) {
       res.set_content("<!doctype html><title>Reserved</title><p>Reserved for " + req.get_param_value("name") +
                           ". Confirmation number 4242.</p>",
@@ -269,6 +281,38 @@ TEST_F(AgentE2E, GoingRoundALoopBetweenTwoPagesIsStuckAfterANudge) {
   EXPECT_TRUE(test::has(steps[6]["result"], "taken 4 times")) << steps[6];
   EXPECT_TRUE(test::has(steps[6]["url"], "/one")) << steps[6];
   EXPECT_EQ(site_->count("GET", "/one"), 4);  // the fourth click was never made
+}
+
+// Paging a month picker back: the same click on the same labels, each showing another month. A click that changes
+// what a person sees is progress, never a loop (the labels and the address alone are the same each time).
+void expect_paging_back_is_progress(FakeModelServer& model, const CliRun& run,
+                                    const std::vector<nlohmann::json>& steps) {
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out, "November 2025\n");
+  ASSERT_EQ(steps.size(), 5U);
+  for (const auto& step : steps) EXPECT_FALSE(test::has(step["result"], "Warning")) << step;
+  for (const auto& request : model.requests()) EXPECT_EQ(request.text.find("Warning"), std::string::npos);
+}
+
+TEST_F(AgentE2E, PagingACalendarByItsLabelIsProgressNotALoop) {
+  int step = 0;
+  model_.set_responder([&](const test::ReceivedRequest& request) {
+    if (++step <= 4)
+      return ScriptedReply::text(R"({"click": ")" + test::label_in_prompt(request.text, "Prev") + R"("})");
+    return ScriptedReply::text(R"({"done": "November 2025"})");
+  });
+  const CliRun run = run_vimgpt(args("go back four months", {"--max-steps", "10"}, "/calendar"));
+  expect_paging_back_is_progress(model_, run, read_steps(record_));
+}
+
+TEST_F(AgentE2E, PagingACalendarAtAPointIsProgressNotALoop) {
+  int step = 0;
+  model_.set_responder([&](const test::ReceivedRequest&) {
+    // Prev's middle, in pixels of the frame (the viewport scaled down to its width).
+    return ScriptedReply::text(++step <= 4 ? R"({"click_at": [30, 12]})" : R"({"done": "November 2025"})");
+  });
+  const CliRun run = run_vimgpt(args("go back four months", {"--max-steps", "10"}, "/calendar"));
+  expect_paging_back_is_progress(model_, run, read_steps(record_));
 }
 
 TEST_F(AgentE2E, ActionsThatNoLongerChangeThePageAreStuckAfterANudge) {

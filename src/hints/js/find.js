@@ -311,14 +311,16 @@ function contentBottom() {
   return Math.min(innerHeight, Math.ceil(bottom));
 }
 
-// A fingerprint of what the model can see change without the labels changing: where the page and each labelled
-// element are scrolled, what each field holds (hashed with the rest: no value leaves the page), what is checked,
-// expanded or open. Two steps with the same labels and the same state saw the same page.
+// A fingerprint of what the model can see change without the labels changing: the page's rendered text (a date
+// picker's month, a counter: a click that changes only words is progress), where the page and each labelled element
+// are scrolled, what each field holds (hashed with the rest: no value leaves the page), what is checked, expanded or
+// open. Two steps with the same labels and the same state saw the same page.
 function pageState(els) {
   let h = 2166136261;
   const mix = (s) => {
     for (let i = 0; i < s.length; i++) { h ^= s.charCodeAt(i); h = Math.imul(h, 16777619); }
   };
+  mix(document.body ? document.body.innerText : '');
   mix(scrollX + ',' + scrollY);
   els.forEach((el, i) => {
     let s = '';

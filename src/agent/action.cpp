@@ -65,6 +65,11 @@ Result<std::pair<double, double>> point_field(const Json& value, const char* key
   return std::pair{value[0].get<double>(), value[1].get<double>()};
 }
 
+// "pointer": where the pointer rests (an open family's click or drag that names no point).
+bool is_pointer(const Json& value) {
+  return value.is_string() && ascii_lower(value.get<std::string>()) == "pointer";
+}
+
 // "in": the label of the element to scroll or look in.
 Result<std::string> optional_label(const Json& reply, const char* key) {
   if (!has(reply, key)) return std::string();
@@ -248,10 +253,14 @@ Result<Action> parse_action(const Json& reply, std::size_t max_actions) {
   }
   if (has(reply, "click_at")) {
     const auto& point = reply.at("click_at");
+    action.kind = ActionKind::ClickAt;
+    if (is_pointer(point)) {
+      action.at_pointer = true;
+      return action;
+    }
     if (!point.is_array() || point.size() != 2 || !point[0].is_number() || !point[1].is_number()) {
       return fail(ErrorKind::InvalidArgument, "\"click_at\" must be [x, y] in pixels of the screenshot");
     }
-    action.kind = ActionKind::ClickAt;
     action.x = point[0].get<double>();
     action.y = point[1].get<double>();
     return action;
@@ -264,6 +273,13 @@ Result<Action> parse_action(const Json& reply, std::size_t max_actions) {
       return fail(ErrorKind::InvalidArgument, "\"scroll\" must be \"down\" or \"up\"");
     }
     action.direction = direction == "up" ? browser::ScrollDirection::Up : browser::ScrollDirection::Down;
+    // "in": a label, or [x, y]: the wheel turned there scrolls what is under it.
+    if (has(reply, "in") && reply.at("in").is_array()) {
+      VIMGPT_TRY(auto point, point_field(reply.at("in"), "in"));
+      std::tie(action.x, action.y) = point;
+      action.in_point = true;
+      return action;
+    }
     VIMGPT_TRY(action.in, optional_label(reply, "in"));
     return action;
   }
@@ -292,7 +308,12 @@ Result<Action> parse_action(const Json& reply, std::size_t max_actions) {
         std::pair{"triple_click", ActionKind::TripleClick}, std::pair{"right_click", ActionKind::RightClick}}) {
     if (!has(reply, key)) continue;
     action.kind = kind;
-    // A label, or [x, y] in pixels of the frame (an open family's point, converted by the vision module).
+    // A label, or [x, y] in pixels of the frame (an open family's point, converted by the vision module), or where
+    // the pointer rests (not for hover: it would not move).
+    if (kind != ActionKind::Hover && is_pointer(reply.at(key))) {
+      action.at_pointer = true;
+      return action;
+    }
     if (reply.at(key).is_array()) {
       VIMGPT_TRY(auto point, point_field(reply.at(key), key));
       std::tie(action.x, action.y) = point;
@@ -303,7 +324,9 @@ Result<Action> parse_action(const Json& reply, std::size_t max_actions) {
   }
   if (has(reply, "drag")) {
     action.kind = ActionKind::Drag;
-    if (reply.at("drag").is_array()) {
+    if (is_pointer(reply.at("drag"))) {
+      action.at_pointer = true;
+    } else if (reply.at("drag").is_array()) {
       VIMGPT_TRY(auto from, point_field(reply.at("drag"), "drag"));
       std::tie(action.x, action.y) = from;
     } else {
@@ -375,6 +398,15 @@ std::optional<SecretPlaceholder> next_secret_placeholder(const std::string& text
   return SecretPlaceholder{at, end, text.substr(at + kOpen.size(), end - at - kOpen.size())};
 }
 
+namespace {
+
+// An action's own point: [x, y] of the frame, or where the pointer rests.
+Json point_json(const Action& action) {
+  return action.at_pointer ? Json("pointer") : Json{action.x, action.y};
+}
+
+}  // namespace
+
 Json to_json(const Action& action) {
   switch (action.kind) {
     case ActionKind::Done: return {{"done", action.answer}};
@@ -394,9 +426,10 @@ Json to_json(const Action& action) {
     case ActionKind::CloseTab: return {{"close_tab", true}};
     case ActionKind::Ask: return {{"ask", action.text}};
     case ActionKind::Handoff: return {{"handoff", action.text}};
-    case ActionKind::ClickAt: return {{"click_at", {action.x, action.y}}};
+    case ActionKind::ClickAt: return {{"click_at", point_json(action)}};
     case ActionKind::Scroll: {
       Json json = {{"scroll", action.direction == browser::ScrollDirection::Up ? "up" : "down"}};
+      if (action.in_point) json["in"] = {action.x, action.y};
       if (!action.in.empty()) json["in"] = action.in;
       return json;
     }
@@ -413,10 +446,9 @@ Json to_json(const Action& action) {
     case ActionKind::DoubleClick:
     case ActionKind::TripleClick:
     case ActionKind::RightClick:
-      return {
-          {std::string(to_string(action.kind)), action.label.empty() ? Json{action.x, action.y} : Json(action.label)}};
+      return {{std::string(to_string(action.kind)), action.label.empty() ? point_json(action) : Json(action.label)}};
     case ActionKind::Drag:
-      return {{"drag", action.label.empty() ? Json{action.x, action.y} : Json(action.label)},
+      return {{"drag", action.label.empty() ? point_json(action) : Json(action.label)},
               {"to", action.to_label.empty() ? Json{action.to_x, action.to_y} : Json(action.to_label)}};
     case ActionKind::SelectText: {
       Json json = {{"select_text", action.text}};
@@ -469,6 +501,19 @@ std::string answer_text(const Json& answer) {
   return answer.is_null() ? "" : answer.dump();
 }
 
+namespace {
+
+std::string point_text(double x, double y) {
+  return "(" + std::to_string(static_cast<int>(x)) + ", " + std::to_string(static_cast<int>(y)) + ")";
+}
+
+// "(x, y)", or where the pointer rests.
+std::string own_point(const Action& action) {
+  return action.at_pointer ? "where the pointer rests" : point_text(action.x, action.y);
+}
+
+}  // namespace
+
 std::string describe(const Action& action) {
   switch (action.kind) {
     case ActionKind::Done: return "done";
@@ -484,11 +529,12 @@ std::string describe(const Action& action) {
     case ActionKind::Ask: return "ask \"" + action.text + "\"";
     case ActionKind::Handoff: return "hand the page to the person: \"" + action.text + "\"";
     case ActionKind::ClickAt:
-      return "click at (" + std::to_string(static_cast<int>(action.x)) + ", " +
-             std::to_string(static_cast<int>(action.y)) + ")";
+      return action.at_pointer ? "click where the pointer rests" : "click at " + own_point(action);
     case ActionKind::Scroll:
       return std::string(action.direction == browser::ScrollDirection::Up ? "scroll up" : "scroll down") +
-             (action.in.empty() ? "" : " in " + action.in);
+             (action.in_point     ? " at " + own_point(action)
+              : action.in.empty() ? ""
+                                  : " in " + action.in);
     case ActionKind::Back: return "go back";
     case ActionKind::Key: return "press " + action.text;
     case ActionKind::Wait: return "wait " + std::to_string(action.seconds).substr(0, 4) + " s";
@@ -502,22 +548,16 @@ std::string describe(const Action& action) {
     case ActionKind::DoubleClick:
     case ActionKind::TripleClick:
     case ActionKind::RightClick: {
-      const std::string target = action.label.empty() ? "(" + std::to_string(static_cast<int>(action.x)) + ", " +
-                                                            std::to_string(static_cast<int>(action.y)) + ")"
-                                                      : action.label;
+      const std::string target = action.label.empty() ? own_point(action) : action.label;
       return std::string(action.kind == ActionKind::Hover         ? "hover over "
                          : action.kind == ActionKind::DoubleClick ? "double-click "
                          : action.kind == ActionKind::TripleClick ? "triple-click "
                                                                   : "right-click ") +
              target;
     }
-    case ActionKind::Drag: {
-      const auto point = [](double x, double y) {
-        return "(" + std::to_string(static_cast<int>(x)) + ", " + std::to_string(static_cast<int>(y)) + ")";
-      };
-      return "drag " + (action.label.empty() ? point(action.x, action.y) : action.label) + " to " +
-             (action.to_label.empty() ? point(action.to_x, action.to_y) : action.to_label);
-    }
+    case ActionKind::Drag:
+      return "drag " + (action.label.empty() ? own_point(action) : action.label) + " to " +
+             (action.to_label.empty() ? point_text(action.to_x, action.to_y) : action.to_label);
     case ActionKind::SelectText:
       return "select \"" + action.text + "\"" + (action.in.empty() ? "" : " in " + action.in);
     case ActionKind::Actions: return std::to_string(action.actions.size()) + " actions";

@@ -52,6 +52,11 @@ std::string dialog_note(const browser::Dialog& dialog) {
                         : ": to accept it, reply {\"dialog\": \"accept\"}, then do this again");
 }
 
+// "at (x, y)", whole pixels.
+std::string at_point(double x, double y) {
+  return "at (" + std::to_string(static_cast<int>(x)) + ", " + std::to_string(static_cast<int>(y)) + ")";
+}
+
 // How long a click that should open a file chooser may take to open one.
 constexpr milliseconds kFileChooserCap{3000};
 
@@ -67,6 +72,7 @@ ActResult Actor::click(const hints::HintMap& map, const std::string& label, hint
   auto outcome = hints::click_label(tab_, map, label);
   if (!outcome) return failed(outcome.error());
   if (effect != nullptr) *effect = outcome->effect;
+  pointer_ = outcome->point;
   std::string message = "clicked " + outcome->hint.role + " \"" + outcome->hint.text + "\"";
   if (outcome->effect == hints::Effect::OptionsListed) {
     message += "; its options are:";
@@ -130,32 +136,17 @@ ActResult Actor::act(const Action& action, const hints::Capture& capture) {
     case ActionKind::Handoff: return {false, "nobody was there to hand the page to", std::nullopt};
     case ActionKind::ClickAt: {
       // The model points in pixels of the frame it saw; the page wants viewport CSS pixels.
-      auto at = frame_point(action.x, action.y, capture);
+      auto at = action_point(action, capture);
       if (!at) return failed(at.error());
       const browser::Point point = *at;
       if (auto clicked = tab_.click(point); !clicked) return failed(clicked.error());
-      return {true, "clicked at (" + std::to_string(int(point.x)) + ", " + std::to_string(int(point.y)) + ")",
+      pointer_ = point;
+      return {true,
+              std::string("clicked ") + (action.at_pointer ? "where the pointer rested, " : "") +
+                  at_point(point.x, point.y),
               hints::Rect{point.x - 8, point.y - 8, 16, 16}};
     }
-    case ActionKind::Scroll: {
-      if (!action.in.empty()) {
-        auto scrolled = hints::scroll_label(tab_, capture.map, action.in, action.direction);
-        if (!scrolled) return failed(scrolled.error());
-        const auto& hint = scrolled->hint;
-        if (!scrolled->measurable) {
-          return {
-              true,
-              "turned the wheel over " + hint.role + " \"" + hint.text + "\" (a frame whose position cannot be read)",
-              hint.rect};
-        }
-        return {true,
-                "scrolled " + hint.role + " \"" + hint.text + "\" " + (scrolled->moved > 0 ? "down" : "up") + " by " +
-                    std::to_string(static_cast<int>(std::abs(scrolled->moved))) + " px",
-                hint.rect};
-      }
-      if (auto scrolled = tab_.scroll(action.direction); !scrolled) return failed(scrolled.error());
-      return {true, describe(action), std::nullopt};
-    }
+    case ActionKind::Scroll: return scroll(action, capture);
     case ActionKind::Back: {
       if (auto back = tab_.go_back(); !back) return failed(back.error());
       return {true, "went back", std::nullopt};
@@ -173,13 +164,13 @@ ActResult Actor::act(const Action& action, const hints::Capture& capture) {
         auto point = frame_point(action.x, action.y, capture);
         if (!point) return failed(point.error());
         if (auto moved = tab_.move_mouse(*point); !moved) return failed(moved.error());
-        return {true,
-                "the pointer rests at (" + std::to_string(static_cast<int>(action.x)) + ", " +
-                    std::to_string(static_cast<int>(action.y)) + ")",
+        pointer_ = *point;
+        return {true, "the pointer rests " + at_point(action.x, action.y),
                 hints::Rect{point->x - 8, point->y - 8, 16, 16}};
       }
       auto at = hints::hover_label(tab_, capture.map, action.label);
       if (!at) return failed(at.error());
+      pointer_ = at->point;
       return {true, "the pointer rests on " + at->hint.role + " \"" + at->hint.text + "\"", at->hint.rect};
     }
     case ActionKind::DoubleClick:
@@ -190,16 +181,16 @@ ActResult Actor::act(const Action& action, const hints::Capture& capture) {
       const int clicks = action.kind == ActionKind::TripleClick ? 3 : action.kind == ActionKind::DoubleClick ? 2 : 1;
       const std::string done = right ? "right-clicked " : clicks == 3 ? "triple-clicked " : "double-clicked ";
       if (action.label.empty()) {
-        auto point = frame_point(action.x, action.y, capture);
+        auto point = action_point(action, capture);
         if (!point) return failed(point.error());
         if (auto clicked = tab_.click(*point, button, clicks); !clicked) return failed(clicked.error());
-        return {true,
-                done + "at (" + std::to_string(static_cast<int>(action.x)) + ", " +
-                    std::to_string(static_cast<int>(action.y)) + ")",
+        pointer_ = *point;
+        return {true, done + (action.at_pointer ? "where the pointer rested" : at_point(action.x, action.y)),
                 hints::Rect{point->x - 8, point->y - 8, 16, 16}};
       }
       auto at = hints::click_label_with(tab_, capture.map, action.label, button, clicks);
       if (!at) return failed(at.error());
+      pointer_ = at->point;
       return {true, done + at->hint.role + " \"" + at->hint.text + "\"", at->hint.rect};
     }
     case ActionKind::Drag: return drag(action, capture);
@@ -239,6 +230,42 @@ Result<browser::Point> Actor::frame_point(double x, double y, const hints::Captu
   return browser::Point{x * scale, y * scale};
 }
 
+Result<browser::Point> Actor::action_point(const Action& action, const hints::Capture& capture) const {
+  if (!action.at_pointer) return frame_point(action.x, action.y, capture);
+  if (!pointer_) {
+    return fail(ErrorKind::InvalidArgument,
+                "the pointer has not been put anywhere yet in this run: give the point to act at (or move the mouse "
+                "there first)");
+  }
+  return *pointer_;
+}
+
+// The page scrolled by most of a screen; an element by the wheel turned over it (its label, or a point: what is
+// under the point scrolls, the innermost scrollable first, as under a person's mouse), saying what moved.
+ActResult Actor::scroll(const Action& action, const hints::Capture& capture) {
+  if (action.in.empty() && !action.in_point) {
+    if (auto scrolled = tab_.scroll(action.direction); !scrolled) return failed(scrolled.error());
+    return {true, describe(action), std::nullopt};
+  }
+  const auto wheel = [&]() -> Result<hints::ScrollOutcome> {
+    if (!action.in_point) return hints::scroll_label(tab_, capture.map, action.in, action.direction);
+    VIMGPT_TRY(browser::Point point, frame_point(action.x, action.y, capture));
+    return hints::scroll_at(tab_, point, action.direction);
+  };
+  auto scrolled = wheel();
+  if (!scrolled) return failed(scrolled.error());
+  pointer_ = scrolled->point;
+  const auto target =
+      action.in_point ? hints::Rect{scrolled->point.x - 8, scrolled->point.y - 8, 16, 16} : scrolled->hint.rect;
+  if (!scrolled->measurable) {
+    return {true, "turned the wheel over " + scrolled->what + " (a frame whose position cannot be read)", target};
+  }
+  return {true,
+          "scrolled " + scrolled->what + " " + (scrolled->moved > 0 ? "down" : "up") + " by " +
+              std::to_string(static_cast<int>(std::abs(scrolled->moved))) + " px",
+          target};
+}
+
 // The region captured on its own, as large as the frame allows (its aspect kept): Chromium renders it anew at that
 // scale, so small print reads better than in the frame; Firefox's capture is scaled up. The page is not touched.
 ActResult Actor::zoom(const Action& action, const hints::Capture& capture) {
@@ -276,12 +303,18 @@ ActResult Actor::drag(const Action& action, const hints::Capture& capture) {
     VIMGPT_TRY(hints::PointedAt at, hints::point_at(tab_, capture.map, label));
     return std::pair{at.point, at.hint.role + " \"" + at.hint.text + "\""};
   };
-  auto from = end(action.label, action.x, action.y);
+  const auto start = [&]() -> Result<std::pair<browser::Point, std::string>> {
+    if (!action.at_pointer) return end(action.label, action.x, action.y);
+    VIMGPT_TRY(browser::Point point, action_point(action, capture));
+    return std::pair{point, std::string("from where the pointer rested")};
+  };
+  auto from = start();
   if (!from) return failed(from.error());
   auto to = end(action.to_label, action.to_x, action.to_y);
   if (!to) return failed(to.error());
   auto dragged = tab_.drag(from->first, to->first);
   if (!dragged) return failed(dragged.error());
+  pointer_ = to->first;
   std::optional<hints::Rect> target;
   if (const auto* hint = capture.map.find(action.label)) target = hint->rect;
   return {true,

@@ -3,6 +3,7 @@
 // in view afterwards.
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <thread>
 
 #include "hints/acting.h"
@@ -18,6 +19,25 @@ namespace {
 // How long a wheel's scrolling may take to come to rest (smooth scrolling animates it).
 constexpr std::chrono::milliseconds kScrollSettleCap{800};
 constexpr std::chrono::milliseconds kScrollLook{30};
+
+// What `look` reads once the wheel's scrolling has come to rest: two looks in a row see the same, or the cap passed
+// (smooth scrolling moves the content over a few frames).
+Result<Json> at_rest(const std::function<Result<Json>()>& look) {
+  VIMGPT_TRY(Json last, look());
+  const auto until = std::chrono::steady_clock::now() + kScrollSettleCap;
+  for (int still = 0; still < 2 && std::chrono::steady_clock::now() < until;) {
+    std::this_thread::sleep_for(kScrollLook);
+    VIMGPT_TRY(Json now, look());
+    still = now == last ? still + 1 : 0;
+    last = std::move(now);
+  }
+  return last;
+}
+
+// The wheel's turn for an element `height` CSS px tall: most of what it shows, as a person's few notches would.
+double wheel_turn(browser::ScrollDirection direction, double height) {
+  return (direction == browser::ScrollDirection::Down ? 1 : -1) * std::max(40.0, height * 0.8);
+}
 
 }  // namespace
 
@@ -55,6 +75,8 @@ Result<ScrollOutcome> scroll_label(browser::Tab& tab, const HintMap& map, std::s
   VIMGPT_TRY(Json before, state());
   ScrollOutcome outcome;
   outcome.hint = at.hint;
+  outcome.point = at.point;
+  outcome.what = at.hint.role + " \"" + at.hint.text + "\"";
   const std::string what = "the element labelled " + at.hint.label + " (" + at.hint.role + " \"" + at.hint.text + "\")";
   if (before["top"].is_null()) {
     outcome.measurable = false;
@@ -63,27 +85,52 @@ Result<ScrollOutcome> scroll_label(browser::Tab& tab, const HintMap& map, std::s
                                                 " does not scroll: it is not a list, panel or frame with more "
                                                 "in it than it shows (scroll the page with {\"scroll\": ...} alone)");
   }
-  // Most of what it shows, as a person's few notches of the wheel would.
-  const double height = before.value("height", 400.0);
-  const double sign = direction == browser::ScrollDirection::Down ? 1 : -1;
-  VIMGPT_TRY_VOID(tab.wheel(at.point, 0, sign * std::max(40.0, height * 0.8)));
+  VIMGPT_TRY_VOID(tab.wheel(at.point, 0, wheel_turn(direction, before.value("height", 400.0))));
   if (!outcome.measurable) return outcome;
+  VIMGPT_TRY(Json after, at_rest(state));
   const double start = before["top"].get<double>();
-  double last = start;
-  const auto until = std::chrono::steady_clock::now() + kScrollSettleCap;
-  // The content moves over a few frames: it has come to rest when two looks in a row find it where it was.
-  for (int still = 0; still < 2 && std::chrono::steady_clock::now() < until;) {
-    std::this_thread::sleep_for(kScrollLook);
-    VIMGPT_TRY(Json now, state());
-    const double top = now.value("top", last);
-    still = std::abs(top - last) < 0.5 ? still + 1 : 0;
-    last = top;
-  }
+  const double last = after.value("top", start);
   outcome.moved = last - start;
   if (std::abs(outcome.moved) < 0.5) {
-    return fail(ErrorKind::InvalidArgument, what + " did not move: it is already at its " + (sign > 0 ? "end" : "top"));
+    return fail(ErrorKind::InvalidArgument, what + " did not move: it is already at its " +
+                                                (direction == browser::ScrollDirection::Down ? "end" : "top"));
   }
   return outcome;
+}
+
+Result<ScrollOutcome> scroll_at(browser::Tab& tab, browser::Point point, browser::ScrollDirection direction) {
+  const detail::Evaluator evaluate([&tab](const std::string& e) { return tab.evaluate(e); });
+  VIMGPT_TRY(Json before, detail::call_library(evaluate, "scrollablesAt", {{"x", point.x}, {"y", point.y}}));
+  const Json& names = before["names"];
+  const Json& tops = before["tops"];
+  if (!names.is_array() || !tops.is_array() || names.empty() || names.size() != tops.size()) {
+    return fail(ErrorKind::Protocol, "the page answered what is under the point with " + before.dump());
+  }
+  ScrollOutcome outcome;
+  outcome.point = point;
+  const std::string where =
+      "(" + std::to_string(static_cast<int>(point.x)) + ", " + std::to_string(static_cast<int>(point.y)) + ")";
+  VIMGPT_TRY_VOID(tab.wheel(point, 0, wheel_turn(direction, before.value("height", 400.0))));
+  if (before.value("frame", false)) {
+    outcome.what = "the frame at " + where;
+    outcome.measurable = false;
+    return outcome;
+  }
+  VIMGPT_TRY(Json after, at_rest([&] { return detail::call_library(evaluate, "scrolledAt", Json::object()); }));
+  const Json& now = after["tops"];
+  // The innermost that moved: the wheel goes to what can still scroll that way, as under a person's mouse.
+  for (std::size_t i = 0; i < tops.size() && i < now.size(); ++i) {
+    if (!tops[i].is_number() || !now[i].is_number()) continue;
+    const double moved = now[i].get<double>() - tops[i].get<double>();
+    if (std::abs(moved) < 0.5) continue;
+    outcome.moved = moved;
+    outcome.what = names[i].is_string() ? names[i].get<std::string>() : "the page";
+    return outcome;
+  }
+  return fail(ErrorKind::InvalidArgument,
+              "the wheel turned at " + where + " and nothing moved: " + names[0].get<std::string>() +
+                  (names.size() > 1 ? " and what holds it are" : " is") + " already at the " +
+                  (direction == browser::ScrollDirection::Down ? "end" : "top"));
 }
 
 Result<WordsSelected> select_words(browser::Tab& tab, const HintMap& map, std::string_view words,

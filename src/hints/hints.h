@@ -370,7 +370,9 @@ Result<PointedAt> click_label_with(browser::Tab& tab, const HintMap& map, std::s
 Result<PointedAt> hover_label(browser::Tab& tab, const HintMap& map, std::string_view label);
 
 struct ScrollOutcome {
-  Hint hint;
+  Hint hint;               // scroll_label's element
+  std::string what;        // what scrolled, in words: its role and name, "the page"
+  browser::Point point;    // where the wheel turned (main-viewport CSS px)
   double moved = 0;        // CSS px the element's content moved (negative: up)
   bool measurable = true;  // false for a cross-origin frame, whose position cannot be read from here
 };
@@ -378,6 +380,10 @@ struct ScrollOutcome {
 // it would for a person. InvalidArgument when it does not scroll, or is already at its end.
 Result<ScrollOutcome> scroll_label(browser::Tab& tab, const HintMap& map, std::string_view label,
                                    browser::ScrollDirection direction);
+// The wheel turned at `point` (main-viewport CSS px), as a person's mouse there: the innermost element under it that
+// can scroll that way scrolls, else the one holding it, else the page. Says which moved and by how much;
+// InvalidArgument when nothing could.
+Result<ScrollOutcome> scroll_at(browser::Tab& tab, browser::Point point, browser::ScrollDirection direction);
 
 struct WordsSelected {
   std::string selected;  // what the page has selected now

@@ -140,7 +140,17 @@ void move_to(std::ostream& out, const RecordedStep& step, const std::string& lab
 void click(std::ostream& out, const RecordedStep& step, const agent::Action& action, const Json& signature,
            std::string_view method = "click", std::string_view options = "") {
   const std::string_view comma = options.empty() ? "" : ", ";
-  if (auto found = locator(signature)) {
+  if (action.at_pointer) {
+    // Where the pointer rests: Playwright's mouse is where the script's last action left it, as vimgpt's was.
+    const int clicks = action.kind == agent::ActionKind::TripleClick   ? 3
+                       : action.kind == agent::ActionKind::DoubleClick ? 2
+                                                                       : 1;
+    const std::string button = action.kind == agent::ActionKind::RightClick ? "right" : "left";
+    for (int count = 1; count <= clicks; ++count) {
+      const std::string press = "({ button: '" + button + "', clickCount: " + std::to_string(count) + " });";
+      out << "  await page.mouse.down" << press << "\n  await page.mouse.up" << press << "\n";
+    }
+  } else if (auto found = locator(signature)) {
     out << "  await " << *found << "." << method << "(" << options << ");\n";
   } else if (action.label.empty()) {
     out << "  await page.mouse." << method << "(" << pixels(step, action.x, action.y) << comma << options << ");\n";
@@ -229,7 +239,12 @@ void write_action(std::ostream& out, const RecordedStep& step, const agent::Acti
       break;
     case agent::ActionKind::Scroll: {
       const char* sign = action.direction == browser::ScrollDirection::Up ? "-" : "";
-      if (!in.is_null()) {
+      if (action.in_point) {
+        // vimgpt turns the wheel by most of what scrolls there; most of the viewport stands in for it.
+        out << "  await page.mouse.move(" << pixels(step, action.x, action.y) << ");\n";
+        out << "  await page.mouse.wheel(0, " << sign
+            << "(await page.evaluate(() => Math.round(innerHeight * 0.8))));\n";
+      } else if (!in.is_null()) {
         point_at(out, in);
         out << "  await page.mouse.wheel(0, " << sign << "(await " << target(in)
             << ".evaluate((e) => Math.max(40, Math.round(e.clientHeight * 0.8)))));\n";
@@ -255,7 +270,7 @@ void write_action(std::ostream& out, const RecordedStep& step, const agent::Acti
         out << "  await " << *source << ".dragTo(" << *destination << ");\n";
         break;
       }
-      move_to(out, step, action.label, action.x, action.y, signature);
+      if (!action.at_pointer) move_to(out, step, action.label, action.x, action.y, signature);
       out << "  await page.mouse.down();\n";
       move_to(out, step, action.to_label, action.to_x, action.to_y, to, "{ steps: 10 }");
       out << "  await page.mouse.up();\n";

@@ -339,8 +339,8 @@ Json unsupported(std::string why) {
 
 Json scroll_at(const std::optional<FramePoint>& at, const std::string& direction) {
   Json scroll = {{"scroll", direction}};
-  if (!at) return scroll;
-  return {{"actions", Json::array({{{"hover", to_json(*at)}}, std::move(scroll)})}};
+  if (at) scroll["in"] = to_json(*at);
+  return scroll;
 }
 
 }  // namespace detail

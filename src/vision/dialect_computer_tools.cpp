@@ -143,10 +143,11 @@ Json computer_action(const std::string& action, const Json& input, const std::st
   if (!held.empty()) {
     return tool_unsupported(action, "actions with keys held are not available: press the keys on their own");
   }
+  // A click with no coordinate clicks where the mouse rests, as the tool describes; a move needs one.
   const auto at_point = [&](const char* name) -> Json {
-    if (!at)
-      return tool_unsupported(action, "give \"coordinate\": [x, y] (vimgpt does not track where the mouse rests)");
-    return {{name, to_json(*at)}};
+    if (at) return {{name, to_json(*at)}};
+    if (std::string_view(name) == "hover") return tool_unsupported(action, "give \"coordinate\": [x, y]");
+    return {{name, "pointer"}};
   };
   if (action == "left_click") return at_point("click_at");
   if (action == "double_click" || action == "triple_click") return at_point(action.c_str());

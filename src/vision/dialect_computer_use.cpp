@@ -138,14 +138,12 @@ Json action_of(const Json& args, const Dialect& dialect, const PointFrame& frame
   const auto needs_point = [&action](const char* what) {
     return unsupported("computer_use action \"" + action + "\" needs \"coordinate\": [x, y] " + what);
   };
-  if (action == "left_click" || action == "click") {
-    return at ? Json{{"click_at", to_json(*at)}} : needs_point("of the element to click");
-  }
-  if (action == "double_click" || action == "triple_click") {
-    // Qwen's own tool simulates a triple click as a double click, "the closest action".
-    return at ? Json{{"double_click", to_json(*at)}} : needs_point("of the element to double-click");
-  }
-  if (action == "right_click") return at ? Json{{"right_click", to_json(*at)}} : needs_point("to right-click");
+  // A click with no coordinate clicks where the mouse is, as the families' harnesses (pyautogui) do.
+  const Json here = at ? to_json(*at) : Json("pointer");
+  if (action == "left_click" || action == "click") return {{"click_at", here}};
+  // Qwen's own tool simulates a triple click as a double click, "the closest action".
+  if (action == "double_click" || action == "triple_click") return {{"double_click", here}};
+  if (action == "right_click") return {{"right_click", here}};
   if (action == "mouse_move") return at ? Json{{"hover", to_json(*at)}} : needs_point("to move the mouse to");
   if (action == "type") {
     Json typed = {{"type", text_of(args, "text")}};
@@ -170,9 +168,9 @@ Json action_of(const Json& args, const Dialect& dialect, const PointFrame& frame
   }
   if (action == "hscroll") return call_unsupported(action, "it scrolls up and down only; scroll the page, or drag");
   if (action == "middle_click") return call_unsupported(action, "left_click the link instead");
+  // From where the mouse is (the last mouse_move or click) to the coordinate, as Qwen's harness drags.
   if (action == "left_click_drag") {
-    return call_unsupported(action,
-                            "it drags from a point it is told, not from where the mouse was; left_click instead");
+    return at ? Json{{"drag", "pointer"}, {"to", to_json(*at)}} : needs_point("to drag the mouse to");
   }
   if (action == "wait" || action == "sleep") return {{"wait", std::clamp(number_of(args, "time", 1.0), 0.0, 10.0)}};
   if (action == "visit_url") {

@@ -201,11 +201,11 @@ Result<Json> read_molmoweb(std::string_view text, const Dialect& dialect, const 
     // Deltas in percent of the viewport, positive down as the mouse wheel's; vimgpt scrolls by a page.
     const double dy = number_of(action, "delta_y", 0);
     if (dy == 0) return unsupported("vimgpt scrolls up and down only: give \"delta_y\"");
-    Json scroll = {{"scroll", dy > 0 ? "down" : "up"}};
-    if (name == "scroll") return scroll;
+    const std::string direction = dy > 0 ? "down" : "up";
+    if (name == "scroll") return Json{{"scroll", direction}};
     const auto at = point("x", "y");
     if (!at) return needs("\"x\" and \"y\"");
-    return Json{{"actions", Json::array({{{"hover", *at}}, std::move(scroll)})}};
+    return Json{{"scroll", direction}, {"in", *at}};
   }
   if (name == "type" || name == "keyboard_type") return Json{{"type", text_at(action, "text")}, {"enter", false}};
   if (name == "keypress" || name == "keyboard_press") {

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 #include "support/cli_runner.h"
 #include "support/dialect_fake.h"
@@ -113,6 +114,112 @@ INSTANTIATE_TEST_SUITE_P(
       }
       return name;
     });
+
+// Qwen's computer_use acting where the mouse is, through the real binary: a drag from where the last mouse_move left
+// the pointer, and the wheel turned over a box that scrolls inside a page that scrolls too. The fake answers as
+// qwen2.5-vl does, its points found in the screenshot it received (red: the handle, blue: the drop zone, green: the
+// box), in the pixels of the image as its server resized it.
+class PointerE2E : public ::testing::Test {
+ protected:
+  static constexpr std::array<std::uint8_t, 3> kRed{220, 30, 30};
+  static constexpr std::array<std::uint8_t, 3> kGreen{30, 160, 60};
+
+  void SetUp() override {
+    site_ = std::make_unique<test::SiteServer>([](httplib::Server& s) {
+      s.Get("/drag", [](const httplib::Request&, httplib::Response& res) {
+        // Dropped only when the button went down on the handle and came up over the zone: a drag from the handle.
+        res.set_content(
+            "<!doctype html><title>Drag</title><body style='margin:0;background:#fff'>"
+            "<div id=handle style='position:absolute;left:80px;top:300px;width:70px;height:70px;"
+            "background:rgb(220,30,30)'></div><div id=zone style='position:absolute;left:600px;top:280px;"
+            "width:160px;height:120px;background:rgb(30,60,220)'></div><script>let held=false;"
+            "handle.onmousedown=()=>{held=true};onmouseup=(e)=>{const r=zone.getBoundingClientRect();"
+            "if(held&&e.clientX>=r.left&&e.clientX<=r.right&&e.clientY>=r.top&&e.clientY<=r.bottom)"
+            "fetch('/dropped');held=false};</script>",
+            "text/html");
+      });
+      s.Get("/scroll", [](const httplib::Request&, httplib::Response& res) {
+        std::string lines;
+        for (int i = 1; i <= 60; ++i) lines += "<p style='margin:4px'>Clause " + std::to_string(i) + "</p>";
+        res.set_content(
+            "<!doctype html><title>Terms</title><body style='margin:0;background:#fff;height:3000px'>"
+            "<div id=box style='margin:80px;width:400px;height:220px;overflow:auto;"
+            "background:rgb(30,160,60);color:#fff'>" +
+                lines +
+                "</div><script>box.onscroll=()=>fetch('/box?top='+box.scrollTop);"
+                "onscroll=()=>fetch('/page?top='+scrollY);</script>",
+            "text/html");
+      });
+      s.Get("/dropped", [](const httplib::Request&, httplib::Response& res) { res.set_content("ok", "text/plain"); });
+      s.Get("/box", [](const httplib::Request&, httplib::Response& res) { res.set_content("ok", "text/plain"); });
+      s.Get("/page", [](const httplib::Request&, httplib::Response& res) { res.set_content("ok", "text/plain"); });
+    });
+    record_ = fs::temp_directory_path() / ("vimgpt-pointer-" + std::to_string(::getpid()) + "-" +
+                                           ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(record_);
+  }
+  void TearDown() override { fs::remove_all(record_); }
+
+  // Each step's call: `calls[i]` for step i (a function of the point of a colour), then terminate.
+  using Call = std::function<nlohmann::json(const nlohmann::json& body)>;
+  test::CliRun run(const std::string& page, std::vector<Call> calls) {
+    model_.set_responder([this, calls = std::move(calls)](const test::ReceivedRequest& received) {
+      const std::size_t step = answered_++;
+      const nlohmann::json arguments = step < calls.size()
+                                           ? calls[step](received.body)
+                                           : nlohmann::json{{"action", "terminate"}, {"status", "success"}};
+      return test::ScriptedReply::text("<tool_call>\n" +
+                                       nlohmann::json{{"name", "computer_use"}, {"arguments", arguments}}.dump() +
+                                       "\n</tool_call>");
+    });
+    return test::run_vimgpt({"do it", "--base-url", model_.url(), "--model", "qwen2.5vl:7b", "--start-url",
+                             site_->url(page), "--record", record_.string(), "--max-retries", "0", "--max-steps", "5"});
+  }
+  static Call at(const char* action, std::array<std::uint8_t, 3> colour,
+                 nlohmann::json more = nlohmann::json::object()) {
+    return [action, colour, more](const nlohmann::json& body) {
+      const auto point = test::point_of_colour(family(), body, colour);
+      nlohmann::json arguments = more;
+      arguments["action"] = action;
+      if (point) arguments["coordinate"] = {std::lround(point->x), std::lround(point->y)};
+      return arguments;
+    };
+  }
+  static test::FakeFamily family() { return test::fake_family("qwen2.5-vl"); }
+  [[nodiscard]] std::string result_of(std::size_t step) const {
+    const auto steps = test::read_steps(record_);
+    return step < steps.size() ? steps[step].value("result", "") : "";
+  }
+
+  std::unique_ptr<test::SiteServer> site_;
+  test::FakeModelServer model_;
+  std::size_t answered_ = 0;
+  fs::path record_;
+};
+
+TEST_F(PointerE2E, QwensDragGoesFromWhereTheMouseWasMovedToTheCoordinate) {
+  const auto run_ = run("/drag", {at("mouse_move", kRed), at("left_click_drag", kBlue)});
+  ASSERT_EQ(run_.exit_code, 0) << run_.err;
+  EXPECT_EQ(site_->count("GET", "/dropped"), 1) << result_of(1);
+  EXPECT_NE(result_of(1).find("from where the pointer rested"), std::string::npos) << result_of(1);
+  EXPECT_EQ(model_.problems(), std::vector<std::string>{});
+}
+
+TEST_F(PointerE2E, ADragBeforeTheMouseWasPutAnywhereIsAnErrorTheModelReads) {
+  const auto run_ = run("/drag", {at("left_click_drag", kBlue)});
+  ASSERT_EQ(run_.exit_code, 0) << run_.err;
+  EXPECT_EQ(site_->count("GET", "/dropped"), 0);
+  EXPECT_NE(result_of(0).find("the pointer has not been put anywhere yet"), std::string::npos) << result_of(0);
+}
+
+TEST_F(PointerE2E, AScrollAtAPointScrollsTheBoxUnderItNotThePage) {
+  const auto run_ = run("/scroll", {at("scroll", kGreen, {{"pixels", -300}})});
+  ASSERT_EQ(run_.exit_code, 0) << run_.err;
+  EXPECT_GE(site_->count("GET", "/box"), 1) << result_of(0);
+  EXPECT_EQ(site_->count("GET", "/page"), 0) << result_of(0);
+  EXPECT_NE(result_of(0).find("down by"), std::string::npos) << result_of(0);
+  EXPECT_EQ(result_of(0).find("the page"), std::string::npos) << result_of(0);
+}
 
 // --mode computer-use: Anthropic's own computer tool, through the real binary. The fake answers as Claude does: a
 // tool_use block naming the button's centre in the screenshot it received (pixels of the display the tool declares),

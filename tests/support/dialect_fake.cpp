@@ -441,6 +441,23 @@ FakeFamily fake_family(const std::string& name) {
   return family;
 }
 
+std::optional<Centre> point_of_colour(const FakeFamily& family, const nlohmann::json& body,
+                                      std::array<std::uint8_t, 3> colour) {
+  const auto image = last_image(body);
+  auto centre = image ? find_colour(*image, colour) : std::nullopt;
+  if (!centre) return std::nullopt;
+  if (family.thousandths) {
+    centre->x = centre->x * 1000 / centre->width;
+    centre->y = centre->y * 1000 / centre->height;
+  } else {
+    // The model sees the image as its server resized it.
+    const auto [w, h] = served_size(family, centre->width, centre->height);
+    centre->x = centre->x * w / centre->width;
+    centre->y = centre->y * h / centre->height;
+  }
+  return centre;
+}
+
 std::optional<Centre> find_colour(const std::string& image_bytes, std::array<std::uint8_t, 3> colour) {
   int width = 0;
   int height = 0;
@@ -480,22 +497,10 @@ FakeModelServer::Responder dialect_responder(FakeFamily family, std::array<std::
     if (family.xml_calls) {
       if (auto problem = qwen35_request_problem(received.body)) return ScriptedReply::status_code(400, *problem);
     }
-    const auto image = last_image(received.body);
-    const auto centre = image ? find_colour(*image, colour) : std::nullopt;
+    const auto centre = point_of_colour(family, received.body, colour);
     const std::string thoughts = centre ? "The target is at the centre of the coloured element." : "It is done.";
-    double x = 0;
-    double y = 0;
-    if (centre) {
-      if (family.thousandths) {
-        x = centre->x * 1000 / centre->width;
-        y = centre->y * 1000 / centre->height;
-      } else {
-        // The model sees the image as its server resized it.
-        const auto [w, h] = served_size(family, centre->width, centre->height);
-        x = centre->x * w / centre->width;
-        y = centre->y * h / centre->height;
-      }
-    }
+    const double x = centre ? centre->x : 0;
+    const double y = centre ? centre->y : 0;
     if (family.dialect == "ui_tars") {
       return ScriptedReply::text(
           "Thought: " + thoughts + "\nAction: " +

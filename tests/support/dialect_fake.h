@@ -45,6 +45,10 @@ std::optional<std::string> last_image(const nlohmann::json& body);
 // The centre of the pixels near `colour` (each channel within 40) in an encoded image; nullopt when none.
 std::optional<Centre> find_colour(const std::string& image_bytes, std::array<std::uint8_t, 3> colour);
 
+// The colour's centre in the last screenshot, in the family's own point space (its server's resize, or 0-1000).
+std::optional<Centre> point_of_colour(const FakeFamily& family, const nlohmann::json& body,
+                                      std::array<std::uint8_t, 3> colour);
+
 // Clicks the colour's centre while it shows, then ends with `answer` (terminate / finished). GLM-V's web mode
 // names a numbered mark instead: the fake clicks the marked element whose name the task mentions (every word of it),
 // while one is listed, and keeps a memory it expects back in its next prompt.

@@ -73,6 +73,25 @@ TEST(AgentActions, AnOpenFamilysPointActionsAndWhatItCannotDo) {
     EXPECT_EQ(to_json(*action), (Json{{key, {12.5, 40.0}}}));
     EXPECT_FALSE(parse_action(Json{{key, {-1, 40}}})) << key;
   }
+  // Where the pointer rests: the clicks and a drag's start, never a hover (it would not move).
+  for (const char* key : {"click_at", "double_click", "triple_click", "right_click"}) {
+    auto action = parse_action(Json{{key, "pointer"}});
+    ASSERT_TRUE(action) << key << ": " << action.error().message;
+    EXPECT_TRUE(action->at_pointer) << key;
+    EXPECT_TRUE(action->label.empty()) << key;
+    EXPECT_NE(describe(*action).find("where the pointer rests"), std::string::npos) << describe(*action);
+  }
+  auto drag = parse_action(Json{{"drag", "pointer"}, {"to", {5, 6}}});
+  ASSERT_TRUE(drag) << drag.error().message;
+  EXPECT_TRUE(drag->at_pointer);
+  EXPECT_FALSE(parse_action(Json{{"hover", "pointer"}})->at_pointer);
+  // The wheel at a point of the frame.
+  auto scroll = parse_action(Json{{"scroll", "down"}, {"in", {30, 40}}});
+  ASSERT_TRUE(scroll) << scroll.error().message;
+  EXPECT_TRUE(scroll->in_point);
+  EXPECT_TRUE(scroll->in.empty());
+  EXPECT_DOUBLE_EQ(scroll->x, 30);
+  EXPECT_EQ(describe(*scroll), "scroll down at (30, 40)");
   // What a dialect's action vimgpt cannot do: the model reads why, in the vision module's words.
   auto unsupported = parse_action(Json{{"unsupported", "vimgpt cannot do computer_use action \"middle_click\""}});
   ASSERT_FALSE(unsupported);
@@ -327,6 +346,10 @@ TEST(AgentActions, JsonRoundTripKeepsTheMeaning) {
                             R"({"scroll": "down", "in": "L"})",
                             R"({"drag": "A", "to": [5.0, 6.0]})",
                             R"({"drag": [1.0, 2.0], "to": "B"})",
+                            R"({"drag": "pointer", "to": [7.0, 8.0]})",
+                            R"({"click_at": "pointer"})",
+                            R"({"right_click": "pointer"})",
+                            R"({"scroll": "down", "in": [9.0, 10.0]})",
                             R"({"select_text": "w", "in": "E"})",
                             R"({"key": "Control+Shift+Z"})",
                             R"({"actions": [{"click": "A", "type": "x"}, {"hover": "B"}]})"}) {

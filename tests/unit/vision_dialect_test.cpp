@@ -198,6 +198,20 @@ TEST(ComputerUseDialect, ReadsEveryActionOfTheTools) {
                  "<tool_call>{\"name\": \"computer_use\", \"arguments\": {\"action\": \"wait\", "
                  "\"time\": 30}}</tool_call>"),
             (Json{{"wait", 10.0}}));
+  // Where the mouse is: a drag from it (the last mouse_move or click) to the coordinate, and a click with no coordinate
+  // at it, as Qwen's harness does them.
+  EXPECT_EQ(read("qwen2.5-vl",
+                 "<tool_call>{\"name\": \"computer_use\", \"arguments\": {\"action\": \"left_click_drag\", "
+                 "\"coordinate\": [30, 40]}}</tool_call>"),
+            (Json{{"drag", "pointer"}, {"to", {30.0, 40.0}}}));
+  EXPECT_EQ(read("qwen3-vl",
+                 "<tool_call>{\"name\": \"computer_use\", \"arguments\": {\"action\": \"left_click\"}}</tool_call>"),
+            (Json{{"click_at", "pointer"}}));
+  // A scroll at a point turns the wheel there.
+  EXPECT_EQ(read("qwen2.5-vl",
+                 "<tool_call>{\"name\": \"computer_use\", \"arguments\": {\"action\": \"scroll\", "
+                 "\"coordinate\": [10, 20], \"pixels\": -300}}</tool_call>"),
+            (Json{{"scroll", "down"}, {"in", {10.0, 20.0}}}));
   // What vimgpt cannot do is a step error in words, never a crash or a silent skip.
   const Json middle = read("qwen2.5-vl",
                            "<tool_call>{\"name\": \"computer_use\", \"arguments\": {\"action\": "
@@ -318,7 +332,7 @@ TEST(UiTarsDialect, ReadsEachPointFormAndAction) {
   EXPECT_EQ(read("ui-tars-1.5", "Thought: x\nAction: type(content='Bob's shop')"),
             (Json{{"type", "Bob's shop"}, {"enter", false}}));
   EXPECT_EQ(read("ui-tars-1.5", "Thought: x\nAction: scroll(point='<point>5 6</point>', direction='down')"),
-            (Json{{"actions", {{{"hover", {5.0, 6.0}}}, {{"scroll", "down"}}}}}));
+            (Json{{"scroll", "down"}, {"in", {5.0, 6.0}}}));
   EXPECT_EQ(read("ui-tars-1.5", "Thought: x\nAction: wait()"), (Json{{"wait", 5}}));
   EXPECT_EQ(read("ui-tars-1.5", "Thought: found it\nAction: finished(content='9 to 6')"), (Json{{"done", "9 to 6"}}));
   EXPECT_EQ(read("ui-tars-1.5", "Thought: all done here\nAction: finished()"), (Json{{"done", "all done here"}}));
@@ -354,7 +368,7 @@ TEST(HoloDialect, ReadsEveryToolOfItsSchema) {
             (Json{{"type", "red lamp"}, {"enter", true}}));
   EXPECT_EQ(holo({{"tool_name", "write"}, {"content", "red lamp"}}), (Json{{"type", "red lamp"}, {"enter", false}}));
   EXPECT_EQ(holo({{"tool_name", "scroll_web"}, {"direction", "down"}, {"x", 500}, {"y", 250}}),
-            (Json{{"actions", {{{"hover", {378.0, 126.0}}}, {{"scroll", "down"}}}}}));
+            (Json{{"scroll", "down"}, {"in", {378.0, 126.0}}}));
   EXPECT_EQ(holo({{"tool_name", "move_mouse_web"}, {"element", "Menu"}, {"x", 0}, {"y", 0}}),
             (Json{{"hover", {0.0, 0.0}}}));
   EXPECT_EQ(holo({{"tool_name", "press_keys_web"}, {"keys", {"ctrl", "a"}}}), (Json{{"key", "Control+a"}}));
@@ -401,7 +415,7 @@ TEST(MolmoWebDialect, ReadsEveryActionOfItsHarness) {
             (Json{{"drag", {75.6, 50.4}}, {"to", {378.0, 252.0}}}));
   EXPECT_EQ(molmo({{"name", "scroll"}, {"delta_x", 0}, {"delta_y", 40}}), (Json{{"scroll", "down"}}));
   EXPECT_EQ(molmo({{"name", "scroll_at"}, {"x", 50}, {"y", 50}, {"delta_x", 0}, {"delta_y", -40}}),
-            (Json{{"actions", {{{"hover", {378.0, 252.0}}}, {{"scroll", "up"}}}}}));
+            (Json{{"scroll", "up"}, {"in", {378.0, 252.0}}}));
   EXPECT_EQ(molmo({{"name", "keyboard_type"}, {"text", "red lamp"}}), (Json{{"type", "red lamp"}, {"enter", false}}));
   EXPECT_EQ(molmo({{"name", "keypress"}, {"key", "ControlOrMeta+a"}}), (Json{{"key", "Control+a"}}));
   EXPECT_EQ(molmo({{"name", "gemini_type_text_at"}, {"x", 500}, {"y", 500}, {"text", "lamp"}}),
@@ -935,14 +949,17 @@ TEST(ComputerTool, ItsActionsBecomeVimgptsWithPointsInTheFrame) {
   EXPECT_EQ(read({{"action", "key"}, {"text", "Return"}}), (nlohmann::json{{"key", "Enter"}}));
   EXPECT_EQ(read({{"action", "type"}, {"text", "hello"}}), (nlohmann::json{{"type", "hello"}, {"enter", false}}));
   EXPECT_EQ(read({{"action", "scroll"}, {"coordinate", {5, 5}}, {"scroll_direction", "down"}, {"scroll_amount", 3}}),
-            (nlohmann::json{{"actions", {{{"hover", {10.0, 10.0}}}, {{"scroll", "down"}}}}}));
+            (nlohmann::json{{"scroll", "down"}, {"in", {10.0, 10.0}}}));
   EXPECT_EQ(read({{"action", "wait"}, {"duration", 30}}), (nlohmann::json{{"wait", 10.0}}));
   // What vimgpt cannot do is said, so the model reads it in the tool's result.
   // A zoom's region, its corners in the frame's pixels like every point.
   EXPECT_EQ(read({{"action", "zoom"}, {"region", {0, 5, 10, 15}}}),
             (nlohmann::json{{"zoom", {0.0, 10.0, 20.0, 30.0}}}));
   EXPECT_TRUE(read({{"action", "zoom"}}).contains("unsupported"));
-  EXPECT_TRUE(read({{"action", "left_click"}}).contains("unsupported"));  // where the mouse rests is not known
+  // A click without a coordinate is where the last mouse action left the pointer; a move needs one.
+  EXPECT_EQ(read({{"action", "left_click"}}), (nlohmann::json{{"click_at", "pointer"}}));
+  EXPECT_EQ(read({{"action", "double_click"}}), (nlohmann::json{{"double_click", "pointer"}}));
+  EXPECT_TRUE(read({{"action", "mouse_move"}}).contains("unsupported"));
   EXPECT_TRUE(read({{"action", "scroll"}, {"scroll_direction", "left"}}).contains("unsupported"));
   // vimgpt's own browser tool, and several calls in one reply.
   auto reply =
@@ -1049,8 +1066,7 @@ TEST(ComputerTool, OpenAIsBatchedActionsBecomeVimgptsAndItsChecksAreKeptForThePe
                                            {{{"click_at", {20.0, 40.0}}},
                                             {{"key", "Control+A"}},
                                             {{"type", "hi"}, {"enter", false}},
-                                            {{"hover", {10.0, 10.0}}},
-                                            {{"scroll", "up"}},
+                                            {{"scroll", "up"}, {"in", {10.0, 10.0}}},
                                             {{"drag", {2.0, 2.0}}, {"to", {6.0, 8.0}}},
                                             {{"back", true}}}}}));
   EXPECT_EQ(read->thoughts, "Going on.");
@@ -1102,8 +1118,7 @@ TEST(ComputerTool, GeminisCallsOnItsGridBecomeVimgptsAndItsSafetyDecisionIsKeptF
                                             {{"click_at", {108.0, 360.0}}},
                                             {{"key", "Control+a"}},
                                             {{"key", "Control+c"}},
-                                            {{"hover", {540.0, 360.0}}},
-                                            {{"scroll", "down"}},
+                                            {{"scroll", "down"}, {"in", {540.0, 360.0}}},
                                             {{"scroll", "up"}},
                                             {{"drag", {0.0, 0.0}}, {"to", {1080.0, 720.0}}},
                                             {{"type", "hi"}, {"enter", true}},

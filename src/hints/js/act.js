@@ -214,6 +214,40 @@ function scrollState(P) {
           scrolls: el.scrollHeight > el.clientHeight + 1 || el.scrollWidth > el.clientWidth + 1};
 }
 
+// What a wheel turned at (P.x, P.y) of the viewport scrolls: the elements under the point that can scroll, innermost
+// first (into open shadow roots), then the page, as a person's mouse wheel would try them. Kept for scrolledAt, which
+// reads where each is after the wheel turned. `frame`: the point is over a frame, which scrolls on its own.
+function scrollablesAt(P) {
+  let el = document.elementFromPoint(P.x, P.y);
+  while (el && el.shadowRoot) {
+    const inner = el.shadowRoot.elementFromPoint(P.x, P.y);
+    if (!inner || inner === el) break;
+    el = inner;
+  }
+  const page = document.scrollingElement || document.documentElement;
+  const frame = !!el && (el.localName === 'iframe' || el.localName === 'frame');
+  const chain = [];
+  for (let e = el; e; e = e.parentElement || (e.getRootNode().host || null)) {
+    if (e === page || e === document.body) continue;
+    const overflow = getComputedStyle(e).overflowY;
+    if (/(auto|scroll|overlay)/.test(overflow) && e.scrollHeight > e.clientHeight + 1) chain.push(e);
+  }
+  chain.push(page);
+  state.scrolledAt = chain;
+  const names = chain.map((e) => {
+    if (e === page) return 'the page';
+    const tag = e.localName;
+    const name = squash(nameOf(e, tag) || e.textContent, 40);
+    return roleOf(e, tag) + (name ? ' "' + name + '"' : '');
+  });
+  return {frame, names, tops: chain.map((e) => e.scrollTop),
+          height: chain[0] === page ? innerHeight : chain[0].clientHeight};
+}
+
+function scrolledAt() {
+  return {tops: (state.scrolledAt || []).map((e) => e.scrollTop)};
+}
+
 // Whether the element acted on is still there and still the one under its click point: a dialog or a layer
 // the action opened over it, or the page it went to, means what was planned next may no longer apply.
 function uncovered(P) {
@@ -461,5 +495,5 @@ function focusedField() {
 // The entry points vimgpt calls (as __vimgptHints.NAME(args), hint_script.cpp), and the parts that need no
 // page, for the Node tests.
 const library = {find, adopt, overlay, removeOverlay, finishCapture, locate, caretToEnd, options, choose,
-  markSecret, visibleText, scrollState, uncovered, wordsAt, selection, typingStart, typingEnd, setTypedValue,
+  markSecret, visibleText, scrollState, scrollablesAt, scrolledAt, uncovered, wordsAt, selection, typingStart, typingEnd, setTypedValue,
   internals: {classify, opens, isSelectable, roleOf, nameOf, squash, choiceKind, pickOption, datePlan}};

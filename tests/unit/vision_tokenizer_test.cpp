@@ -12,7 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "common/pixels.h"
+#include "support/fake_model_server.h"
 #include "vision/tokenizer/tokenizer.h"
+#include "vision/vision.h"
 
 namespace vimgpt::vision {
 namespace {
@@ -94,6 +97,55 @@ TEST(Tokenizer, CountsEveryTextAsJsTiktokenDoes) {
     ASSERT_TRUE(counted);
     EXPECT_EQ(*counted, expected[i]) << "text " << i << ": " << texts[i].substr(0, 120);
   }
+}
+
+// A step's request to a model whose tokenizer vimgpt carries (the default, gpt-6.1-terra: o200k_base), as OpenAI bills
+// it: each text it holds (the system prompt, the user's blocks, the action schema) counted by the reference, and the
+// frame by the model's image rule. The budget's bound is never under it, and within 15% over it (the JSON around the
+// texts, counted too, and the reply's room are the rest).
+TEST(Tokenizer, ABudgetsBoundOfARequestIsWithinFifteenPercentOfItsBilledTokens) {
+  if (detail::o200k_base_ranks().empty()) GTEST_SKIP() << "this build embedded no ranks (the test above says why)";
+  test::Expectations expectations;
+  expectations.api_key = "k";
+  expectations.model = std::string(kDefaultModel);
+  expectations.images = 1;
+  test::FakeModelServer server(expectations);
+  ClientOptions options;
+  options.base_url = server.url();
+  options.api_key = "k";
+  options.model = std::string(kDefaultModel);
+  auto client = Client::create(options);
+  ASSERT_TRUE(client) << client.error().describe();
+  Pixels page;
+  page.width = 1080;
+  page.height = 720;
+  page.data.assign(static_cast<std::size_t>(page.width) * page.height * 3, 250);
+  StepRequest step;
+  step.objective = "find the opening hours of the Louvre and say which days it closes";
+  step.hint_text = "[A] link \"Home\"\n[S] textbox \"Search\" empty\n[D] button \"Opening hours\"\n";
+  step.images.push_back(*encode_image(page, ImageFormat::Jpeg, 85));
+  const auto prepared = (*client)->prepare(step);
+  ASSERT_TRUE(prepared) << prepared.error().describe();
+  const auto bound = (*client)->estimate(step);
+  ASSERT_TRUE(bound) << bound.error().describe();
+
+  const auto body = nlohmann::json::parse(prepared->body);
+  std::vector<std::string> texts;
+  if (body.contains("response_format")) texts.push_back(body["response_format"].dump());
+  for (const auto& message : body["messages"]) {
+    if (message["content"].is_string()) texts.push_back(message["content"].get<std::string>());
+    if (!message["content"].is_array()) continue;
+    for (const auto& part : message["content"])
+      if (part.value("type", "") == "text") texts.push_back(part["text"].get<std::string>());
+  }
+  const auto counts = reference_counts(texts);
+  ASSERT_EQ(counts.size(), texts.size()) << "Node could not count the texts with js-tiktoken";
+  std::int64_t billed = prepared->estimated_image_tokens;
+  for (const auto count : counts) billed += static_cast<std::int64_t>(count);
+  ASSERT_GT(billed, 500);
+  EXPECT_GE(bound->prompt_tokens, billed);
+  EXPECT_LE(static_cast<double>(bound->prompt_tokens), 1.15 * static_cast<double>(billed))
+      << "bound " << bound->prompt_tokens << " against " << billed;
 }
 
 TEST(Tokenizer, ATokenizerVimgptDoesNotCarryCountsNothing) {

@@ -369,6 +369,11 @@ class Tab {
   // listeners for (empty for an entry that is not an element).
   virtual Result<std::vector<std::vector<std::string>>> listener_types(std::string_view elements,
                                                                        const ChildFrame* frame = nullptr) = 0;
+  // The elements of the document (the main frame's with its same-process frames, or an out-of-process child frame's)
+  // that the page's scripts gave a click listener of their own (click, mousedown or mouseup; an onclick property), in
+  // one question for the whole document, as a JSON array of the paths the hint library reads (element indexes, -1
+  // into an open shadow root, -2 into a frame's document).
+  virtual Result<Json> click_listening(const ChildFrame* frame = nullptr) = 0;
 
   // Navigations the filter refused since the last call.
   virtual std::vector<BlockedNavigation> take_blocked() = 0;

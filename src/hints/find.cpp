@@ -177,11 +177,19 @@ Status collect(browser::Tab& tab, const FindOptions& options, std::uint64_t pass
                const std::optional<browser::ChildFrame>& frame, std::vector<Item>& items, double frame_rank,
                Json* viewport, std::vector<Rect>* redactions) {
   const bool vimium = options.rules == HintRules::Vimium;
-  const Json args = {
-      {"pass", pass},
-      {"maxDoubt", options.listeners == ListenerProbe::Doubtful && !vimium ? options.max_listener_probes : 0},
-      {"watch", options.watch && !frame},
-      {"vimium", vimium}};
+  const bool listeners = options.listeners == ListenerProbe::Doubtful && !vimium;
+  // The elements page scripts listen on, in one question to the engine for the whole document; where it cannot say,
+  // the doubtful candidates the library reports are probed one by one (at most max_listener_probes).
+  Json listening;
+  if (listeners) {
+    auto asked = tab.click_listening(frame ? &*frame : nullptr);
+    if (asked && asked->is_array()) listening = std::move(*asked);
+  }
+  const Json args = {{"pass", pass},
+                     {"maxDoubt", listeners && listening.is_null() ? options.max_listener_probes : 0},
+                     {"listening", listening},
+                     {"watch", options.watch && !frame},
+                     {"vimium", vimium}};
   const detail::Evaluator evaluate = [&](const std::string& expression) {
     return frame ? tab.evaluate_in_frame(*frame, expression) : tab.evaluate(expression);
   };

@@ -257,6 +257,31 @@ TEST_F(HintsRules, ClickListenersFoundWhenThePageHasItsOwnGetEventListeners) {
                {"no-key-listener", "no-listener", "no-removed-listener"});
 }
 
+// What a page's scripts listen to for clicks, known from the engine in one question for the whole page (Chromium's
+// DOMSnapshot, Firefox's listener recorder), where no other rule knows it: cards whose number is hidden, an inbox's
+// rows and the star and trash icons bound in each, and a list's one listener acting for the two spans of its item,
+// each a target of its own while the item holding them is none. Each label's click reaches its element.
+TEST_F(HintsRules, WhatAPageListensToForClicksGetsALabel) {
+  const HintMap map = hints_of("listening.html");
+  std::map<std::string, Reason> positives = {{"yes-reply", Reason::CursorPointer},
+                                             {"yes-forward", Reason::CursorPointer}};
+  for (const char* token : {"yes-card-1", "yes-card-2", "yes-card-3", "yes-row-1", "yes-row-2", "yes-star-1",
+                            "yes-star-2", "yes-trash-1", "yes-trash-2"}) {
+    positives[token] = Reason::ClickListener;
+  }
+  expect_hints(map, positives, {"no-message-from-carol"});
+  for (const auto& [token, t] : std::vector<std::pair<std::string, std::string>>{{"yes-card-2", "card-2"},
+                                                                                 {"yes-row-1", "row-1"},
+                                                                                 {"yes-star-2", "star-2"},
+                                                                                 {"yes-trash-1", "trash-1"},
+                                                                                 {"yes-forward", "forward"}}) {
+    click_and_expect(map, token, t);
+  }
+  auto forwarded = tab().evaluate_in_page("window.replied");
+  ASSERT_TRUE(forwarded);
+  EXPECT_EQ(*forwarded, "forward");
+}
+
 TEST_F(HintsRules, ScrollsAnElementIntoViewBeforeClicking) {
   const HintMap map = hints_of("rules.html");
   const Hint& link = hint_for(map, "yes-link");

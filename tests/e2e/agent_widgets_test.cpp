@@ -119,13 +119,13 @@ TEST_F(AgentWidgets, RowsButtonsAndACustomSelectWithDelegatedHandlersHaveLabels)
   EXPECT_TRUE(saw("order=1002")) << testing::PrintToString(events());
   EXPECT_TRUE(saw("size=Large")) << testing::PrintToString(events());
   EXPECT_TRUE(saw("plan=pro")) << testing::PrintToString(events());
-  // The rows and the bar's buttons: each of several alike children of the element that listens; the select: the one
-  // element that listens, its caret and text inside it.
+  // The rows and the bar's buttons: each of several alike children of the element that listens; the select and the
+  // card: the one element that listens (a listener of its own), its caret and text, or title and text, inside it.
   EXPECT_EQ(reason_for("Banana"), "delegated");
   EXPECT_EQ(reason_for("Italic"), "delegated");
   EXPECT_EQ(reason_for("Order 1001"), "delegated");
-  EXPECT_EQ(reason_for("Choose a size"), "delegated");
-  EXPECT_EQ(reason_for("Pro plan"), "delegated");  // a card that listens itself, its title and text inside it
+  EXPECT_EQ(reason_for("Choose a size"), "click-listener");
+  EXPECT_EQ(reason_for("Pro plan"), "click-listener");
 }
 
 TEST_F(AgentWidgets, WithVimiumsRulesTheDelegatedRowsHaveNoLabel) {

@@ -69,14 +69,24 @@ std::string request_counter(const std::string& name) {
 // Which page-realm listeners an element has: EventTarget's add/removeEventListener wrapped before any page script
 // runs, the listeners kept per element and type in the preload's closure, read through a window property under a
 // name drawn for each browser (non-enumerable, not writable). Property handlers (onclick = ...) are read directly.
+// The elements given a click-like listener are kept too (weakly, in the order they got one), so that the page's
+// listening elements can be listed at once (window[key + 'Clickable']), as Chromium's DOMSnapshot lists them; their
+// onclick, onmousedown and onmouseup properties are noted as they are set.
 std::string listener_recorder(const std::string& key) {
   return "() => { const kept = new WeakMap(); const proto = EventTarget.prototype;"
          " const add = proto.addEventListener, remove = proto.removeEventListener;"
+         " const clicks = ['click', 'mousedown', 'mouseup'], noted = new WeakSet(), clickable = [];"
+         " const note = (target, type) => { if (clicks.includes(type) && target instanceof Element &&"
+         " !noted.has(target)) { noted.add(target); clickable.push(new WeakRef(target)); } };"
+         " for (const type of clicks) { const d = Object.getOwnPropertyDescriptor(HTMLElement.prototype, 'on' + type);"
+         " if (d && d.set) Object.defineProperty(HTMLElement.prototype, 'on' + type, { ...d,"
+         " set(value) { if (typeof value === 'function') note(this, type); return d.set.call(this, value); } }); }"
          " const listeners = (target, type) => { let types = kept.get(target);"
          " if (!types) { types = new Map(); kept.set(target, types); }"
          " if (!types.has(type)) types.set(type, new Set()); return types.get(type); };"
          " const wrapped = { addEventListener(type, listener, options) {"
-         " try { if (listener) listeners(this || window, String(type)).add(listener); } catch (e) {}"
+         " try { if (listener) { listeners(this || window, String(type)).add(listener); note(this, String(type)); } }"
+         " catch (e) {}"
          " return add.call(this, type, listener, options); },"
          " removeEventListener(type, listener, options) {"
          " try { listeners(this || window, String(type)).delete(listener); } catch (e) {}"
@@ -85,7 +95,12 @@ std::string listener_recorder(const std::string& key) {
          " Object.defineProperty(window, " +
          Json(key).dump() +
          ", { value: (target) => { const types = kept.get(target); return types ?"
-         " [...types].filter(([, set]) => set.size > 0).map(([type]) => type) : []; } });" +
+         " [...types].filter(([, set]) => set.size > 0).map(([type]) => type) : []; } });"
+         " Object.defineProperty(window, " +
+         Json(key + "Clickable").dump() +
+         ", { value: () => clickable.map((ref) => ref.deref()).filter((el) => el && el.isConnected &&"
+         " (clicks.some((type) => typeof el['on' + type] === 'function') ||"
+         " (kept.get(el) && clicks.some((type) => kept.get(el).has(type) && kept.get(el).get(type).size > 0)))) });" +
          request_counter(key + "Requests") + " }";
 }
 
@@ -204,6 +219,28 @@ Result<std::vector<std::vector<std::string>>> BidiTab::listener_types(std::strin
       if (type.is_string()) element.push_back(type.get<std::string>());
   }
   return types;
+}
+
+// What the listener recorder noted in the document and in each same-origin frame's (each frame has its own recorder),
+// as the hint library's paths (its pathOf, written again here in the page's realm, where the elements are).
+Result<Json> BidiTab::click_listening(const ChildFrame* frame) {
+  if (s_->listener_key.empty()) return fail(ErrorKind::Unsupported, "the listener recorder is not installed");
+  const std::string read =
+      "((key) => { const paths = [];"
+      " const pathOf = (el) => { const path = []; let n = el; for (;;) { const p = n.parentNode; if (!p) return null;"
+      " path.push(Array.prototype.indexOf.call(p.children, n));"
+      " if (p.nodeType === 11) { if (!p.host || p.host.shadowRoot !== p) return null; path.push(-1); n = p.host;"
+      " continue; }"
+      " if (p.nodeType === 9) { if (p === document) break; const owner = p.defaultView && p.defaultView.frameElement;"
+      " if (!owner) return null; path.push(-2); n = owner; continue; } n = p; } return path.reverse(); };"
+      " const visit = (view) => { const list = view[key + 'Clickable'];"
+      " if (typeof list === 'function') for (const el of list()) { const path = pathOf(el); if (path) "
+      "paths.push(path); }"
+      " for (const owner of view.document.querySelectorAll('iframe, frame')) {"
+      " try { if (owner.contentDocument && owner.contentWindow) visit(owner.contentWindow); } catch (e) {} } };"
+      " visit(window); return paths; })(" +
+      Json(s_->listener_key).dump() + ")";
+  return s_->evaluate({{"context", frame != nullptr ? frame->frame_id : s_->current()}}, read);
 }
 
 }  // namespace vimgpt::browser

@@ -1,7 +1,9 @@
 // Out-of-process frames seen from the main viewport, and the page's main world where DevTools' own helpers
-// answer what page scripts cannot (which listeners an element has).
+// answer what page scripts cannot (which listeners an element has, which elements respond to clicks).
 #include <algorithm>
 #include <future>
+#include <map>
+#include <tuple>
 
 #include "browser/cdp/state.h"
 
@@ -118,6 +120,110 @@ Result<std::vector<std::vector<std::string>>> CdpTab::listener_types(std::string
   for (std::size_t i = 0; i < answers.size(); ++i) types[objects[i].first] = answers[i].get();
   release();
   return types;
+}
+
+namespace {
+
+// A RareBooleanData's or RareIntegerData's node indexes (and values), as a DOMSnapshot writes them.
+std::vector<int> rare_indexes(const Json& rare) {
+  const Json& index = member(rare, "index");
+  return index.is_array() ? index.get<std::vector<int>>() : std::vector<int>{};
+}
+
+// The paths (the hint library's pathOf) of the nodes of a DOMSnapshot that respond to clicks: each a document's
+// element indexes from its root, -1 into an open shadow root, -2 into a same-process frame's document. Nodes the
+// library cannot reach are left out: in a closed shadow root, pseudo-elements.
+Json clickable_paths(const Json& snapshot) {
+  struct Document {
+    std::vector<int> parent;
+    std::vector<int> type;
+    std::vector<bool> pseudo;
+    std::vector<bool> closed;   // a closed shadow root
+    std::vector<int> position;  // an element's index among its parent's element children
+  };
+  std::vector<Document> documents;
+  std::map<int, std::pair<int, int>> owner;  // a frame's document: its owner's document and node
+  const Json& all = member(snapshot, "documents");
+  if (!all.is_array()) return Json::array();
+  const Json& strings = member(snapshot, "strings");
+  for (std::size_t d = 0; d < all.size(); ++d) {
+    const Json& nodes = member(all[d], "nodes");
+    Document doc;
+    if (member(nodes, "parentIndex").is_array()) doc.parent = nodes["parentIndex"].get<std::vector<int>>();
+    if (member(nodes, "nodeType").is_array()) doc.type = nodes["nodeType"].get<std::vector<int>>();
+    if (doc.type.size() != doc.parent.size()) return Json::array();
+    const std::size_t n = doc.parent.size();
+    doc.pseudo.assign(n, false);
+    doc.closed.assign(n, false);
+    doc.position.assign(n, -1);
+    for (const int i : rare_indexes(member(nodes, "pseudoType")))
+      if (i >= 0 && static_cast<std::size_t>(i) < n) doc.pseudo[i] = true;
+    const Json& roots = member(nodes, "shadowRootType");
+    const std::vector<int> root_nodes = rare_indexes(roots);
+    const Json& root_kinds = member(roots, "value");
+    for (std::size_t k = 0; k < root_nodes.size() && k < root_kinds.size(); ++k) {
+      const int kind = root_kinds[k].is_number_integer() ? root_kinds[k].get<int>() : -1;
+      const bool closed = kind >= 0 && static_cast<std::size_t>(kind) < strings.size() && strings[kind] == "closed";
+      if (root_nodes[k] >= 0 && static_cast<std::size_t>(root_nodes[k]) < n) doc.closed[root_nodes[k]] = closed;
+    }
+    std::vector<int> counted(n, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+      const int p = doc.parent[i];
+      if (doc.type[i] == 1 && !doc.pseudo[i] && p >= 0 && static_cast<std::size_t>(p) < n)
+        doc.position[i] = counted[p]++;
+    }
+    const Json& frames = member(nodes, "contentDocumentIndex");
+    const std::vector<int> owners = rare_indexes(frames);
+    const Json& framed = member(frames, "value");
+    for (std::size_t k = 0; k < owners.size() && k < framed.size(); ++k)
+      if (framed[k].is_number_integer()) owner[framed[k].get<int>()] = {static_cast<int>(d), owners[k]};
+    documents.push_back(std::move(doc));
+  }
+  Json paths = Json::array();
+  for (std::size_t d = 0; d < all.size(); ++d) {
+    for (const int clickable : rare_indexes(member(member(all[d], "nodes"), "isClickable"))) {
+      std::vector<int> steps;  // from the element up
+      int doc = static_cast<int>(d);
+      int node = clickable;
+      bool reached = false;
+      for (int guard = 0; guard < 4096 && !reached; ++guard) {
+        const Document& here = documents[doc];
+        if (node < 0 || static_cast<std::size_t>(node) >= here.parent.size() || here.position[node] < 0) break;
+        const int parent = here.parent[node];
+        steps.push_back(here.position[node]);
+        if (here.type[parent] == 11) {  // a shadow root: on to its host
+          if (here.closed[parent]) break;
+          steps.push_back(-1);
+          node = here.parent[parent];
+        } else if (here.type[parent] == 9) {  // a document: the top one, or a frame's, on to its owner
+          if (doc == 0) {
+            reached = true;
+          } else if (const auto found = owner.find(doc); found != owner.end()) {
+            steps.push_back(-2);
+            std::tie(doc, node) = found->second;
+          } else {
+            break;
+          }
+        } else {
+          node = parent;
+        }
+      }
+      if (reached) paths.push_back(Json(std::vector<int>(steps.rbegin(), steps.rend())));
+    }
+  }
+  return paths;
+}
+
+}  // namespace
+
+// DOMSnapshot.captureSnapshot says of each node whether it responds to mouse clicks: a click, mousedown or mouseup
+// listener (a script's, an onclick property) and what clicks by itself (a link), in one command for the document and
+// its same-process frames (https://chromedevtools.github.io/devtools-protocol/tot/DOMSnapshot/, NodeTreeSnapshot's
+// isClickable; read 2026-12-07). No computed styles are asked for: the snapshot is the DOM's shape alone.
+Result<Json> CdpTab::click_listening(const ChildFrame* frame) {
+  VIMGPT_TRY(Json snapshot, impl_->connection->call("DOMSnapshot.captureSnapshot", {{"computedStyles", Json::array()}},
+                                                    frame != nullptr ? frame->session_id : session_id()));
+  return clickable_paths(snapshot);
 }
 
 }  // namespace vimgpt::browser

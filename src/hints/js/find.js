@@ -163,14 +163,46 @@ function pathOf(el) {
   return path.reverse();
 }
 
+// What responds to a click without any script (Chromium's snapshot says so of them too), and the document's own
+// elements: the rules decide about these (a label whose control is visible is not a target), a listener does not.
+const CLICKS_BY_ITSELF = new Set(['html', 'body', 'a', 'area', 'label', 'summary', 'details', 'button', 'input',
+                                  'select', 'textarea', 'option', 'video', 'audio']);
+
+// The element a path names (pathOf's: element indexes, -1 into an open shadow root, -2 into a frame's document).
+function elementAt(path) {
+  let n = document;
+  for (const k of path) {
+    if (!n) return null;
+    n = k === -1 ? n.shadowRoot : k === -2 ? n.contentDocument : (n.children ? n.children[k] : null);
+  }
+  return n && n.nodeType === 1 ? n : null;
+}
+
+// The largest group of an element's children alike (the same tag and class) when it has two or more: the rows of a
+// list, the buttons of a bar, which a handler on their parent acts for.
+function alikeChildren(el) {
+  const groups = new Map();
+  for (const kid of el.children) {
+    const key = kid.localName + '.' + kid.className;
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key).push(kid);
+  }
+  let best = null;
+  for (const group of groups.values()) if (group.length >= 2 && (!best || group.length > best.length)) best = group;
+  return best;
+}
+
 // P.watch: the capture is taken in a quiet window; the document is watched for changes from here on
 // (finishCapture asks), in this call rather than one of its own.
+// P.listening: the paths of the elements a page script gave a click listener (Tab::click_listening: the engine says
+// in one question for the whole document). Without it, doubtful candidates are reported for a probe (P.maxDoubt).
 function find(P) {
   if (P.watch) watch();
   state.pass = P.pass;
   state.els = [];
   removeOverlay();
   const els = state.els, recs = [], doubts = [], maxDoubt = P.maxDoubt | 0;
+  const listen = Array.isArray(P.listening) ? new Set(P.listening.map(elementAt).filter(Boolean)) : null;
   const vw = innerWidth, vh = innerHeight;
   TOPF.clip = [0, 0, vw, vh];
   const ng = document.getElementsByClassName('ng-scope').length > 0;
@@ -257,6 +289,8 @@ function find(P) {
           }
         }
       }
+      const listens = listen !== null && rec === null && reason === -1 && !covered && !inImage && !vimium &&
+          listen.has(el) && !CLICKS_BY_ITSELF.has(tag);
       // A rule-clickable element covers its descendants even when it is not visible itself.
       const coversKids = reason === RULE || reason === -2;
       const pointerKids = inPointer || (reason === POINTER && rec !== null);
@@ -283,6 +317,24 @@ function find(P) {
       if (fp && !sub) {
         const v = visibleRect(el, F);
         if (v) rec = add(el, tag, v, reason, F);
+      }
+      // A page script's own click listener makes the element a target, as a person sees it: where nothing inside it
+      // is one already, its alike children when it has them (a handler delegated from a list to its rows), else the
+      // element itself (a card); where something inside it is (a row's star and trash icons), it too only when it has
+      // words of its own beside them (the row's subject), never a container of targets alone (a list of replies).
+      if (listens) {
+        const small = (v) => v && v[2] * v[3] <= vw * vh / 4;
+        if (!sub) {
+          for (const kid of alikeChildren(el) || []) {
+            if (kid.querySelector('a[href], button, input, select, textarea')) continue;
+            const kv = visibleRect(kid, F);
+            if (small(kv) && add(kid, kid.localName, kv, DELEGATED, F)) sub = true;
+          }
+        }
+        if (!sub || ownText(el)) {
+          const v = visibleRect(el, F);
+          if (small(v)) rec = add(el, tag, v, LISTENER, F);
+        }
       }
       any = any || sub || rec !== null;
     }
@@ -344,14 +396,7 @@ function pageState(els) {
 // quarter of the viewport.
 function adopt(P) {
   if (P.pass !== state.pass) return {hints: []};
-  const at = (path) => {
-    let n = document;
-    for (const k of path) {
-      if (!n) return null;
-      n = k === -1 ? n.shadowRoot : k === -2 ? n.contentDocument : (n.children ? n.children[k] : null);
-    }
-    return n && n.nodeType === 1 ? n : null;
-  };
+  const at = elementAt;
   const recs = [], taken = new Set(), vw = innerWidth, vh = innerHeight;
   for (const [index, ancestorPath, childPath, order] of P.picks) {
     const doubt = state.els[index], ancestor = at(ancestorPath), child = at(childPath);

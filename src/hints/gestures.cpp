@@ -127,8 +127,9 @@ Result<ScrollOutcome> scroll_at(browser::Tab& tab, browser::Point point, browser
     outcome.what = names[i].is_string() ? names[i].get<std::string>() : "the page";
     return outcome;
   }
+  const std::string innermost = names[0].is_string() ? names[0].get<std::string>() : "the page";
   return fail(ErrorKind::InvalidArgument,
-              "the wheel turned at " + where + " and nothing moved: " + names[0].get<std::string>() +
+              "the wheel turned at " + where + " and nothing moved: " + innermost +
                   (names.size() > 1 ? " and what holds it are" : " is") + " already at the " +
                   (direction == browser::ScrollDirection::Down ? "end" : "top"));
 }

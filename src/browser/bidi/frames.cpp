@@ -98,9 +98,13 @@ std::string listener_recorder(const std::string& key) {
          " [...types].filter(([, set]) => set.size > 0).map(([type]) => type) : []; } });"
          " Object.defineProperty(window, " +
          Json(key + "Clickable").dump() +
-         ", { value: () => clickable.map((ref) => ref.deref()).filter((el) => el && el.isConnected &&"
+         ", { value: () => { let live = 0; for (const ref of clickable) if (ref.deref()) clickable[live++] = ref;"
+         // References to elements collected since are dropped: the list holds no more than the living elements.
+         " clickable.length = live;"
+         " return clickable.map((ref) => ref.deref()).filter((el) => el && el.isConnected &&"
          " (clicks.some((type) => typeof el['on' + type] === 'function') ||"
-         " (kept.get(el) && clicks.some((type) => kept.get(el).has(type) && kept.get(el).get(type).size > 0)))) });" +
+         " (kept.get(el) && clicks.some((type) => kept.get(el).has(type) && kept.get(el).get(type).size > 0)))); } "
+         "});" +
          request_counter(key + "Requests") + " }";
 }
 

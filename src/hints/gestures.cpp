@@ -128,10 +128,10 @@ Result<ScrollOutcome> scroll_at(browser::Tab& tab, browser::Point point, browser
     return outcome;
   }
   const std::string innermost = names[0].is_string() ? names[0].get<std::string>() : "the page";
-  return fail(ErrorKind::InvalidArgument,
-              "the wheel turned at " + where + " and nothing moved: " + innermost +
-                  (names.size() > 1 ? " and what holds it are" : " is") + " already at the " +
-                  (direction == browser::ScrollDirection::Down ? "end" : "top"));
+  return fail(ErrorKind::InvalidArgument, "the wheel turned at " + where + " and nothing moved: " + innermost +
+                                              (names.size() > 1 ? " and what holds it are" : " is") +
+                                              " already at the " +
+                                              (direction == browser::ScrollDirection::Down ? "end" : "top"));
 }
 
 Result<WordsSelected> select_words(browser::Tab& tab, const HintMap& map, std::string_view words,

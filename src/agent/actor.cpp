@@ -52,6 +52,11 @@ std::string dialog_note(const browser::Dialog& dialog) {
                         : ": to accept it, reply {\"dialog\": \"accept\"}, then do this again");
 }
 
+// A point acted at, as the report circles it.
+hints::Rect around(browser::Point point) {
+  return {point.x - 8, point.y - 8, 16, 16};
+}
+
 // "at (x, y)", whole pixels.
 std::string at_point(double x, double y) {
   return "at (" + std::to_string(static_cast<int>(x)) + ", " + std::to_string(static_cast<int>(y)) + ")";
@@ -144,7 +149,7 @@ ActResult Actor::act(const Action& action, const hints::Capture& capture) {
       return {true,
               std::string("clicked ") + (action.at_pointer ? "where the pointer rested, " : "") +
                   at_point(point.x, point.y),
-              hints::Rect{point.x - 8, point.y - 8, 16, 16}};
+              around(point)};
     }
     case ActionKind::Scroll: return scroll(action, capture);
     case ActionKind::Back: {
@@ -165,8 +170,7 @@ ActResult Actor::act(const Action& action, const hints::Capture& capture) {
         if (!point) return failed(point.error());
         if (auto moved = tab_.move_mouse(*point); !moved) return failed(moved.error());
         pointer_ = *point;
-        return {true, "the pointer rests " + at_point(action.x, action.y),
-                hints::Rect{point->x - 8, point->y - 8, 16, 16}};
+        return {true, "the pointer rests " + at_point(action.x, action.y), around(*point)};
       }
       auto at = hints::hover_label(tab_, capture.map, action.label);
       if (!at) return failed(at.error());
@@ -186,7 +190,7 @@ ActResult Actor::act(const Action& action, const hints::Capture& capture) {
         if (auto clicked = tab_.click(*point, button, clicks); !clicked) return failed(clicked.error());
         pointer_ = *point;
         return {true, done + (action.at_pointer ? "where the pointer rested" : at_point(action.x, action.y)),
-                hints::Rect{point->x - 8, point->y - 8, 16, 16}};
+                around(*point)};
       }
       auto at = hints::click_label_with(tab_, capture.map, action.label, button, clicks);
       if (!at) return failed(at.error());
@@ -255,8 +259,7 @@ ActResult Actor::scroll(const Action& action, const hints::Capture& capture) {
   auto scrolled = wheel();
   if (!scrolled) return failed(scrolled.error());
   pointer_ = scrolled->point;
-  const auto target =
-      action.in_point ? hints::Rect{scrolled->point.x - 8, scrolled->point.y - 8, 16, 16} : scrolled->hint.rect;
+  const auto target = action.in_point ? around(scrolled->point) : scrolled->hint.rect;
   if (!scrolled->measurable) {
     return {true, "turned the wheel over " + scrolled->what + " (a frame whose position cannot be read)", target};
   }

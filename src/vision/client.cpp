@@ -6,7 +6,6 @@
 #include <mutex>
 #include <set>
 
-#include "common/base64.h"
 #include "common/text.h"
 #include "vision/dialect.h"
 #include "vision/provider.h"
@@ -426,34 +425,14 @@ Result<PreparedRequest> Client::prepare(const StepRequest& step) const {
   return prepared;
 }
 
-// The request's text as the model counts it, or more: the whole body with each image's data taken out, by the model's
-// tokenizer (the body's JSON around the words is counted too, as the provider's own framing of each message is), else
-// a token per 3 bytes. The tokenizer is the model's, whoever serves it: gpt-5.4 behind a gateway counts as on OpenAI.
-namespace {
-
-std::int64_t text_tokens_bound(const PreparedRequest& prepared, const ModelSpec* spec) {
-  std::string text = prepared.body;
-  std::size_t image_bytes = 0;
-  for (const auto& image : prepared.images) {
-    const std::string data = base64_encode(image.bytes);
-    if (const auto at = text.find(data); at != std::string::npos) text.erase(at, data.size());
-    image_bytes += data.size();
-  }
-  if (spec != nullptr) {
-    if (const auto counted = detail::count_tokens(spec->tokenizer, text)) return static_cast<std::int64_t>(*counted);
-  }
-  const std::size_t bytes = prepared.body.size() - std::min(prepared.body.size(), image_bytes);
-  return static_cast<std::int64_t>(bytes / 3);
-}
-
-}  // namespace
-
 Result<Usage> Client::estimate(const StepRequest& step) const {
   VIMGPT_TRY(PreparedRequest prepared, prepare(step));
   Usage estimate;
   estimate.requests = 1;
+  // The tokenizer is the model's, whoever serves it: gpt-5.4 behind a gateway counts as on OpenAI.
+  const ModelSpec* model = find_model(impl_->options.model);
   estimate.prompt_tokens =
-      text_tokens_bound(prepared, find_model(impl_->options.model)) + prepared.estimated_image_tokens;
+      detail::request_text_tokens(prepared, model != nullptr ? model->tokenizer : "") + prepared.estimated_image_tokens;
   estimate.completion_tokens = impl_->token_cap(&step);
   const auto price = detail::price_for(impl_->options, impl_->options.model);
   estimate.cost_known = price.has_value();

@@ -168,6 +168,9 @@ function pathOf(el) {
 const CLICKS_BY_ITSELF = new Set(['html', 'body', 'a', 'area', 'label', 'summary', 'details', 'button', 'input',
                                   'select', 'textarea', 'option', 'video', 'audio']);
 
+// What a person clicks inside a row or a card: a row that holds one is not itself the target.
+const TARGETS = 'a[href], button, input, select, textarea';
+
 // The element a path names (pathOf's: element indexes, -1 into an open shadow root, -2 into a frame's document).
 function elementAt(path) {
   let n = document;
@@ -326,7 +329,7 @@ function find(P) {
         const small = (v) => v && v[2] * v[3] <= vw * vh / 4;
         if (!sub) {
           for (const kid of alikeChildren(el) || []) {
-            if (kid.querySelector('a[href], button, input, select, textarea')) continue;
+            if (kid.querySelector(TARGETS)) continue;
             const kv = visibleRect(kid, F);
             if (small(kv) && add(kid, kid.localName, kv, DELEGATED, F)) sub = true;
           }
@@ -396,15 +399,14 @@ function pageState(els) {
 // quarter of the viewport.
 function adopt(P) {
   if (P.pass !== state.pass) return {hints: []};
-  const at = elementAt;
   const recs = [], taken = new Set(), vw = innerWidth, vh = innerHeight;
   for (const [index, ancestorPath, childPath, order] of P.picks) {
-    const doubt = state.els[index], ancestor = at(ancestorPath), child = at(childPath);
+    const doubt = state.els[index], ancestor = elementAt(ancestorPath), child = elementAt(childPath);
     if (!doubt || !ancestor || !child) continue;
     const alike = [...ancestor.children].filter((c) => c.localName === child.localName &&
                                                        c.className === child.className).length;
     const target = alike >= 2 ? child : ancestor;
-    if (taken.has(target) || target.querySelector('a[href], button, input, select, textarea')) continue;
+    if (taken.has(target) || target.querySelector(TARGETS)) continue;
     taken.add(target);
     const F = frameOf(target);
     const v = visibleRect(target, F);

@@ -6,6 +6,7 @@
 
 #include <pcre2.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -136,6 +137,19 @@ class Bpe {
 };
 
 }  // namespace
+
+std::int64_t request_text_tokens(const PreparedRequest& prepared, std::string_view tokenizer) {
+  std::string text = prepared.body;
+  std::size_t image_bytes = 0;
+  for (const auto& image : prepared.images) {
+    const std::string data = base64_encode(image.bytes);
+    if (const auto at = text.find(data); at != std::string::npos) text.erase(at, data.size());
+    image_bytes += data.size();
+  }
+  if (const auto counted = count_tokens(tokenizer, text)) return static_cast<std::int64_t>(*counted);
+  const std::size_t bytes = prepared.body.size() - std::min(prepared.body.size(), image_bytes);
+  return static_cast<std::int64_t>(bytes / 3);
+}
 
 std::optional<std::size_t> count_tokens(std::string_view tokenizer, std::string_view text) {
   if (tokenizer != "o200k_base") return std::nullopt;

@@ -50,7 +50,8 @@ fi
 
 mapfile -t tidy_sources < <(printf '%s\n' "${sources[@]}" | grep -E '^src/.*\.cpp$')
 # Each file is checked once per input: scripts/tidy.py records the files it finds clean under a hash of what the
-# compiler reads, the checks and clang-tidy's version (scripts/tidy-clean.txt), and checks the rest on every core.
+# compiler reads, the checks and clang-tidy's version (in BUILD_DIR; scripts/tidy-clean.txt, committed, is read too),
+# and checks the rest on every core.
 if ! python3 scripts/tidy.py "$build" "${tidy_sources[@]}"; then
   echo "lint: clang-tidy found problems in src/ (see above)" >&2
   exit 1

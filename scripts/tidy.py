@@ -3,11 +3,18 @@
 
 clang-tidy's verdict on a file depends only on what the compiler reads (the file and every header it includes, after
 the preprocessor, with the build's flags), on the checks (.clang-tidy) and on clang-tidy itself. Each file found clean
-is recorded in scripts/tidy-clean.txt under a hash of all of that; a file whose inputs hash to a recorded value is not
-checked again, anywhere: its inputs are the same bytes. The preprocessor takes about a twentieth of clang-tidy's time
-(clang-tidy walks the whole precompiled header's AST for every file: 4 s for a 60-line file).
+is recorded under a hash of all of that; a file whose inputs hash to a recorded value is not checked again, anywhere:
+its inputs are the same bytes. The preprocessor takes about a twentieth of clang-tidy's time (clang-tidy walks the
+whole precompiled header's AST for every file: 4 s for a 60-line file).
 
-  scripts/tidy.py BUILD_DIR FILE...   check; exits 1 on findings (printed), records the files found clean
+Two records: scripts/tidy-clean.txt, committed, which a check only reads (the tests run while lint does, and a source
+tree written under them is a build that names a dirty commit), and BUILD_DIR/tidy-clean.txt, where a check records
+what it found clean. A maintainer carries the build's record into the committed one in a commit of its own (--commit),
+so its hashes stay out of feature commits.
+
+  scripts/tidy.py BUILD_DIR FILE...   check; exits 1 on findings (printed), records the files found clean in BUILD_DIR
+  scripts/tidy.py --commit BUILD_DIR  writes scripts/tidy-clean.txt: the committed record and the build's, for the
+                                      files that exist
 """
 
 import hashlib
@@ -21,7 +28,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-RECORD = ROOT / "scripts" / "tidy-clean.txt"
+COMMITTED_RECORD = ROOT / "scripts" / "tidy-clean.txt"
+RECORD_NAME = "tidy-clean.txt"
 # The build's GCC-only warning flags (the sanitizer build turns one off) mean nothing to clang: not a finding.
 EXTRA_ARGS = ["-extra-arg=-Wno-unknown-warning-option"]
 
@@ -95,9 +103,30 @@ def tidy(path, database):
     return result.returncode, result.stdout + result.stderr
 
 
+def read_record(path):
+    """One line a file: the hash of its inputs when it was found clean, and its path from the root. Files since
+    removed are left out."""
+    recorded = {}
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            digest, _, name = line.partition(" ")
+            if (ROOT / name).exists():
+                recorded[name] = digest
+    return recorded
+
+
+def write_record(path, recorded):
+    path.write_text("".join(f"{digest} {name}\n" for name, digest in sorted(recorded.items())), encoding="utf-8")
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--commit":
+        recorded = read_record(COMMITTED_RECORD) | read_record(Path(sys.argv[2]).resolve() / RECORD_NAME)
+        write_record(COMMITTED_RECORD, recorded)
+        print(f"tidy: {len(recorded)} files recorded clean in {COMMITTED_RECORD.relative_to(ROOT)}", file=sys.stderr)
+        return 0
     if len(sys.argv) < 3:
-        sys.exit("usage: scripts/tidy.py BUILD_DIR FILE...")
+        sys.exit("usage: scripts/tidy.py BUILD_DIR FILE... | scripts/tidy.py --commit BUILD_DIR")
     build = Path(sys.argv[1]).resolve()
     files = [str(Path(f).resolve()) for f in sys.argv[2:]]
     commands = compile_commands(build)
@@ -105,19 +134,16 @@ def main():
     if missing:
         sys.exit("tidy: not in compile_commands.json (configure the build again): " + " ".join(missing))
     tool = subprocess.run(["clang-tidy", "--version"], capture_output=True, check=True).stdout
-    # One line a file: the hash of its inputs when it was found clean, and its path from the root.
-    recorded = {}
-    if RECORD.exists():
-        for line in RECORD.read_text(encoding="utf-8").splitlines():
-            digest, _, path = line.partition(" ")
-            if (ROOT / path).exists():
-                recorded[path] = digest
+    build_record = build / RECORD_NAME
+    recorded = read_record(build_record)
+    committed = read_record(COMMITTED_RECORD)
     relative = {f: str(Path(f).relative_to(ROOT)) for f in files}
     jobs = os.cpu_count() or 2
 
     with ThreadPoolExecutor(jobs) as pool:
         hashes = dict(zip(files, pool.map(lambda f: input_hash(commands[f], build, tool), files)))
-    to_check = [f for f in files if hashes[f] is None or recorded.get(relative[f]) != hashes[f]]
+    to_check = [f for f in files
+                if hashes[f] is None or hashes[f] not in (recorded.get(relative[f]), committed.get(relative[f]))]
     print(f"tidy: {len(files) - len(to_check)} of {len(files)} files recorded clean with these inputs; "
           f"checking {len(to_check)}", file=sys.stderr)
 
@@ -135,7 +161,7 @@ def main():
                 # (asked again: a file or header edited while clang-tidy ran was checked at other inputs)
                 recorded[relative[path]] = hashes[path]
 
-    RECORD.write_text("".join(f"{digest} {path}\n" for path, digest in sorted(recorded.items())), encoding="utf-8")
+    write_record(build_record, recorded)
     return 1 if failed else 0
 
 

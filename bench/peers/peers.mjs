@@ -37,11 +37,14 @@ function measure(text, imageBase64) {
           image_anthropic: image.anthropic};
 }
 
-// The shop: a search form, a results page of ten products (with a header and footer of links, as real shops have)
+// The shop: a search form, a results page of products (each a link, its price and its stock) (with a header and footer of links, as real shops have)
 // and a product page. Nothing on it waits or animates: what a tool waits for after an action is its own.
 const kProducts = ['Walnut desk lamp', 'Oak bookshelf', 'Linen armchair', 'Brass floor lamp', 'Pine side table',
                    'Wool rug', 'Ceramic table lamp', 'Steel shelf', 'Velvet sofa', 'Paper pendant lamp',
                    'Cedar bench', 'Glass vase'];
+// Each product's price and stock, as a results page lists them beside its link.
+const price = (i) => `$${40 + i * 7}.00`;
+const stock = (i) => (i % 4 === 3 ? 'Out of stock' : `${3 + i * 2} in stock`);
 const chrome = (title, body) => `<!doctype html><html lang="en"><title>${title} - Loopback Home</title>
 <header><a href="/">Loopback Home</a> <nav><a href="/c/living">Living room</a> <a href="/c/bedroom">Bedroom</a>
 <a href="/c/office">Office</a> <a href="/cart">Cart (0)</a> <a href="/account">Sign in</a></nav></header>
@@ -59,10 +62,12 @@ async function startShop(pages) {
       const q = (url.searchParams.get('q') || '').toLowerCase();
       const found = kProducts.map((name, i) => ({name, i})).filter(({name}) => name.toLowerCase().includes(q));
       body = chrome(`Search: ${q}`, `${searchForm(q)}<h1>${found.length} results for "${q}"</h1><ol>${
-        found.map(({name, i}) => `<li><a href="/product/${i + 1}">${name}</a> $${40 + i * 7}</li>`).join('')}</ol>`);
+        found.map(({name, i}) => `<li><a href="/product/${i + 1}">${name}</a> <span>${price(i)}</span> <span>${
+          stock(i)}</span></li>`).join('')}</ol>`);
     } else if (url.pathname.startsWith('/product/')) {
-      const name = kProducts[Number(url.pathname.split('/')[2]) - 1] || 'Unknown';
-      body = chrome(name, `<h1>${name}</h1><p>In stock.</p><button>Add to cart</button>`);
+      const i = Number(url.pathname.split('/')[2]) - 1;
+      const name = kProducts[i] || 'Unknown';
+      body = chrome(name, `<h1>${name}</h1><p>${price(i)}. ${stock(i)}.</p><button>Add to cart</button>`);
     } else if (pages && url.pathname.endsWith('.html')) {
       try {
         response.writeHead(200, {'Content-Type': 'text/html; charset=utf-8'});
@@ -257,8 +262,10 @@ for (let round = 0; round < rounds; ++round) {
 
 const loadAfterTask = readFileSync('/proc/loadavg', 'utf8').trim();
 
-// One observation of each saved page by each tool.
-const saved = pagesDir ? readdirSync(pagesDir).filter((name) => name.endsWith('.html')).sort() : [];
+// One observation of each saved page by each tool, and of the shop's own pages: the task's three and a results page
+// with every product on it.
+const saved = [...(pagesDir ? readdirSync(pagesDir).filter((name) => name.endsWith('.html')).sort() : []),
+               '', 'search?q=lamp', 'product/1', 'search?q='];
 const savedRows = [];
 for (const page of saved) {
   const row = {page};
@@ -267,6 +274,7 @@ for (const page of saved) {
     await tool.open(`${base}/${page}`);
     const seen = await (tool.observe || tool.look).call(tool);
     row[name] = {text_tokens: seen.text_tokens, image_openai: seen.image_openai};
+    row[name].text = seen.text;
   }
   savedRows.push(row);
   console.error(JSON.stringify(row));
@@ -289,11 +297,12 @@ for (const [name, runs] of Object.entries(samples)) {
   row.task_ms = Math.round(median(runs.map((r) => kinds.reduce((total, kind) => total + r[kind].ms, 0))));
   row.task_tokens_openai = median(runs.map((r) => kinds.reduce((total, kind) =>
     total + r[kind].text_tokens + r[kind].image_openai, 0)));
-  if (saved.length && savedRows[0][name]) {
-    row.saved_pages_median_text_tokens = median(savedRows.map((r) => r[name].text_tokens));
-    row.saved_pages_median_text_and_image_openai = median(savedRows.map((r) => r[name].text_tokens +
+  const savedPages = savedRows.filter((r) => r.page.endsWith('.html') && r[name]);
+  if (savedPages.length) {
+    row.saved_pages_median_text_tokens = median(savedPages.map((r) => r[name].text_tokens));
+    row.saved_pages_median_text_and_image_openai = median(savedPages.map((r) => r[name].text_tokens +
                                                                           r[name].image_openai));
-    row.saved_pages_total_text_tokens = savedRows.reduce((total, r) => total + r[name].text_tokens, 0);
+    row.saved_pages_total_text_tokens = savedPages.reduce((total, r) => total + r[name].text_tokens, 0);
   }
   table[name] = row;
 }

@@ -1,6 +1,7 @@
 // The hint map: label → element facts, as JSON for programs and as text for a hybrid prompt.
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <numeric>
 
 #include "common/text.h"
@@ -187,7 +188,16 @@ bool text_says_target(std::string_view text, std::string_view target) {
 
 std::string link_target(std::string_view href, std::string_view page_url) {
   const std::string_view origin = url_origin(page_url);
-  if (origin.empty() || url_origin(href) != origin) return std::string(href);
+  if (origin.empty()) return std::string(href);
+  if (const std::string_view elsewhere = url_origin(href); elsewhere != origin) {
+    if (!href.starts_with("http://") && !href.starts_with("https://")) return std::string(href);  // mailto:, data:
+    // Another site: the site it leaves for, as a person says it ("facebook.com"), not its path: on a saved page of
+    // official links, whole addresses were a third of the look.
+    std::string_view site = elsewhere.substr(elsewhere.find("://") + 3);
+    if (const auto at = site.rfind('@'); at != std::string_view::npos) site.remove_prefix(at + 1);
+    if (site.starts_with("www.")) site.remove_prefix(4);
+    return std::string(site);
+  }
   const auto fragment = href.find('#');
   if (fragment != std::string_view::npos && without_fragment(href) == without_fragment(page_url))
     return std::string(href.substr(fragment));
@@ -195,7 +205,40 @@ std::string link_target(std::string_view href, std::string_view page_url) {
   return rest.starts_with('/') ? std::string(rest) : "/" + std::string(rest);  // "https://a.com?q" is "/?q" there
 }
 
-std::string to_text(const Hint& hint, std::string_view page_url) {
+namespace {
+
+// A target with every part that holds a digit masked ("/product/#", "/item?id=#", "/dp/#"): the links of a list of
+// results, each to its own item, have the same shape.
+std::string target_shape(std::string_view target) {
+  std::string shape;
+  std::string part;
+  const auto end_part = [&] {
+    const bool numbered =
+        std::ranges::any_of(part, [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
+    shape += numbered ? std::string("#") : part;
+    part.clear();
+  };
+  for (const char c : target) {
+    if (std::string_view("/?&=#.-_:").find(c) != std::string_view::npos) {
+      end_part();
+      shape += c;
+    } else {
+      part += c;
+    }
+  }
+  end_part();
+  return shape;
+}
+
+// The target (link_target's short form) where the text does not say it; empty where it does, or for no link.
+std::string unsaid_target(const Hint& hint, std::string_view page_url) {
+  if (hint.href.empty()) return {};
+  std::string target = link_target(hint.href, page_url);
+  return text_says_target(hint.text, target) ? std::string() : target;
+}
+
+// One hint's line with `target` (none when empty).
+std::string line(const Hint& hint, const std::string& target) {
   std::string out = "[" + hint.label + "] " + hint.role;
   // A text field's type is said when the role does not say it (a textbox of type "text" is the usual one).
   const bool type_said = hint.input_type == hint.tag || (hint.input_type == "text" && hint.role == "textbox");
@@ -207,17 +250,40 @@ std::string to_text(const Hint& hint, std::string_view page_url) {
     if (!hint.placeholder.empty() && hint.placeholder != hint.text) out += " placeholder \"" + hint.placeholder + "\"";
     out += " empty";
   }
-  if (!hint.href.empty()) {
-    const std::string target = link_target(hint.href, page_url);
-    if (!text_says_target(hint.text, target)) out += " -> " + target;
-  }
+  if (!target.empty()) out += " -> " + target;
   if (!hint.frame_url.empty()) out += " (in frame " + hint.frame_url + ")";
   return out;
 }
 
-std::string HintMap::to_text(std::string_view page_url) const {
+}  // namespace
+
+std::string to_text(const Hint& hint, std::string_view page_url) {
+  return line(hint, unsaid_target(hint, page_url));
+}
+
+std::string HintMap::to_text(std::string_view page_url, std::size_t limit) const {
+  // A list's links (three or more targets of one shape, each with a text of its own) leave their targets out: the
+  // text tells the items apart, and "-> /product/7" on every line of a page of results was a sixth of its look. Alike
+  // texts ("Read more" under each post) keep theirs, which are then what tells them apart.
+  std::vector<std::string> targets;
+  std::map<std::string, std::vector<std::size_t>> by_shape;
+  for (std::size_t i = 0; i < hints_.size(); ++i) {
+    targets.push_back(unsaid_target(hints_[i], page_url));
+    if (!targets.back().empty()) by_shape[target_shape(targets.back())].push_back(i);
+  }
+  for (const auto& [shape, members] : by_shape) {
+    if (members.size() < 3) continue;
+    std::map<std::string, int> texts;
+    for (const auto i : members) ++texts[ascii_lower(hints_[i].text)];
+    for (const auto i : members) {
+      if (!hints_[i].text.empty() && texts[ascii_lower(hints_[i].text)] == 1) targets[i].clear();
+    }
+  }
   std::string out;
-  for (const auto& hint : hints_) out += hints::to_text(hint, page_url) + '\n';
+  const std::size_t count = limit == 0 ? hints_.size() : std::min(limit, hints_.size());
+  for (std::size_t i = 0; i < count; ++i) {
+    out += line(hints_[i], targets[i]) + '\n';
+  }
   return out;
 }
 

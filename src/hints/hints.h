@@ -88,9 +88,9 @@ browser::Json to_json(const Hint& hint);
 // One hint as HintMap::to_text writes it, without the line's end.
 std::string to_text(const Hint& hint, std::string_view page_url = {});
 // A link's target as short as it can be and still say where it goes, beside the page at `page_url`: on the page's own
-// origin its path, query and fragment ("/item/64?ref=top"), and to the page itself its fragment ("#reviews");
-// elsewhere (another origin, no page given) the whole address. On a small site absolute same-origin targets were
-// about 45% of a look's text.
+// origin its path, query and fragment ("/item/64?ref=top"), and to the page itself its fragment ("#reviews"); on
+// another site that site, without scheme or "www." ("facebook.com", "127.0.0.1:81"); another scheme (mailto:), or no
+// page given, the whole address. On a small site absolute same-origin targets were about 45% of a look's text.
 std::string link_target(std::string_view href, std::string_view page_url);
 // `query`'s words, split at whitespace, ASCII case folded (HintMap::search; words_in).
 std::vector<std::string> search_words(std::string_view query);
@@ -127,8 +127,9 @@ class HintMap {
   //   "placeholder","name","empty"; "frame" when not the main frame; "reason" when not a Vimium rule}]
   [[nodiscard]] browser::Json to_json() const;
   // One line per hint for a hybrid prompt: `[A] link "Home" -> /index.html`, link targets written short beside the
-  // page at `page_url` (link_target; empty: whole addresses).
-  [[nodiscard]] std::string to_text(std::string_view page_url = {}) const;
+  // page at `page_url` (link_target; empty: whole addresses), a list's alike targets left out; the first `limit`
+  // hints (0: all).
+  [[nodiscard]] std::string to_text(std::string_view page_url = {}, std::size_t limit = 0) const;
   // The hints whose role, type, name, placeholder, field name or link target hold words of `query` (where a word
   // of theirs begins, ASCII case folded): those holding every word when any does (only those showing every word,
   // not in their link target, when any does), else those holding the most first, words shown before words in the

@@ -159,9 +159,7 @@ std::string shortened(const std::string& line) {
 // beside the page at `page_url`.
 std::string label_list(const hints::HintMap& map, std::size_t max_labels, std::string_view page_url) {
   if (max_labels == 0 || map.size() <= max_labels) return map.to_text(page_url);
-  std::string out;
-  for (std::size_t i = 0; i < max_labels; ++i) out += hints::to_text(map.hints()[i], page_url) + '\n';
-  return out + "... and " + std::to_string(map.size() - max_labels) +
+  return map.to_text(page_url, max_labels) + "... and " + std::to_string(map.size() - max_labels) +
          " more labels on the frame, not listed here (at most " + std::to_string(max_labels) +
          " are): find WORDS names the ones you need\n";
 }

@@ -207,7 +207,9 @@ TEST(HintMap, JsonCarriesWhatProgramsNeed) {
 
 TEST(HintMap, TextListsLabelRoleNameHref) {
   const std::string text = sample_map().to_text();
-  EXPECT_NE(text.find("[A] link \"Link 0\" -> http://127.0.0.1/0\n"), std::string::npos) << text;
+  EXPECT_EQ(to_text(sample_map().hints()[0]), "[A] link \"Link 0\" -> http://127.0.0.1/0");
+  // In the list, the fourteen links to targets of one shape leave them out (AListsLinksLeaveOutTargetsOfOneShape).
+  EXPECT_NE(text.find("[A] link \"Link 0\"\n[SA] link \"Link 1\"\n"), std::string::npos) << text;
   EXPECT_NE(text.find("[D] textbox (search) \"Link 3\" placeholder \"Search\" empty\n"), std::string::npos) << text;
   // Filled, the field shows what it holds, not its placeholder: the line does not say it either.
   Hint filled = sample_map().hints()[3];
@@ -241,9 +243,43 @@ TEST(HintMap, LinkTargetsAreLeftOutWhereTheTextSaysThem) {
   EXPECT_EQ(line("Walnut lamp", "http://127.0.0.1/product/1"), "[A] link \"Walnut lamp\" -> /product/1");
   EXPECT_EQ(line("Home", "http://127.0.0.1/"), "[A] link \"Home\" -> /");
   EXPECT_EQ(line("Help", "http://127.0.0.1/shop#help"), "[A] link \"Help\" -> #help");
-  EXPECT_EQ(line("Help", "https://help.example/help"), "[A] link \"Help\" -> https://help.example/help");
+  EXPECT_EQ(line("Help", "https://help.example/help"), "[A] link \"Help\" -> help.example");
   EXPECT_EQ(line("", "http://127.0.0.1/help"), "[A] link -> /help");
   EXPECT_EQ(line("Name", "", "textbox"), "[A] textbox \"Name\"");
+}
+
+// A page of results: three or more links to targets of one shape ("/product/#"), each with its own text, leave their
+// targets out; two such links, or alike texts ("Read more" under each post), keep theirs; other links are as before.
+TEST(HintMap, AListsLinksLeaveOutTargetsOfOneShape) {
+  const auto link = [](std::string label, std::string text, const std::string& path) {
+    Hint hint;
+    hint.label = std::move(label);
+    hint.tag = "a";
+    hint.role = "link";
+    hint.text = std::move(text);
+    hint.href = "http://127.0.0.1" + path;
+    return hint;
+  };
+  const auto text_of = [](std::vector<Hint> hints) {
+    return HintMap(1, std::move(hints)).to_text("http://127.0.0.1/");
+  };
+  const std::string results = text_of({link("A", "Sign in", "/account"), link("B", "Walnut lamp", "/product/1"),
+                                       link("C", "Oak shelf", "/product/2"), link("D", "Wool rug", "/p/3?ref=x9"),
+                                       link("E", "Glass vase", "/product/12"), link("F", "Pine table", "/item?id=5"),
+                                       link("G", "Velvet sofa", "/item?id=6")});
+  EXPECT_EQ(results,
+            "[A] link \"Sign in\" -> /account\n[B] link \"Walnut lamp\"\n[C] link \"Oak shelf\"\n"
+            "[D] link \"Wool rug\" -> /p/3?ref=x9\n[E] link \"Glass vase\"\n[F] link \"Pine table\" -> /item?id=5\n"
+            "[G] link \"Velvet sofa\" -> /item?id=6\n");
+  const std::string posts = text_of({link("A", "Read more", "/post/1"), link("B", "Read more", "/post/2"),
+                                     link("C", "READ MORE", "/post/3"), link("D", "Dogs", "/post/4")});
+  EXPECT_EQ(posts,
+            "[A] link \"Read more\" -> /post/1\n[B] link \"Read more\" -> /post/2\n"
+            "[C] link \"READ MORE\" -> /post/3\n[D] link \"Dogs\"\n");
+  // The first `limit` lines, each as the whole list writes it.
+  EXPECT_EQ(HintMap(1, {link("A", "One", "/x/1"), link("B", "Two", "/x/2"), link("C", "Six", "/x/3")})
+                .to_text("http://127.0.0.1/", 2),
+            "[A] link \"One\"\n[B] link \"Two\"\n");
 }
 
 TEST(HintMap, LinkTargetsOnThePagesOwnOriginAreWrittenAsPaths) {
@@ -253,10 +289,12 @@ TEST(HintMap, LinkTargetsOnThePagesOwnOriginAreWrittenAsPaths) {
   EXPECT_EQ(link_target("http://127.0.0.1/list?page=2#reviews", "http://127.0.0.1/list?page=2#top"), "#reviews");
   EXPECT_EQ(link_target("http://127.0.0.1", "http://127.0.0.1/x"), "/");
   EXPECT_EQ(link_target("http://127.0.0.1?q=1", "http://127.0.0.1/x"), "/?q=1");
-  // Another origin (a port, a scheme, a host), or no page to be relative to: the whole address.
-  EXPECT_EQ(link_target("http://127.0.0.1:81/a", "http://127.0.0.1/x"), "http://127.0.0.1:81/a");
-  EXPECT_EQ(link_target("https://127.0.0.1/a", "http://127.0.0.1/x"), "https://127.0.0.1/a");
-  EXPECT_EQ(link_target("http://127.0.0.10/a", "http://127.0.0.1/x"), "http://127.0.0.10/a");
+  // Another origin (a port, a scheme, a host): the site, without scheme, user or "www."; another scheme, or no page
+  // to be relative to: the whole address.
+  EXPECT_EQ(link_target("http://127.0.0.1:81/a", "http://127.0.0.1/x"), "127.0.0.1:81");
+  EXPECT_EQ(link_target("https://127.0.0.1/a", "http://127.0.0.1/x"), "127.0.0.1");
+  EXPECT_EQ(link_target("http://127.0.0.10/a?b#c", "http://127.0.0.1/x"), "127.0.0.10");
+  EXPECT_EQ(link_target("https://me@www.facebook.com/minecraft", "http://127.0.0.1/x"), "facebook.com");
   EXPECT_EQ(link_target("http://127.0.0.1/a", ""), "http://127.0.0.1/a");
   EXPECT_EQ(link_target("mailto:a@b.c", "http://127.0.0.1/x"), "mailto:a@b.c");
 }

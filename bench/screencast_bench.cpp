@@ -1,8 +1,8 @@
 // Issue 20's screencast A/B, on the browser alone: after a change to the page (what the overlay's markers
 // are), how soon is a frame that shows it at hand, from Page.captureScreenshot (what the agent does) or from a
 // running Page.startScreencast (the first streamed frame that shows the change, checked pixel by pixel)? And
-// what does a running screencast cost a page load? Not part of bench/run: run it by hand (docs/benchmarks.md,
-// "Issue 20, second session").
+// what does a running screencast cost a page load? Not part of bench/run: run it by hand (its last figures are in
+// git's history of docs/benchmarks.md, "Issue 20, second session").
 //
 //   build-bench/bench/screencast_bench --benchmark_counters_tabular=true
 //

@@ -37,8 +37,8 @@ function measure(text, imageBase64) {
           image_anthropic: image.anthropic};
 }
 
-// The shop: a search form, a results page of products (each a link, its price and its stock) (with a header and footer of links, as real shops have)
-// and a product page. Nothing on it waits or animates: what a tool waits for after an action is its own.
+// The shop: a search form, a results page of products (each a link, its price and its stock; a header and footer of
+// links, as real shops have) and a product page. Nothing on it waits or animates: what a tool waits for after an action is its own.
 const kProducts = ['Walnut desk lamp', 'Oak bookshelf', 'Linen armchair', 'Brass floor lamp', 'Pine side table',
                    'Wool rug', 'Ceramic table lamp', 'Steel shelf', 'Velvet sofa', 'Paper pendant lamp',
                    'Cedar bench', 'Glass vase'];
